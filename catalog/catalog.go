@@ -1,0 +1,134 @@
+// Package catalog owns table buckets, namespaces, tables, users, API keys and
+// their invariants, stored in SQLite on disk. Every rule of the data model
+// lives here, not in the HTTP layers above it.
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Format is the table format a bucket declares or a table has.
+type Format string
+
+const (
+	FormatUnset   Format = ""
+	FormatLance   Format = "LANCE"
+	FormatIceberg Format = "ICEBERG"
+)
+
+// ParseFormat accepts "lance", "LANCE", "iceberg", "ICEBERG" and "" (unset).
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "":
+		return FormatUnset, nil
+	case "lance", "LANCE", "Lance":
+		return FormatLance, nil
+	case "iceberg", "ICEBERG", "Iceberg":
+		return FormatIceberg, nil
+	}
+	return "", Invalid("format", "format must be lance or iceberg")
+}
+
+// LanceState is the lifecycle of a Lance table entry.
+type LanceState string
+
+const (
+	StateNone         LanceState = "" // Iceberg tables have no Lance state
+	StateDeclared     LanceState = "declared"
+	StateCreated      LanceState = "created"
+	StateDeregistered LanceState = "deregistered"
+)
+
+// Role of a console user or API key.
+type Role string
+
+const (
+	RoleAdmin     Role = "admin"     // console users: every action
+	RoleReadonly  Role = "readonly"  // console users and API keys: reads only
+	RoleReadWrite Role = "readwrite" // API keys: reads, writes and maintenance
+)
+
+// Bucket is a table bucket.
+type Bucket struct {
+	Name       string
+	Format     Format // unset: created before formats existed; accepts both
+	ARN        string
+	Owner      string
+	Tags       map[string]string
+	CreatedAt  time.Time
+	TableCount int // filled by ListBuckets and GetBucket
+}
+
+// Namespace is one namespace level path inside a bucket.
+type Namespace struct {
+	Bucket     string
+	Levels     []string // e.g. ["sales", "eu"]
+	Properties map[string]string
+	CreatedAt  time.Time
+}
+
+// Name joins the levels with "." as the console URL and warehouse do.
+func (n Namespace) Name() string { return JoinNamespace(n.Levels) }
+
+// Table is a catalog entry for a Lance dataset or an Iceberg table.
+type Table struct {
+	ID               string // UUID; a re-created table gets a new one
+	Bucket           string
+	Namespace        []string
+	Name             string
+	Format           Format
+	ARN              string
+	Location         string // local directory path for the local warehouse
+	MetadataLocation string // Iceberg: current metadata JSON; empty for Lance
+	VersionToken     string // compare-and-swap token, changes on every update
+	State            LanceState
+	Properties       map[string]string
+	CreatedAt        time.Time
+	ModifiedAt       time.Time
+}
+
+// ListOptions pages through a sorted list. After is the last name of the
+// previous page ("" for the first); Limit <= 0 means DefaultPageSize.
+type ListOptions struct {
+	After string
+	Limit int
+}
+
+// DefaultPageSize is used when a caller asks for no particular page size;
+// MaxPageSize bounds one page so a single request cannot read a whole catalog.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// Error kinds. Test with errors.Is(err, catalog.ErrNotFound) and friends.
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrAlreadyExists = errors.New("already exists")
+	ErrConflict      = errors.New("conflict")
+	ErrNotEmpty      = errors.New("not empty")
+	ErrInvalid       = errors.New("invalid")
+)
+
+// Error carries a kind, the field it concerns and a sentence for people.
+type Error struct {
+	Kind    error  // one of the Err* sentinels
+	Field   string // e.g. "name", "format", "namespace"; may be empty
+	Message string // says what failed and, for invalid input, the rule
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap lets errors.Is match the kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Invalid builds an ErrInvalid error naming the field and the rule.
+func Invalid(field, rule string) error {
+	return &Error{Kind: ErrInvalid, Field: field, Message: rule}
+}
+
+func newErr(kind error, field, format string, args ...any) error {
+	return &Error{Kind: kind, Field: field, Message: fmt.Sprintf(format, args...)}
+}
