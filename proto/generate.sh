@@ -1,0 +1,10 @@
+#!/bin/sh
+# Regenerates plugin/pluginpb from proto/. Run from the repository root:
+#   sh proto/generate.sh
+set -eu
+protoc -I proto \
+  --plugin=protoc-gen-go="$(go tool -n protoc-gen-go)" \
+  --plugin=protoc-gen-go-grpc="$(go tool -n protoc-gen-go-grpc)" \
+  --go_out=. --go_opt=module=github.com/floe/floe \
+  --go-grpc_out=. --go-grpc_opt=module=github.com/floe/floe \
+  proto/floe/plugin/v1/plugin.proto
