@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/views"
+)
+
+// maxKeyNameLen keeps key names to a label, not a document.
+const maxKeyNameLen = 100
+
+// ListAPIKeys renders /api-keys.
+func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) {
+	v, err := h.apiKeysView(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, views.APIKeysPage(v))
+}
+
+func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
+	keys, err := h.store.ListAPIKeys(r.Context())
+	if err != nil {
+		return views.APIKeysView{}, err
+	}
+	buckets, err := h.allBuckets(r.Context())
+	if err != nil {
+		return views.APIKeysView{}, err
+	}
+	v := views.APIKeysView{Page: h.page(r, "API keys", "api-keys")}
+	for _, k := range keys {
+		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
+	}
+	for _, b := range buckets {
+		v.Buckets = append(v.Buckets, b.Name)
+	}
+	return v, nil
+}
+
+// CreateAPIKey creates a key and shows its secret once, in this response.
+func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	role := catalog.Role(r.PostFormValue("role"))
+	bucket := r.PostFormValue("bucket")
+
+	err := validateKey(name, role)
+	if err == nil && bucket != "" {
+		if _, berr := h.store.GetBucket(r.Context(), bucket); errors.Is(berr, catalog.ErrNotFound) {
+			err = catalog.Invalid("bucket", "There is no bucket "+bucket+"; pick one from the list or every bucket.")
+		} else if berr != nil {
+			err = berr
+		}
+	}
+	var secret string
+	var key catalog.APIKey
+	if err == nil {
+		key, secret, err = h.store.CreateAPIKey(r.Context(), name, role, bucket, 0)
+	}
+	if err != nil {
+		field, msg, status, ok := fieldError(err, "name")
+		if !ok {
+			h.fail(w, r, err)
+			return
+		}
+		v, verr := h.apiKeysView(r)
+		if verr != nil {
+			h.fail(w, r, verr)
+			return
+		}
+		h.logError(r, status, err)
+		v.Name, v.Role, v.Bucket, v.Errors = name, string(role), bucket, views.FieldErrors{field: msg}
+		h.render(w, r, status, views.APIKeysPage(v))
+		return
+	}
+	v, err := h.apiKeysView(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v.Secret, v.Created = secret, key.Name
+	w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
+	h.render(w, r, http.StatusCreated, views.APIKeysPage(v))
+}
+
+func validateKey(name string, role catalog.Role) error {
+	switch {
+	case name == "":
+		return catalog.Invalid("name", "Give the key a name, e.g. the client that will use it.")
+	case utf8.RuneCountInString(name) > maxKeyNameLen:
+		return catalog.Invalid("name", "A key name is at most 100 characters.")
+	case role != catalog.RoleReadWrite && role != catalog.RoleReadonly:
+		return catalog.Invalid("role", "Role must be readwrite or readonly.")
+	}
+	return nil
+}
+
+// RevokeAPIKey deletes a key; clients using it stop working at once.
+func (h *Handlers) RevokeAPIKey(w http.ResponseWriter, r *http.Request) {
+	if err := h.store.RevokeAPIKey(r.Context(), chi.URLParam(r, "id")); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/api-keys")
+}

@@ -1,0 +1,101 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/views"
+)
+
+// maxBucketsShown bounds the buckets page; a console listing more is a
+// different product (search), and each row costs a table count.
+const maxBucketsShown = catalog.MaxPageSize
+
+// ListBuckets renders /buckets.
+func (h *Handlers) ListBuckets(w http.ResponseWriter, r *http.Request) {
+	v, err := h.bucketsView(r, h.newBucketForm(r, "", ""))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, views.BucketsPage(v))
+}
+
+func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (views.BucketsView, error) {
+	items, err := h.allBuckets(r.Context())
+	if err != nil {
+		return views.BucketsView{}, err
+	}
+	v := views.BucketsView{Page: h.page(r, "Buckets", "buckets"), Form: form, NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == ""}
+	for _, b := range items {
+		v.Buckets = append(v.Buckets, views.BucketRow{
+			Name: b.Name, Format: string(b.Format), Endpoint: h.endpointFor(r, b.Format, b.Name),
+			TableCount: b.TableCount, CreatedAt: b.CreatedAt,
+		})
+	}
+	return v, nil
+}
+
+func (h *Handlers) allBuckets(ctx context.Context) ([]catalog.Bucket, error) {
+	items, _, err := h.store.ListBuckets(ctx, catalog.ListOptions{Limit: maxBucketsShown})
+	return items, err
+}
+
+// formatOptions builds the two format cards. A format whose catalog is not
+// running cannot be picked; when only one is served it is preselected.
+func (h *Handlers) formatOptions(selected string) []views.FormatOption {
+	lanceOn, iceOn := h.surfaces.Lance != "", h.surfaces.Iceberg != ""
+	if selected == "" {
+		switch {
+		case lanceOn && !iceOn:
+			selected = string(catalog.FormatLance)
+		case iceOn && !lanceOn:
+			selected = string(catalog.FormatIceberg)
+		}
+	}
+	return []views.FormatOption{
+		{Value: string(catalog.FormatLance), Label: "Lance", Engines: "LanceDB, pylance, lance-spark, lance-ray",
+			Disabled: !lanceOn, Reason: "The Lance catalog is not running; start floe with --lance to serve it.",
+			Checked: lanceOn && selected == string(catalog.FormatLance)},
+		{Value: string(catalog.FormatIceberg), Label: "Iceberg", Engines: "Spark, Trino, DuckDB, PyIceberg",
+			Disabled: !iceOn, Reason: "The Iceberg catalog is not running; start floe with --iceberg to serve it.",
+			Checked: iceOn && selected == string(catalog.FormatIceberg)},
+	}
+}
+
+func (h *Handlers) newBucketForm(r *http.Request, name, format string) views.CreateBucketForm {
+	opts := h.formatOptions(format)
+	for _, o := range opts {
+		if o.Checked {
+			format = o.Value
+		}
+	}
+	return views.CreateBucketForm{Name: name, Format: format, Formats: opts, Hint: h.hint(r, name, format)}
+}
+
+// hint says where clients will find a bucket with this name and format.
+func (h *Handlers) hint(r *http.Request, name, format string) views.EndpointHint {
+	hint := views.EndpointHint{Name: name, Format: format}
+	f, err := catalog.ParseFormat(format)
+	switch {
+	case format == "" || err != nil:
+		hint.Message = "Pick a format to see the endpoint clients will use."
+	case name == "":
+		hint.Message = "Type a name to see the endpoint clients will use."
+	case catalog.ValidateBucketName(name) != nil:
+		hint.Message = catalog.ValidateBucketName(name).Error()
+	default:
+		hint.Endpoint = h.endpointFor(r, f, name)
+		if hint.Endpoint == "" {
+			hint.Message = "That format's catalog is not running, so clients could not reach the bucket."
+		}
+	}
+	return hint
+}
+
+// EndpointHint is the htmx fragment under the format cards.
+func (h *Handlers) EndpointHint(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	h.render(w, r, http.StatusOK, views.EndpointHintView(h.hint(r, q.Get("name"), q.Get("format"))))
+}

@@ -1,0 +1,94 @@
+// Package handlers holds the console's HTTP handlers: each parses its input,
+// calls the catalog (or another service) and renders a views component.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/floe/floe/catalog"
+)
+
+// Surfaces are the host:port addresses floe actually bound; "" means the
+// surface is switched off.
+type Surfaces struct{ Console, Lance, Iceberg, GRPC string }
+
+// TableStats is what the last worker observation says about a table.
+type TableStats struct {
+	Rows       int64
+	ObservedAt time.Time
+	WorkerID   string
+}
+
+// StatsSource answers from observations; ok=false means nothing has looked at
+// the table yet, which the console shows as a dash, never as 0.
+type StatsSource interface {
+	TableStats(tableID string, f catalog.Format) (TableStats, bool)
+}
+
+// Deps are everything the handlers need.
+type Deps struct {
+	Store    *catalog.Store
+	Logger   *slog.Logger
+	Surfaces Surfaces
+	Stats    StatsSource // may be nil
+	Sessions *scs.SessionManager
+}
+
+// Handlers serves the console pages. Create with New.
+type Handlers struct {
+	store    *catalog.Store
+	log      *slog.Logger
+	surfaces Surfaces
+	stats    StatsSource
+	sessions *scs.SessionManager
+}
+
+// New builds the handlers.
+func New(d Deps) *Handlers {
+	log := d.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions}
+}
+
+// Session keys.
+const (
+	sessionUser = "user"
+	sessionRole = "role"
+)
+
+// User is the signed-in console user as the session records it.
+type User struct {
+	Name string
+	Role catalog.Role
+}
+
+// CanWrite reports whether the user may change anything.
+func (u User) CanWrite() bool { return u.Role == catalog.RoleAdmin }
+
+type userKey struct{}
+
+// WithUser stores the signed-in user in a request context.
+func WithUser(ctx context.Context, u User) context.Context {
+	return context.WithValue(ctx, userKey{}, u)
+}
+
+// UserFrom returns the signed-in user, if any.
+func UserFrom(ctx context.Context) (User, bool) {
+	u, ok := ctx.Value(userKey{}).(User)
+	return u, ok && u.Name != ""
+}
+
+// SessionUser reads the user recorded in the request's session.
+func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
+	name := h.sessions.GetString(ctx, sessionUser)
+	if name == "" {
+		return User{}, false
+	}
+	return User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole))}, true
+}

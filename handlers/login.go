@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/views"
+)
+
+// ShowLogin renders the sign-in form; a signed-in user goes straight on.
+func (h *Handlers) ShowLogin(w http.ResponseWriter, r *http.Request) {
+	if _, ok := h.SessionUser(r.Context()); ok {
+		http.Redirect(w, r, "/buckets", http.StatusSeeOther)
+		return
+	}
+	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{}))
+}
+
+// Login checks the password and starts a session under a fresh token, so a
+// token planted before sign-in is worthless after it.
+func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
+	name, pass := r.PostFormValue("username"), r.PostFormValue("password")
+	u, err := h.store.Authenticate(r.Context(), name, pass)
+	if errors.Is(err, catalog.ErrNotFound) || (err == nil && (name == "" || pass == "")) {
+		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
+		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Error: "Wrong username or password."}))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.sessions.RenewToken(r.Context()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.sessions.Put(r.Context(), sessionUser, u.Name)
+	h.sessions.Put(r.Context(), sessionRole, string(u.Role))
+	http.Redirect(w, r, "/buckets", http.StatusSeeOther)
+}
+
+// Logout ends the session.
+func (h *Handlers) Logout(w http.ResponseWriter, r *http.Request) {
+	if err := h.sessions.Destroy(r.Context()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	redirect(w, r, "/login")
+}

@@ -1,0 +1,75 @@
+// Package static embeds the console's CSS, JavaScript and vendored htmx, and
+// serves them under content-hashed URLs so browsers may cache them forever.
+package static
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+)
+
+//go:generate sh -c "cp ../node_modules/htmx.org/dist/htmx.min.js ../node_modules/htmx-ext-ws/dist/ws.min.js vendor/"
+
+// FS holds the embedded assets, rooted so that "css/app.css" is a valid name.
+//
+//go:embed css js vendor
+var FS embed.FS
+
+// Prefix is the URL path under which Handler serves FS.
+const Prefix = "/static/"
+
+// hashes maps an asset name to the first hex characters of its sha256; it is
+// computed once because the embedded files never change in a running binary.
+var hashes = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	_ = fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := FS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		m[p] = hex.EncodeToString(sum[:])[:hashLen]
+		return nil
+	})
+	return m
+})
+
+// hashLen is long enough that two versions of one file never collide in practice.
+const hashLen = 12
+
+// URL returns the versioned URL of an embedded asset, e.g.
+// URL("vendor/htmx.min.js") = "/static/vendor/htmx.min.js?v=3f9a…".
+// An unknown name yields the bare URL so a typo shows up as a 404, not a panic.
+func URL(name string) string {
+	if h, ok := hashes()[name]; ok {
+		return Prefix + name + "?v=" + h
+	}
+	return Prefix + name
+}
+
+// Handler serves the assets. Requests carrying the current content hash are
+// cached as immutable; others revalidate, so a stale link never pins old code.
+func Handler() http.Handler {
+	files := http.FileServerFS(FS)
+	return http.StripPrefix(strings.TrimSuffix(Prefix, "/"), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/")
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
+		if v := r.URL.Query().Get("v"); v != "" && v == hashes()[name] {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,92 @@
+package views
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BucketURL and friends build console URLs; every segment is path-escaped.
+func BucketURL(b string) string { return "/buckets/" + url.PathEscape(b) }
+
+// NamespaceURL is /buckets/{b}/namespaces/{ns} with ns dotted.
+func NamespaceURL(b, ns string) string {
+	return BucketURL(b) + "/namespaces/" + url.PathEscape(ns)
+}
+
+// TableURL is the table page.
+func TableURL(b, ns, t string) string {
+	return NamespaceURL(b, ns) + "/tables/" + url.PathEscape(t)
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func whenISO(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func formatLabel(f string) string {
+	switch f {
+	case "LANCE":
+		return "Lance"
+	case "ICEBERG":
+		return "Iceberg"
+	}
+	return "unset"
+}
+
+func formatClass(f string) string {
+	switch f {
+	case "LANCE":
+		return "badge lance"
+	case "ICEBERG":
+		return "badge iceberg"
+	}
+	return "badge unset"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func indent(depth int) string { return strings.Repeat("· ", depth) }
+
+func navCurrent(p Page, item string) string {
+	if p.Nav == item {
+		return "page"
+	}
+	return "false"
+}
+
+// htmxConfig keeps htmx from injecting its indicator <style> (blocked by the
+// CSP) and lets 4xx responses swap, so a form fragment re-rendered with 422 or
+// 409 shows its message next to the field.
+const htmxConfig = `{"includeIndicatorStyles":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"4..","swap":true,"error":false},{"code":"...","swap":false,"error":true}]}`
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func invalid(errs FieldErrors, field string) string {
+	if _, ok := errs[field]; ok {
+		return "true"
+	}
+	return "false"
+}
+
+func boolStr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -1,0 +1,224 @@
+// Package views holds the console's templ components and the plain structs
+// they render. Components never fetch anything: handlers fill these structs.
+package views
+
+//go:generate go tool templ generate
+
+import "time"
+
+// Page is what every full page needs for its layout.
+type Page struct {
+	Title    string
+	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
+	User     string
+	Role     string
+	CanWrite bool // false for readonly users: write controls are not rendered
+}
+
+// FieldErrors maps a form field name to the message shown next to it.
+type FieldErrors map[string]string
+
+// Crumb is one breadcrumb link; the last crumb is the current page.
+type Crumb struct {
+	Label  string
+	Href   string
+	Format string
+	Badge  bool // show Format as a badge after the label (unset included)
+}
+
+// Snippet is one ready-to-copy connection example.
+type Snippet struct {
+	ID       string // unique on the page; used by the copy button
+	Engine   string // "LanceDB (JavaScript)"
+	Surface  string // "lance" or "iceberg"
+	Language string // "js", "python", "sql", "shell"
+	Code     string
+}
+
+// FormatOption is one format card in the create-bucket form.
+type FormatOption struct {
+	Value    string // "LANCE" or "ICEBERG"
+	Label    string
+	Engines  string
+	Disabled bool
+	Reason   string // why it is disabled
+	Checked  bool
+}
+
+// LoginForm is the sign-in page.
+type LoginForm struct {
+	Username string
+	Error    string
+}
+
+// BucketRow is one line of the buckets list.
+type BucketRow struct {
+	Name       string
+	Format     string
+	Endpoint   string // "" when the surface for this format is off
+	TableCount int
+	CreatedAt  time.Time
+}
+
+// CreateBucketForm is the create-bucket dialog's form.
+type CreateBucketForm struct {
+	Name    string
+	Format  string
+	Formats []FormatOption
+	Hint    EndpointHint
+	Errors  FieldErrors
+	Open    bool // render the dialog already open (a failed plain POST)
+}
+
+// EndpointHint tells the user where clients will find the bucket.
+type EndpointHint struct {
+	Name     string
+	Format   string
+	Endpoint string
+	Message  string // shown when no endpoint can be given
+}
+
+// BucketsView is the /buckets page.
+type BucketsView struct {
+	Page
+	Buckets    []BucketRow
+	Form       CreateBucketForm
+	NoneServed bool // neither catalog surface is running
+}
+
+// NamespaceRow is one namespace in a list.
+type NamespaceRow struct {
+	Name      string // dotted
+	Depth     int
+	CreatedAt time.Time
+}
+
+// BucketView is /buckets/{bucket}.
+type BucketView struct {
+	Page
+	Name       string
+	Format     string
+	ARN        string
+	CreatedAt  time.Time
+	TableCount int
+	Namespaces []NamespaceRow
+	NewNS      string
+	Errors     FieldErrors
+	Snippets   []Snippet
+	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+}
+
+// TableRow is one table in a namespace listing.
+type TableRow struct {
+	Name      string
+	Format    string
+	Rows      string // formatted, or "—" when unknown
+	State     string
+	CreatedAt time.Time
+}
+
+// PageLink is one link of a pager.
+type PageLink struct {
+	Number  int
+	Href    string
+	Current bool
+}
+
+// NamespaceView is /buckets/{bucket}/namespaces/{ns}.
+type NamespaceView struct {
+	Page
+	Bucket       string
+	BucketFormat string
+	Namespace    string
+	Children     []NamespaceRow
+	Tables       []TableRow
+	Total        int
+	Query        string
+	Pages        []PageLink
+	CanDeclare   bool // Lance or unset bucket
+	NewTable     string
+	Errors       FieldErrors
+	Notice       string
+}
+
+// TableView is the table page.
+type TableView struct {
+	Page
+	Bucket       string
+	BucketFormat string
+	Namespace    string
+	Name         string
+	ID           string
+	ARN          string
+	Format       string
+	Location     string
+	State        string
+	CreatedAt    time.Time
+	ModifiedAt   time.Time
+	Rows         string
+	ObservedAt   time.Time
+	WorkerID     string
+	Errors       FieldErrors
+	Notice       string
+}
+
+// TableSubView is a table's /data or /maintenance page before its feature lands.
+type TableSubView struct {
+	Page
+	Bucket       string
+	BucketFormat string
+	Namespace    string
+	Table        string
+	Section      string // "Browse Data" or "Maintenance"
+	Message      string
+}
+
+// ConnectView is /connect.
+type ConnectView struct {
+	Page
+	Bucket     string
+	Buckets    []string
+	Snippets   []Snippet
+	NoneServed bool
+}
+
+// APIKeyRow is one key in the list.
+type APIKeyRow struct {
+	ID         string
+	Name       string
+	Role       string
+	Bucket     string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+}
+
+// APIKeysView is /api-keys.
+type APIKeysView struct {
+	Page
+	Keys    []APIKeyRow
+	Buckets []string
+	Name    string
+	Role    string
+	Bucket  string
+	Errors  FieldErrors
+	Secret  string // shown once, right after creation
+	Created string // name of the key just created
+}
+
+// EmptyView is a page that has nothing to show yet and says why.
+type EmptyView struct {
+	Page
+	Heading string
+	Message string
+	TestID  string
+}
+
+// ErrorView is an error page.
+type ErrorView struct {
+	Page
+	Status    int
+	Heading   string
+	Message   string
+	Back      string
+	BackLabel string
+}

@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/floe/floe/static"
+)
+
+// routes lists every console route. Writes are POSTs (HTML forms); the
+// read-only role is refused on all of them by requireWriter.
+func (s *Server) routes() http.Handler {
+	h := s.h
+	r := chi.NewRouter()
+	r.Use(requestID, s.instrument, securityHeaders, limitBody)
+	r.Use(s.crossOrigin().Handler)
+	r.NotFound(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.NotFound))).ServeHTTP)
+
+	r.Get("/healthz", healthz)
+	r.Get("/readyz", s.readyz)
+	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	r.Handle("/static/*", static.Handler())
+
+	r.Group(func(r chi.Router) {
+		r.Use(s.sessions.LoadAndSave)
+		r.Get("/login", h.ShowLogin)
+		r.Post("/login", h.Login)
+
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireUser)
+			r.Post("/logout", h.Logout) // allowed for every role
+
+			r.Group(func(r chi.Router) {
+				r.Use(requireWriter(h))
+				r.Get("/", redirectTo("/buckets"))
+				r.Get("/buckets", h.ListBuckets)
+				r.Post("/buckets", h.CreateBucket)
+				r.Get("/fragments/endpoint-hint", h.EndpointHint)
+				r.Get("/buckets/{bucket}", h.ShowBucket)
+				r.Post("/buckets/{bucket}/delete", h.DeleteBucket)
+				r.Post("/buckets/{bucket}/namespaces", h.CreateNamespace)
+				r.Get("/buckets/{bucket}/namespaces/{ns}", h.ShowNamespace)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/delete", h.DeleteNamespace)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables", h.DeclareTable)
+				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}", h.ShowTable)
+				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/data", h.TableData)
+				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance", h.TableMaintenance)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", h.DropTable)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/deregister", h.DeregisterTable)
+				r.Get("/connect", h.Connect)
+				r.Get("/api-keys", h.ListAPIKeys)
+				r.Post("/api-keys", h.CreateAPIKey)
+				r.Post("/api-keys/{id}/revoke", h.RevokeAPIKey)
+				r.Get("/workers", h.Workers)
+				r.Get("/jobs", h.Jobs)
+			})
+		})
+	})
+	return r
+}
+
+func redirectTo(to string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusSeeOther) }
+}

@@ -1,0 +1,82 @@
+// Package web wires the console: routes, middleware, sessions, static files,
+// health and metrics. Pages themselves live in handlers/ and views/.
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/handlers"
+)
+
+// Surfaces are the host:port addresses floe bound; "" means the surface is off.
+type Surfaces = handlers.Surfaces
+
+// Config configures the console.
+type Config struct {
+	Store         *catalog.Store
+	Logger        *slog.Logger
+	Surfaces      Surfaces
+	SecureCookies bool                 // false for http on loopback
+	Stats         handlers.StatsSource // may be nil: Rows shows a dash
+}
+
+// Session lifetimes: a working day signed in, an hour idle.
+const (
+	sessionLifetime    = 12 * time.Hour
+	sessionIdleTimeout = time.Hour
+	sessionCookieName  = "floe_session"
+)
+
+// Server is the console. Create with New; serve Handler().
+type Server struct {
+	store    *catalog.Store
+	log      *slog.Logger
+	sessions *scs.SessionManager
+	h        *handlers.Handlers
+	metrics  *metrics
+	handler  http.Handler
+}
+
+// New builds the console from cfg. The Store doubles as the session store.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("web: Config.Store is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	sm := scs.New()
+	sm.Store = cfg.Store
+	sm.Lifetime = sessionLifetime
+	sm.IdleTimeout = sessionIdleTimeout
+	sm.Cookie.Name = sessionCookieName
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = cfg.SecureCookies
+	sm.Cookie.Path = "/"
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		log.Error("session store failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		http.Error(w, "The session store is unavailable; try again shortly.", http.StatusServiceUnavailable)
+	}
+
+	s := &Server{
+		store:    cfg.Store,
+		log:      log,
+		sessions: sm,
+		metrics:  newMetrics(prometheus.NewRegistry()),
+	}
+	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm})
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler serves the console, /static/, /healthz, /readyz and /metrics.
+func (s *Server) Handler() http.Handler { return s.handler }
