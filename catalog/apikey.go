@@ -1,0 +1,240 @@
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Secret shapes: a prefix that says what the secret is, then random base62.
+const (
+	apiKeyPrefix      = "floe_"
+	workerTokenPrefix = "floew_"
+	secretRandomLen   = 40 // 40 base62 characters ≈ 238 bits
+	// lastUsedEvery is how stale last_used may get before a verify writes it,
+	// so a hot API path does not write the database on every request.
+	lastUsedEvery = time.Minute
+)
+
+func hashSecret(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// wellFormed rejects obviously wrong secrets before touching the database.
+func wellFormed(secret, prefix string) bool {
+	rest, ok := strings.CutPrefix(secret, prefix)
+	if !ok || len(rest) != secretRandomLen {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func errUnknownKey() error {
+	return newErr(ErrNotFound, "api_key", "API key is unknown, revoked or expired; create a new one")
+}
+
+// CreateAPIKey stores a new key and returns it with its secret (shown once).
+// The secret is "floe_" followed by 40 random base62 characters. ttl <= 0
+// means the key never expires.
+func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
+	if role != RoleReadWrite && role != RoleReadonly {
+		return APIKey{}, "", Invalid("role", "API key role must be readwrite or readonly")
+	}
+	if len(name) > maxKeyName {
+		return APIKey{}, "", Invalid("name", fmt.Sprintf("API key name must be at most %d characters", maxKeyName))
+	}
+	if bucket != "" {
+		if err := validateBucket("bucket", bucket); err != nil {
+			return APIKey{}, "", err
+		}
+	}
+	now := s.now().UTC()
+	k := APIKey{ID: "k_" + randomHex(8), Name: name, Role: role, Bucket: bucket, CreatedAt: now}
+	if ttl > 0 {
+		k.ExpiresAt = now.Add(ttl)
+	}
+	secret := apiKeyPrefix + randomBase62(secretRandomLen)
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket, hashSecret(secret), now.UnixNano(),
+		toNanos(k.ExpiresAt)); err != nil {
+		return APIKey{}, "", dbErr("insert API key", err)
+	}
+	return k, secret, nil
+}
+
+// VerifyAPIKey finds the key for a secret (ErrNotFound if unknown, revoked or
+// expired) and records its last use, at most once a minute per key.
+func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error) {
+	if !wellFormed(secret, apiKeyPrefix) {
+		return APIKey{}, errUnknownKey()
+	}
+	want := hashSecret(secret)
+	var k APIKey
+	var role string
+	var stored []byte
+	var created, lastUsed, expires int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, role, bucket, secret_hash, created_at, last_used_at, expires_at
+		FROM api_keys WHERE secret_hash = ?`, want).
+		Scan(&k.ID, &k.Name, &role, &k.Bucket, &stored, &created, &lastUsed, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return APIKey{}, errUnknownKey()
+	}
+	if err != nil {
+		return APIKey{}, dbErr("verify API key", err)
+	}
+	if subtle.ConstantTimeCompare(stored, want) != 1 {
+		return APIKey{}, errUnknownKey()
+	}
+	now := s.now()
+	if expires != 0 && now.UnixNano() >= expires {
+		return APIKey{}, errUnknownKey()
+	}
+	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromNanos(created), fromNanos(lastUsed), fromNanos(expires)
+	if now.Sub(k.LastUsedAt) >= lastUsedEvery {
+		// The condition repeats the staleness test so two processes racing
+		// here write once; a failed write does not fail the request.
+		if _, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
+			now.UnixNano(), k.ID, now.Add(-lastUsedEvery).UnixNano()); err == nil {
+			k.LastUsedAt = now.UTC()
+		}
+	}
+	return k, nil
+}
+
+// ListAPIKeys lists keys, newest first (expired minted keys left out).
+func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
+		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, s.now().UnixNano())
+	if err != nil {
+		return nil, dbErr("list API keys", err)
+	}
+	defer rows.Close()
+	out := []APIKey{}
+	for rows.Next() {
+		var k APIKey
+		var role string
+		var created, lastUsed, expires int64
+		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires); err != nil {
+			return nil, dbErr("list API keys", err)
+		}
+		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromNanos(created), fromNanos(lastUsed), fromNanos(expires)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeAPIKey deletes a key by id.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ?`, id)
+	if err != nil {
+		return dbErr("revoke API key", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return newErr(ErrNotFound, "id", "API key %q does not exist; it may already be revoked", id)
+	}
+	return nil
+}
+
+// DeleteExpiredAPIKeys removes keys whose expiry has passed (minted worker
+// keys accumulate otherwise).
+func (s *Store) DeleteExpiredAPIKeys(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE expires_at <> 0 AND expires_at <= ?`, s.now().UnixNano()); err != nil {
+		return dbErr("delete expired API keys", err)
+	}
+	return nil
+}
+
+func errUnknownWorkerToken() error {
+	return newErr(ErrNotFound, "worker_token", "worker token is unknown or revoked; create one with floe worker-token create")
+}
+
+// CreateWorkerToken stores a new worker token and returns its secret once:
+// "floew_" followed by 40 random base62 characters.
+func (s *Store) CreateWorkerToken(ctx context.Context, name string) (WorkerToken, string, error) {
+	if len(name) > maxKeyName {
+		return WorkerToken{}, "", Invalid("name", fmt.Sprintf("worker token name must be at most %d characters", maxKeyName))
+	}
+	now := s.now().UTC()
+	w := WorkerToken{ID: "w_" + randomHex(8), Name: name, CreatedAt: now}
+	secret := workerTokenPrefix + randomBase62(secretRandomLen)
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO worker_tokens(id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
+		w.ID, w.Name, hashSecret(secret), now.UnixNano()); err != nil {
+		return WorkerToken{}, "", dbErr("insert worker token", err)
+	}
+	return w, secret, nil
+}
+
+// VerifyWorkerToken checks a worker token secret and records its last use,
+// at most once a minute.
+func (s *Store) VerifyWorkerToken(ctx context.Context, secret string) (WorkerToken, error) {
+	if !wellFormed(secret, workerTokenPrefix) {
+		return WorkerToken{}, errUnknownWorkerToken()
+	}
+	want := hashSecret(secret)
+	var w WorkerToken
+	var stored []byte
+	var created, lastUsed int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, secret_hash, created_at, last_used_at FROM worker_tokens WHERE secret_hash = ?`, want).
+		Scan(&w.ID, &w.Name, &stored, &created, &lastUsed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return WorkerToken{}, errUnknownWorkerToken()
+	}
+	if err != nil {
+		return WorkerToken{}, dbErr("verify worker token", err)
+	}
+	if subtle.ConstantTimeCompare(stored, want) != 1 {
+		return WorkerToken{}, errUnknownWorkerToken()
+	}
+	w.CreatedAt, w.LastUsedAt = fromNanos(created), fromNanos(lastUsed)
+	now := s.now()
+	if now.Sub(w.LastUsedAt) >= lastUsedEvery {
+		if _, err := s.db.ExecContext(ctx, `UPDATE worker_tokens SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
+			now.UnixNano(), w.ID, now.Add(-lastUsedEvery).UnixNano()); err == nil {
+			w.LastUsedAt = now.UTC()
+		}
+	}
+	return w, nil
+}
+
+// ListWorkerTokens lists worker tokens, newest first.
+func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_at, last_used_at FROM worker_tokens ORDER BY created_at DESC, id`)
+	if err != nil {
+		return nil, dbErr("list worker tokens", err)
+	}
+	defer rows.Close()
+	out := []WorkerToken{}
+	for rows.Next() {
+		var w WorkerToken
+		var created, lastUsed int64
+		if err := rows.Scan(&w.ID, &w.Name, &created, &lastUsed); err != nil {
+			return nil, dbErr("list worker tokens", err)
+		}
+		w.CreatedAt, w.LastUsedAt = fromNanos(created), fromNanos(lastUsed)
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// RevokeWorkerToken deletes a worker token.
+func (s *Store) RevokeWorkerToken(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
+	if err != nil {
+		return dbErr("revoke worker token", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
+	}
+	return nil
+}

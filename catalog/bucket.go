@@ -1,0 +1,182 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// maxBucketTags bounds the tags on one bucket, as S3 Tables does, so a
+// single request cannot store an unbounded JSON blob.
+const maxBucketTags = 50
+
+func (s *Store) bucketARN(name string) string {
+	return fmt.Sprintf("arn:floe:s3tables:%s:%s:bucket/%s", s.opts.Region, s.opts.Account, name)
+}
+
+// bucketDir is the bucket's directory in the warehouse.
+func (s *Store) bucketDir(name string) string { return joinPath(s.opts.Warehouse, name) }
+
+// CreateBucket creates a bucket and its warehouse directory.
+// ErrAlreadyExists if the name is taken (whatever the format).
+func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket, error) {
+	if err := ValidateBucketName(in.Name); err != nil {
+		return Bucket{}, err
+	}
+	if in.Format != FormatUnset && in.Format != FormatLance && in.Format != FormatIceberg {
+		return Bucket{}, Invalid("format", "format must be LANCE, ICEBERG or unset")
+	}
+	if len(in.Tags) > maxBucketTags {
+		return Bucket{}, Invalid("tags", fmt.Sprintf("a bucket may have at most %d tags", maxBucketTags))
+	}
+	b := Bucket{
+		Name:      in.Name,
+		Format:    in.Format,
+		ARN:       s.bucketARN(in.Name),
+		Owner:     in.Owner,
+		Tags:      map[string]string{},
+		CreatedAt: s.now().UTC(),
+	}
+	for k, v := range in.Tags {
+		b.Tags[k] = v
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM buckets WHERE name = ?`, in.Name).Scan(&n); err != nil {
+			return dbErr("check bucket", err)
+		}
+		if n > 0 {
+			return newErr(ErrAlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO buckets(name, format, arn, owner, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), b.CreatedAt.UnixNano()); err != nil {
+			if isUniqueViolation(err) {
+				return newErr(ErrAlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
+			}
+			return dbErr("insert bucket", err)
+		}
+		if err := s.fs.MkdirAll(s.bucketDir(b.Name)); err != nil {
+			return fmt.Errorf("catalog: create bucket directory: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Bucket{}, err
+	}
+	return b, nil
+}
+
+// bucketColumns selects a bucket with its visible table count in one
+// statement; the count walks the (bucket, namespace, name) index.
+const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at,
+	(SELECT COUNT(*) FROM tables t WHERE t.bucket = b.name AND t.state <> 'deregistered')`
+
+func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
+	var b Bucket
+	var format, tags string
+	var created int64
+	if err := sc.Scan(&b.Name, &format, &b.ARN, &b.Owner, &tags, &created, &b.TableCount); err != nil {
+		return Bucket{}, err
+	}
+	b.Format = Format(format)
+	b.Tags = decodeMap(tags)
+	b.CreatedAt = fromNanos(created)
+	return b, nil
+}
+
+// GetBucket returns one bucket with its TableCount.
+func (s *Store) GetBucket(ctx context.Context, name string) (Bucket, error) {
+	if err := validateBucket("bucket", name); err != nil {
+		return Bucket{}, err
+	}
+	return s.getBucket(ctx, s.db, name)
+}
+
+func (s *Store) getBucket(ctx context.Context, q querier, name string) (Bucket, error) {
+	b, err := scanBucket(q.QueryRowContext(ctx, `SELECT `+bucketColumns+` FROM buckets b WHERE b.name = ?`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Bucket{}, bucketNotFound(name)
+	}
+	if err != nil {
+		return Bucket{}, dbErr("get bucket", err)
+	}
+	return b, nil
+}
+
+func bucketNotFound(name string) error {
+	return newErr(ErrNotFound, "bucket", "bucket %q does not exist; create it first", name)
+}
+
+// ListBuckets lists buckets by name with TableCount filled. next is "" on the
+// last page, else the After value for the next page.
+func (s *Store) ListBuckets(ctx context.Context, opt ListOptions) (items []Bucket, next string, err error) {
+	limit := pageLimit(opt.Limit)
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+bucketColumns+` FROM buckets b WHERE b.name > ? ORDER BY b.name LIMIT ?`, opt.After, limit+1)
+	if err != nil {
+		return nil, "", dbErr("list buckets", err)
+	}
+	defer rows.Close()
+	items = []Bucket{}
+	for rows.Next() {
+		b, err := scanBucket(rows)
+		if err != nil {
+			return nil, "", dbErr("list buckets", err)
+		}
+		items = append(items, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", dbErr("list buckets", err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		next = items[limit-1].Name
+	}
+	return items, next, nil
+}
+
+// DeleteBucket deletes an empty bucket (ErrNotEmpty otherwise) unless cascade,
+// which drops every namespace and table in it, deleting their data.
+func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) error {
+	if err := validateBucket("bucket", name); err != nil {
+		return err
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.getBucket(ctx, tx, name); err != nil {
+			return err
+		}
+		var nsCount, tblCount int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces WHERE bucket = ?`, name).Scan(&nsCount); err != nil {
+			return dbErr("count namespaces", err)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE bucket = ?`, name).Scan(&tblCount); err != nil {
+			return dbErr("count tables", err)
+		}
+		if (nsCount > 0 || tblCount > 0) && !cascade {
+			return newErr(ErrNotEmpty, "bucket",
+				"bucket %q is not empty (%d namespaces, %d tables); drop them first or delete with cascade, which deletes their data", name, nsCount, tblCount)
+		}
+		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {
+			return err
+		}
+		nss, err := namespaceNames(ctx, tx, `bucket = ?`, name)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE bucket = ?`, name); err != nil {
+			return dbErr("delete namespaces", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name); err != nil {
+			return dbErr("delete bucket", err)
+		}
+		// Directories go only if empty: files the catalog does not know
+		// about are not ours to delete.
+		for _, ns := range nss {
+			_ = s.fs.Remove(s.namespaceDir(name, ns))
+		}
+		_ = s.fs.Remove(s.bucketDir(name))
+		return nil
+	})
+}

@@ -1,0 +1,312 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// namespaceDir is the namespace's directory: <warehouse>/<bucket>/<a.b>. It
+// is also a LanceDB directory-catalog root.
+func (s *Store) namespaceDir(bucket, ns string) string { return joinPath(s.opts.Warehouse, bucket, ns) }
+
+// subtreeBounds gives the half-open name range of every descendant of ns:
+// names are [a-z0-9_-] levels joined by '.', and '/' sorts right after '.',
+// so [ns+".", ns+"/") holds exactly the descendants and uses the index.
+func subtreeBounds(ns string) (lo, hi string) { return ns + ".", ns + "/" }
+
+func nsNotFound(bucket, ns string) error {
+	return newErr(ErrNotFound, "namespace", "namespace %q does not exist in bucket %q; create it first", ns, bucket)
+}
+
+// CreateNamespace creates one namespace; its parent must exist (ErrNotFound,
+// Field "namespace"). ErrAlreadyExists when present.
+func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []string, props map[string]string) (Namespace, error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return Namespace{}, err
+	}
+	if err := validateNamespace(levels); err != nil {
+		return Namespace{}, err
+	}
+	name := JoinNamespace(levels)
+	parent := JoinNamespace(levels[:len(levels)-1])
+	ns := Namespace{Bucket: bucket, Levels: append([]string(nil), levels...), Properties: map[string]string{}, CreatedAt: s.now().UTC()}
+	for k, v := range props {
+		ns.Properties[k] = v
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.getBucket(ctx, tx, bucket); err != nil {
+			return err
+		}
+		if parent != "" {
+			ok, err := namespaceExists(ctx, tx, bucket, parent)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return newErr(ErrNotFound, "namespace",
+					"parent namespace %q does not exist in bucket %q; create it first", parent, bucket)
+			}
+		}
+		ok, err := namespaceExists(ctx, tx, bucket, name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return newErr(ErrAlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO namespaces(bucket, name, parent, properties, created_at) VALUES (?, ?, ?, ?, ?)`,
+			bucket, name, parent, encodeMap(ns.Properties), ns.CreatedAt.UnixNano()); err != nil {
+			if isUniqueViolation(err) {
+				return newErr(ErrAlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
+			}
+			return dbErr("insert namespace", err)
+		}
+		if err := s.fs.MkdirAll(s.namespaceDir(bucket, name)); err != nil {
+			return fmt.Errorf("catalog: create namespace directory: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Namespace{}, err
+	}
+	return ns, nil
+}
+
+func namespaceExists(ctx context.Context, q querier, bucket, name string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces WHERE bucket = ? AND name = ?`, bucket, name).Scan(&n); err != nil {
+		return false, dbErr("check namespace", err)
+	}
+	return n > 0, nil
+}
+
+// requireNamespace returns ErrNotFound naming the bucket or the namespace
+// that is missing.
+func (s *Store) requireNamespace(ctx context.Context, q querier, bucket, name string) error {
+	ok, err := namespaceExists(ctx, q, bucket, name)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	if _, err := s.getBucket(ctx, q, bucket); err != nil {
+		return err
+	}
+	return nsNotFound(bucket, name)
+}
+
+func scanNamespace(sc interface{ Scan(...any) error }) (Namespace, error) {
+	var ns Namespace
+	var name, props string
+	var created int64
+	if err := sc.Scan(&ns.Bucket, &name, &props, &created); err != nil {
+		return Namespace{}, err
+	}
+	ns.Levels = SplitNamespace(name)
+	ns.Properties = decodeMap(props)
+	ns.CreatedAt = fromNanos(created)
+	return ns, nil
+}
+
+const namespaceColumns = `bucket, name, properties, created_at`
+
+// GetNamespace returns one namespace.
+func (s *Store) GetNamespace(ctx context.Context, bucket string, levels []string) (Namespace, error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return Namespace{}, err
+	}
+	if err := validateNamespace(levels); err != nil {
+		return Namespace{}, err
+	}
+	return s.getNamespace(ctx, s.db, bucket, JoinNamespace(levels))
+}
+
+func (s *Store) getNamespace(ctx context.Context, q querier, bucket, name string) (Namespace, error) {
+	ns, err := scanNamespace(q.QueryRowContext(ctx,
+		`SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? AND name = ?`, bucket, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, berr := s.getBucket(ctx, q, bucket); berr != nil {
+			return Namespace{}, berr
+		}
+		return Namespace{}, nsNotFound(bucket, name)
+	}
+	if err != nil {
+		return Namespace{}, dbErr("get namespace", err)
+	}
+	return ns, nil
+}
+
+// ListNamespaces lists direct children of parent (nil = top level of the bucket).
+func (s *Store) ListNamespaces(ctx context.Context, bucket string, parent []string, opt ListOptions) (items []Namespace, next string, err error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return nil, "", err
+	}
+	if len(parent) > 0 {
+		if err := validateNamespace(parent); err != nil {
+			return nil, "", err
+		}
+		if err := s.requireNamespace(ctx, s.db, bucket, JoinNamespace(parent)); err != nil {
+			return nil, "", err
+		}
+	} else if _, err := s.getBucket(ctx, s.db, bucket); err != nil {
+		return nil, "", err
+	}
+	// After may be a full name ("a.b") or just the last level ("b").
+	after := opt.After
+	if after != "" && len(parent) > 0 && len(SplitNamespace(after)) == 1 {
+		after = JoinNamespace(append(append([]string(nil), parent...), after))
+	}
+	limit := pageLimit(opt.Limit)
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? AND parent = ? AND name > ? ORDER BY name LIMIT ?`,
+		bucket, JoinNamespace(parent), after, limit+1)
+	if err != nil {
+		return nil, "", dbErr("list namespaces", err)
+	}
+	defer rows.Close()
+	items = []Namespace{}
+	for rows.Next() {
+		ns, err := scanNamespace(rows)
+		if err != nil {
+			return nil, "", dbErr("list namespaces", err)
+		}
+		items = append(items, ns)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", dbErr("list namespaces", err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		next = items[limit-1].Name()
+	}
+	return items, next, nil
+}
+
+// ListAllNamespaces lists every namespace of a bucket at every depth, sorted.
+func (s *Store) ListAllNamespaces(ctx context.Context, bucket string) ([]Namespace, error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return nil, err
+	}
+	if _, err := s.getBucket(ctx, s.db, bucket); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? ORDER BY name`, bucket)
+	if err != nil {
+		return nil, dbErr("list namespaces", err)
+	}
+	defer rows.Close()
+	items := []Namespace{}
+	for rows.Next() {
+		ns, err := scanNamespace(rows)
+		if err != nil {
+			return nil, dbErr("list namespaces", err)
+		}
+		items = append(items, ns)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("list namespaces", err)
+	}
+	return items, nil
+}
+
+// UpdateNamespaceProperties removes then sets properties; returns the result.
+func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, levels []string, removals []string, updates map[string]string) (Namespace, error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return Namespace{}, err
+	}
+	if err := validateNamespace(levels); err != nil {
+		return Namespace{}, err
+	}
+	var out Namespace
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		ns, err := s.getNamespace(ctx, tx, bucket, JoinNamespace(levels))
+		if err != nil {
+			return err
+		}
+		for _, k := range removals {
+			delete(ns.Properties, k)
+		}
+		for k, v := range updates {
+			ns.Properties[k] = v
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET properties = ? WHERE bucket = ? AND name = ?`,
+			encodeMap(ns.Properties), bucket, ns.Name()); err != nil {
+			return dbErr("update namespace", err)
+		}
+		out = ns
+		return nil
+	})
+	return out, err
+}
+
+// DropNamespace deletes a namespace. Non-empty (child namespaces or tables)
+// gives ErrNotEmpty unless cascade, which drops children and tables with data.
+func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []string, cascade bool) error {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return err
+	}
+	if err := validateNamespace(levels); err != nil {
+		return err
+	}
+	name := JoinNamespace(levels)
+	lo, hi := subtreeBounds(name)
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.requireNamespace(ctx, tx, bucket, name); err != nil {
+			return err
+		}
+		var children, tbls int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces WHERE bucket = ? AND name >= ? AND name < ?`,
+			bucket, lo, hi).Scan(&children); err != nil {
+			return dbErr("count namespaces", err)
+		}
+		if err := tx.QueryRowContext(ctx,
+			`SELECT COUNT(*) FROM tables WHERE bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
+			bucket, name, lo, hi).Scan(&tbls); err != nil {
+			return dbErr("count tables", err)
+		}
+		if (children > 0 || tbls > 0) && !cascade {
+			return newErr(ErrNotEmpty, "namespace",
+				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
+				name, bucket, children, tbls)
+		}
+		if err := s.dropTablesWhere(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
+			bucket, name, lo, hi); err != nil {
+			return err
+		}
+		nss, err := namespaceNames(ctx, tx, `bucket = ? AND (name = ? OR (name >= ? AND name < ?))`, bucket, name, lo, hi)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE bucket = ? AND (name = ? OR (name >= ? AND name < ?))`,
+			bucket, name, lo, hi); err != nil {
+			return dbErr("delete namespaces", err)
+		}
+		// Only empty directories go: anything left was not the catalog's.
+		for _, ns := range nss {
+			_ = s.fs.Remove(s.namespaceDir(bucket, ns))
+		}
+		return nil
+	})
+}
+
+// namespaceNames lists namespace names matching a condition.
+func namespaceNames(ctx context.Context, q querier, where string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM namespaces WHERE `+where+` ORDER BY name`, args...)
+	if err != nil {
+		return nil, dbErr("list namespaces", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, dbErr("list namespaces", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,76 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// busyTimeoutMillis is how long a connection waits for another writer (in
+// this process or another, such as the CLI beside floe serve) before giving
+// up; writes are short, so ten seconds only runs out when something is stuck.
+const busyTimeoutMillis = 10000
+
+// dsn builds the connection string: WAL so readers never block the writer,
+// a busy timeout so concurrent processes wait instead of failing, foreign
+// keys on, and BEGIN IMMEDIATE so a transaction takes the write lock up
+// front (a deferred read-then-write upgrade fails at once with SQLITE_BUSY).
+func dsn(path string) string {
+	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)"+
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
+		path, busyTimeoutMillis)
+}
+
+// Open opens (creating if needed) the catalog file, applies migrations and
+// returns a Store.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	if opts.Path == "" {
+		return nil, Invalid("path", "catalog path is required: pass the SQLite file, e.g. ./floe-data/catalog.db")
+	}
+	if opts.Warehouse == "" {
+		return nil, Invalid("warehouse", "warehouse directory is required")
+	}
+	if opts.Region == "" {
+		opts.Region = "local"
+	}
+	if opts.Account == "" {
+		opts.Account = "000000000000"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Storage == nil {
+		opts.Storage = LocalDisk{}
+	}
+	if abs, err := filepath.Abs(opts.Warehouse); err == nil && !isURI(opts.Warehouse) {
+		opts.Warehouse = abs
+	}
+	if dir := filepath.Dir(opts.Path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("catalog: create directory for %s: %w", opts.Path, err)
+		}
+	}
+	if err := opts.Storage.MkdirAll(opts.Warehouse); err != nil {
+		return nil, fmt.Errorf("catalog: create warehouse %s: %w", opts.Warehouse, err)
+	}
+	db, err := sql.Open("sqlite", dsn(opts.Path))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: open %s: %w", opts.Path, err)
+	}
+	s := &Store{db: db, opts: opts, fs: opts.Storage}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+func (s *Store) now() time.Time { return s.opts.Now() }

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// DefaultLocation is where a table's data lives in the local warehouse:
+// <warehouse>/<bucket>/<ns joined by .>/<table>[.lance].
+func (s *Store) DefaultLocation(ref TableRef, f Format) string {
+	name := ref.Name
+	if f == FormatLance {
+		name += ".lance"
+	}
+	return joinPath(s.opts.Warehouse, ref.Bucket, JoinNamespace(ref.Namespace), name)
+}
+
+func (s *Store) tableARN(bucket, id string) string { return s.bucketARN(bucket) + "/table/" + id }
+
+const tableColumns = `id, bucket, namespace, name, format, location, metadata_location, version_token,
+	state, properties, created_at, modified_at`
+
+func (s *Store) scanTable(sc interface{ Scan(...any) error }) (Table, error) {
+	var t Table
+	var ns, format, state, props string
+	var created, modified int64
+	if err := sc.Scan(&t.ID, &t.Bucket, &ns, &t.Name, &format, &t.Location, &t.MetadataLocation,
+		&t.VersionToken, &state, &props, &created, &modified); err != nil {
+		return Table{}, err
+	}
+	t.Namespace = SplitNamespace(ns)
+	t.Format = Format(format)
+	t.State = LanceState(state)
+	t.Properties = decodeMap(props)
+	t.CreatedAt = fromNanos(created)
+	t.ModifiedAt = fromNanos(modified)
+	t.ARN = s.tableARN(t.Bucket, t.ID)
+	return t, nil
+}
+
+func (r TableRef) String() string {
+	return fmt.Sprintf("%s/%s/%s", r.Bucket, JoinNamespace(r.Namespace), r.Name)
+}
+
+func tableNotFound(ref TableRef) error {
+	return newErr(ErrNotFound, "table", "table %q does not exist in namespace %q of bucket %q",
+		ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
+}
+
+// findTable returns the entry for ref, or ok=false when there is none.
+func (s *Store) findTable(ctx context.Context, q querier, ref TableRef) (Table, bool, error) {
+	t, err := s.scanTable(q.QueryRowContext(ctx,
+		`SELECT `+tableColumns+` FROM tables WHERE bucket = ? AND namespace = ? AND name = ?`,
+		ref.Bucket, JoinNamespace(ref.Namespace), ref.Name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Table{}, false, nil
+	}
+	if err != nil {
+		return Table{}, false, dbErr("get table", err)
+	}
+	return t, true, nil
+}
+
+// getTable returns the entry for ref or ErrNotFound naming what is missing.
+func (s *Store) getTable(ctx context.Context, q querier, ref TableRef) (Table, error) {
+	t, ok, err := s.findTable(ctx, q, ref)
+	if err != nil {
+		return Table{}, err
+	}
+	if !ok {
+		if err := s.requireNamespace(ctx, q, ref.Bucket, JoinNamespace(ref.Namespace)); err != nil {
+			return Table{}, err
+		}
+		return Table{}, tableNotFound(ref)
+	}
+	return t, nil
+}
+
+// GetTable returns a table, deregistered ones included (check State).
+func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
+	if err := validateRef(ref); err != nil {
+		return Table{}, err
+	}
+	t, err := s.getTable(ctx, s.db, ref)
+	if err != nil {
+		return Table{}, err
+	}
+	return s.refreshState(ctx, s.db, t)
+}
+
+// GetTableByID returns a table by its table id.
+func (s *Store) GetTableByID(ctx context.Context, id string) (Table, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist", id)
+	}
+	t, err := s.scanTable(s.db.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
+	}
+	if err != nil {
+		return Table{}, dbErr("get table", err)
+	}
+	return s.refreshState(ctx, s.db, t)
+}
+
+// refreshState moves a declared Lance table to created once its _versions/
+// directory exists: one stat, and a write only when the state changes.
+func (s *Store) refreshState(ctx context.Context, q querier, t Table) (Table, error) {
+	if t.Format != FormatLance || t.State != StateDeclared {
+		return t, nil
+	}
+	ok, err := s.fs.Exists(joinPath(t.Location, versionsDir))
+	if err != nil || !ok {
+		return t, nil // unreadable storage leaves the recorded state as it is
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE tables SET state = 'created' WHERE id = ? AND state = 'declared'`, t.ID); err != nil {
+		return Table{}, dbErr("refresh table state", err)
+	}
+	t.State = StateCreated
+	return t, nil
+}
+
+// SetLanceState records the observed state (declared → created once a
+// _versions/ directory exists).
+func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) error {
+	switch st {
+	case StateDeclared, StateCreated, StateDeregistered:
+	default:
+		return Invalid("state", "state must be declared, created or deregistered")
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tables SET state = ?, modified_at = ? WHERE id = ? AND format = 'LANCE'`,
+		string(st), s.now().UnixNano(), id)
+	if err != nil {
+		return dbErr("set table state", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return newErr(ErrNotFound, "table_id", "Lance table id %q does not exist", id)
+	}
+	return nil
+}
+
+// resolveLocation makes a caller-given location absolute (local paths) and
+// cleans it; CLI and server may run in different directories.
+func resolveLocation(loc string) string {
+	loc = strings.TrimSpace(loc)
+	if loc == "" {
+		return ""
+	}
+	if !isURI(loc) {
+		if abs, err := filepath.Abs(loc); err == nil {
+			loc = abs
+		}
+	}
+	return cleanLocation(loc)
+}
+
+// protectedLocation explains why data at loc must never be deleted as one
+// table's data: it is empty, the file-system root, the warehouse (or above
+// it), or a bucket or namespace directory. "" means loc is a table's own.
+func (s *Store) protectedLocation(loc string) string {
+	loc = cleanLocation(loc)
+	switch loc {
+	case "", "/", ".":
+		return "it is empty or the file-system root"
+	}
+	wh := cleanLocation(s.opts.Warehouse)
+	if loc == wh || strings.HasPrefix(wh+"/", loc+"/") {
+		return "it is the warehouse root or a directory above it"
+	}
+	if rel, ok := strings.CutPrefix(loc, wh+"/"); ok {
+		if n := len(strings.Split(rel, "/")); n <= 2 {
+			if n == 1 {
+				return "it is a bucket directory"
+			}
+			return "it is a namespace directory"
+		}
+	}
+	return ""
+}
+
+// locationUsers lists other tables whose data lives at loc or inside it
+// ('0' sorts right after '/', so the range is exactly loc's subtree).
+func (s *Store) locationUsers(ctx context.Context, q querier, loc, exceptID string) ([]Table, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables
+		WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?))`, exceptID, loc, loc+"/", loc+"0")
+	if err != nil {
+		return nil, dbErr("check location", err)
+	}
+	defer rows.Close()
+	var out []Table
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			return nil, dbErr("check location", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,240 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// DropTable removes the entry and deletes the table's data directory. It
+// refuses (ErrConflict) when the location is not a table's own directory:
+// empty, "/", the warehouse root, a bucket or namespace directory, or a
+// directory that also holds another table's data.
+func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
+	if err := validateRef(ref); err != nil {
+		return Table{}, err
+	}
+	var t Table
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if t, err = s.getTable(ctx, tx, ref); err != nil {
+			return err
+		}
+		if err := s.checkDeletable(ctx, tx, t, nil); err != nil {
+			return err
+		}
+		// Data first, inside the transaction: if deleting fails the entry
+		// stays and the caller can retry.
+		if err := s.fs.RemoveAll(t.Location); err != nil {
+			return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
+			return dbErr("delete table", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Table{}, err
+	}
+	return t, nil
+}
+
+// ForgetTable removes a table's entry and keeps every byte of its data (an
+// Iceberg drop without purge).
+func (s *Store) ForgetTable(ctx context.Context, ref TableRef) (Table, error) {
+	if err := validateRef(ref); err != nil {
+		return Table{}, err
+	}
+	var t Table
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if t, err = s.getTable(ctx, tx, ref); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
+			return dbErr("delete table", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Table{}, err
+	}
+	return t, nil
+}
+
+// checkDeletable refuses to delete a location that is not one table's own.
+// dropping holds the ids being dropped together (cascade), whose shared
+// locations are not a reason to refuse.
+func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping map[string]bool) error {
+	if why := s.protectedLocation(t.Location); why != "" {
+		return newErr(ErrConflict, "location",
+			"refusing to delete the data of table %q at %q: %s; deregister or forget the table instead", t.Name, t.Location, why)
+	}
+	users, err := s.locationUsers(ctx, q, cleanLocation(t.Location), t.ID)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if !dropping[u.ID] {
+			return newErr(ErrConflict, "location",
+				"refusing to delete the data of table %q at %q: table %q in namespace %q of bucket %q keeps data there; drop or repoint that table first",
+				t.Name, t.Location, u.Name, JoinNamespace(u.Namespace), u.Bucket)
+		}
+	}
+	return nil
+}
+
+// dropTablesWhere drops every table matching a condition, data included
+// (the cascade of bucket and namespace deletes).
+func (s *Store) dropTablesWhere(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	rows, err := tx.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
+	if err != nil {
+		return dbErr("list tables", err)
+	}
+	var tables []Table
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			rows.Close()
+			return dbErr("list tables", err)
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return dbErr("list tables", err)
+	}
+	dropping := make(map[string]bool, len(tables))
+	for _, t := range tables {
+		dropping[t.ID] = true
+	}
+	for _, t := range tables {
+		if err := s.checkDeletable(ctx, tx, t, dropping); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		if err := s.fs.RemoveAll(t.Location); err != nil {
+			return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE `+where, args...); err != nil {
+		return dbErr("delete tables", err)
+	}
+	return nil
+}
+
+// DeregisterTable hides a Lance table (state deregistered, marker
+// .lance-deregistered written); the data stays. Deregistering a hidden table
+// again changes nothing.
+func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error) {
+	if err := validateRef(ref); err != nil {
+		return Table{}, err
+	}
+	var t Table
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if t, err = s.getTable(ctx, tx, ref); err != nil {
+			return err
+		}
+		if t.Format != FormatLance {
+			return newErr(ErrConflict, "format",
+				"table %q is a %s table; only Lance tables can be deregistered (drop it, or forget it to keep its data)", t.Name, t.Format)
+		}
+		if t.State == StateDeregistered {
+			return nil
+		}
+		if err := s.fs.WriteFile(joinPath(t.Location, markerDeregistered), s.marker(t)); err != nil {
+			return fmt.Errorf("catalog: write %s: %w", markerDeregistered, err)
+		}
+		t.State = StateDeregistered
+		t, err = s.updateEntry(ctx, tx, t)
+		return err
+	})
+	if err != nil {
+		return Table{}, err
+	}
+	return t, nil
+}
+
+// RenameTable moves the entry to another name and/or namespace of the same
+// bucket; the data stays where it is and the table id is kept. An empty
+// toNamespace keeps the namespace.
+func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []string, toName string) (Table, error) {
+	if err := validateRef(from); err != nil {
+		return Table{}, err
+	}
+	if len(toNamespace) == 0 {
+		toNamespace = from.Namespace
+	}
+	to := TableRef{Bucket: from.Bucket, Namespace: toNamespace, Name: toName}
+	if err := validateRef(to); err != nil {
+		return Table{}, err
+	}
+	var t Table
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if t, err = s.getTable(ctx, tx, from); err != nil {
+			return err
+		}
+		if JoinNamespace(to.Namespace) == JoinNamespace(from.Namespace) && to.Name == from.Name {
+			return nil
+		}
+		if err := s.requireNamespace(ctx, tx, to.Bucket, JoinNamespace(to.Namespace)); err != nil {
+			return err
+		}
+		if _, taken, err := s.findTable(ctx, tx, to); err != nil {
+			return err
+		} else if taken {
+			return newErr(ErrAlreadyExists, "name", "table %q already exists in namespace %q of bucket %q; pick another name",
+				to.Name, JoinNamespace(to.Namespace), to.Bucket)
+		}
+		t.Namespace = append([]string(nil), to.Namespace...)
+		t.Name = to.Name
+		t.VersionToken = newVersionToken()
+		t.ModifiedAt = s.now().UTC()
+		if _, err := tx.ExecContext(ctx, `UPDATE tables SET namespace = ?, name = ?, version_token = ?, modified_at = ? WHERE id = ?`,
+			JoinNamespace(t.Namespace), t.Name, t.VersionToken, t.ModifiedAt.UnixNano(), t.ID); err != nil {
+			return dbErr("rename table", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Table{}, err
+	}
+	return t, nil
+}
+
+// CommitTable swaps an Iceberg table's metadata location if the version token
+// still matches (ErrConflict otherwise) and returns the updated table. A nil
+// props keeps the properties; otherwise they are replaced.
+func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataLocation string, props map[string]string) (Table, error) {
+	var t Table
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		t, err = s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
+		if err == sql.ErrNoRows {
+			return newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
+		}
+		if err != nil {
+			return dbErr("get table", err)
+		}
+		if t.VersionToken != expectedToken {
+			return newErr(ErrConflict, "version_token",
+				"table %q changed since it was read (version token mismatch); reload it and retry the commit", t.Name)
+		}
+		t.MetadataLocation = newMetadataLocation
+		if props != nil {
+			t.Properties = map[string]string{}
+			for k, v := range props {
+				t.Properties[k] = v
+			}
+		}
+		t, err = s.updateEntry(ctx, tx, t)
+		return err
+	})
+	if err != nil {
+		return Table{}, err
+	}
+	return t, nil
+}

@@ -1,0 +1,217 @@
+package catalog
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+)
+
+// tableFilter builds the WHERE clause shared by ListTables and CountTables.
+func tableFilter(bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
+	where := []string{"bucket = ?", "namespace = ?"}
+	args := []any{bucket, ns}
+	if after && opt.After != "" {
+		where = append(where, "name > ?")
+		args = append(args, opt.After)
+	}
+	if opt.Format != FormatUnset {
+		where = append(where, "format = ?")
+		args = append(args, string(opt.Format))
+	}
+	if opt.NameContains != "" {
+		where = append(where, "instr(name, ?) > 0") // instr is case-sensitive; LIKE is not
+		args = append(args, opt.NameContains)
+	}
+	if !opt.IncludeDeregistered {
+		where = append(where, "state <> 'deregistered'")
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// refreshDeclared stats every declared Lance table matching where and moves
+// the ones with a _versions/ directory to created. Used before a listing
+// that leaves declared tables out, so the filter sees current states.
+func (s *Store) refreshDeclared(ctx context.Context, where string, args []any) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` AND state = 'declared'`, args...)
+	if err != nil {
+		return dbErr("list tables", err)
+	}
+	var declared []Table
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			rows.Close()
+			return dbErr("list tables", err)
+		}
+		declared = append(declared, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return dbErr("list tables", err)
+	}
+	for _, t := range declared {
+		if _, err := s.refreshState(ctx, s.db, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string) error {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return err
+	}
+	if err := validateNamespace(ns); err != nil {
+		return err
+	}
+	return s.requireNamespace(ctx, s.db, bucket, JoinNamespace(ns))
+}
+
+// ListTables lists the tables directly in a namespace, sorted by name.
+// Deregistered tables appear only with IncludeDeregistered, declared-only
+// Lance tables only with IncludeDeclared.
+func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (items []Table, next string, err error) {
+	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+		return nil, "", err
+	}
+	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	if !opt.IncludeDeclared {
+		if err := s.refreshDeclared(ctx, where, args); err != nil {
+			return nil, "", err
+		}
+		where += " AND state <> 'declared'"
+	}
+	limit := pageLimit(opt.Limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` ORDER BY name LIMIT ?`,
+		append(args, limit+1)...)
+	if err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	items = []Table{}
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			rows.Close()
+			return nil, "", dbErr("list tables", err)
+		}
+		items = append(items, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		next = items[limit-1].Name
+	}
+	for i := range items {
+		if items[i], err = s.refreshState(ctx, s.db, items[i]); err != nil {
+			return nil, "", err
+		}
+	}
+	return items, next, nil
+}
+
+// CountTables counts tables in a namespace matching the options (for
+// pagination); After and Limit are ignored.
+func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (int, error) {
+	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+		return 0, err
+	}
+	where, args := tableFilter(bucket, JoinNamespace(ns), opt, false)
+	if !opt.IncludeDeclared {
+		if err := s.refreshDeclared(ctx, where, args); err != nil {
+			return 0, err
+		}
+		where += " AND state <> 'declared'"
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, dbErr("count tables", err)
+	}
+	return n, nil
+}
+
+// allTablesCursor is the position after which the next ListAllTables page
+// starts; it travels base64-encoded so callers treat it as opaque.
+type allTablesCursor struct {
+	Bucket    string `json:"b"`
+	Namespace string `json:"n"`
+	Name      string `json:"t"`
+}
+
+func encodeCursor(t Table) string {
+	b, _ := json.Marshal(allTablesCursor{t.Bucket, JoinNamespace(t.Namespace), t.Name})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (allTablesCursor, error) {
+	var c allTablesCursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return c, Invalid("cursor", "cursor is not one this server issued; start again without it")
+	}
+	return c, nil
+}
+
+// ListAllTables lists tables of one format ("" = every format) across every
+// bucket in buckets (nil = all, empty = none), sorted by bucket, namespace,
+// name; paginated by an opaque cursor. Deregistered tables are left out.
+func (s *Store) ListAllTables(ctx context.Context, f Format, buckets []string, cursor string, limit int) (items []Table, next string, err error) {
+	items = []Table{}
+	if buckets != nil && len(buckets) == 0 {
+		return items, "", nil
+	}
+	where := []string{"state <> 'deregistered'"}
+	var args []any
+	if f != FormatUnset {
+		where = append(where, "format = ?")
+		args = append(args, string(f))
+	}
+	if buckets != nil {
+		where = append(where, "bucket IN (?"+strings.Repeat(", ?", len(buckets)-1)+")")
+		for _, b := range buckets {
+			args = append(args, b)
+		}
+	}
+	if cursor != "" {
+		c, err := decodeCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, "(bucket, namespace, name) > (?, ?, ?)")
+		args = append(args, c.Bucket, c.Namespace, c.Name)
+	}
+	limit = pageLimit(limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY bucket, namespace, name LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			rows.Close()
+			return nil, "", dbErr("list tables", err)
+		}
+		items = append(items, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		next = encodeCursor(items[limit-1])
+	}
+	for i := range items {
+		if items[i], err = s.refreshState(ctx, s.db, items[i]); err != nil {
+			return nil, "", err
+		}
+	}
+	return items, next, nil
+}

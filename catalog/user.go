@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// dummyHash is compared against when the user does not exist, so an
+// unknown name costs the same bcrypt work as a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("floe-dummy-password"), bcrypt.DefaultCost)
+
+// generatedPasswordLen is the length of the admin password made on first
+// start when none is given: 20 base62 characters is about 119 bits.
+const generatedPasswordLen = 20
+
+func validateUserRole(r Role) error {
+	if r != RoleAdmin && r != RoleReadonly {
+		return Invalid("role", "user role must be admin or readonly")
+	}
+	return nil
+}
+
+func errBadCredentials() error {
+	return newErr(ErrNotFound, "password", "user name or password is wrong; check both and try again")
+}
+
+// CreateUser adds a user with a bcrypt-hashed password.
+func (s *Store) CreateUser(ctx context.Context, name, password string, role Role) (User, error) {
+	if err := validateUserName(name); err != nil {
+		return User{}, err
+	}
+	if err := validateUserRole(role); err != nil {
+		return User{}, err
+	}
+	if err := validatePassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return User{}, Invalid("password", "password cannot be hashed: "+err.Error())
+	}
+	u := User{Name: name, Role: role, CreatedAt: s.now().UTC()}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
+		name, string(hash), string(role), u.CreatedAt.UnixNano())
+	if isUniqueViolation(err) {
+		return User{}, newErr(ErrAlreadyExists, "username", "user %q already exists; pick another name", name)
+	}
+	if err != nil {
+		return User{}, dbErr("insert user", err)
+	}
+	return u, nil
+}
+
+// SetUserPassword replaces a user's password.
+func (s *Store) SetUserPassword(ctx context.Context, name, password string) error {
+	if err := validatePassword(password); err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return Invalid("password", "password cannot be hashed: "+err.Error())
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE name = ?`, string(hash), name)
+	if err != nil {
+		return dbErr("update user", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return newErr(ErrNotFound, "username", "user %q does not exist", name)
+	}
+	return nil
+}
+
+// Authenticate checks a password in constant time against the stored hash.
+// Unknown user or wrong password both give ErrNotFound.
+func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
+	var u User
+	var hash, role string
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
+		Scan(&u.Name, &hash, &role, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return User{}, errBadCredentials()
+	}
+	if err != nil {
+		return User{}, dbErr("get user", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return User{}, errBadCredentials()
+	}
+	u.Role = Role(role)
+	u.CreatedAt = fromNanos(created)
+	return u, nil
+}
+
+// GetUser returns a user.
+func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
+	var u User
+	var role string
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return User{}, newErr(ErrNotFound, "username", "user %q does not exist", name)
+	}
+	if err != nil {
+		return User{}, dbErr("get user", err)
+	}
+	u.Role = Role(role)
+	u.CreatedAt = fromNanos(created)
+	return u, nil
+}
+
+// ListUsers lists users by name.
+func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
+	if err != nil {
+		return nil, dbErr("list users", err)
+	}
+	defer rows.Close()
+	out := []User{}
+	for rows.Next() {
+		var u User
+		var role string
+		var created int64
+		if err := rows.Scan(&u.Name, &role, &created); err != nil {
+			return nil, dbErr("list users", err)
+		}
+		u.Role, u.CreatedAt = Role(role), fromNanos(created)
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// DeleteUser removes a user.
+func (s *Store) DeleteUser(ctx context.Context, name string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM users WHERE name = ?`, name)
+	if err != nil {
+		return dbErr("delete user", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return newErr(ErrNotFound, "username", "user %q does not exist", name)
+	}
+	return nil
+}
+
+// CountUsers counts users (0 on first start).
+func (s *Store) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+		return 0, dbErr("count users", err)
+	}
+	return n, nil
+}
+
+// EnsureAdmin creates the user "admin" when no users exist, with password,
+// or with a random 20-character one returned in generated when password is
+// empty. created is false (and nothing changes) when any user exists.
+func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated string, created bool, err error) {
+	if password == "" {
+		generated = randomBase62(generatedPasswordLen)
+		password = generated
+	} else if err := validatePassword(password); err != nil {
+		return "", false, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", false, Invalid("password", "password cannot be hashed: "+err.Error())
+	}
+	// Check and insert under one write lock, so a CLI and a server starting
+	// together make one admin.
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+			return dbErr("count users", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES ('admin', ?, ?, ?)`,
+			string(hash), string(RoleAdmin), s.now().UnixNano()); err != nil {
+			return dbErr("insert admin", err)
+		}
+		created = true
+		return nil
+	})
+	if err != nil || !created {
+		return "", false, err
+	}
+	return generated, true, nil
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomBase62 returns n uniformly random base62 characters.
+func randomBase62(n int) string {
+	out := make([]byte, 0, n)
+	buf := make([]byte, n*2)
+	for len(out) < n {
+		_, _ = rand.Read(buf) // crypto/rand.Read never fails on supported platforms
+		for _, b := range buf {
+			if b < 248 { // 248 = 4*62: rejecting the rest keeps the draw uniform
+				out = append(out, base62[b%62])
+				if len(out) == n {
+					break
+				}
+			}
+		}
+	}
+	return string(out)
+}
