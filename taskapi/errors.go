@@ -1,0 +1,113 @@
+package taskapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/tasks"
+)
+
+// apiError is one error answer: the HTTP status, the contract's error name
+// and numeric code, and a sentence telling the caller what to do.
+type apiError struct {
+	status int
+	name   string
+	code   int
+	detail string
+	cause  error // logged, never shown
+}
+
+func (e *apiError) Error() string { return e.name + ": " + e.detail }
+
+// The contract's error names and codes.
+func invalid(detail string) *apiError {
+	return &apiError{status: http.StatusBadRequest, name: "InvalidInput", code: 13, detail: detail}
+}
+
+func unauthenticated(detail string) *apiError {
+	return &apiError{status: http.StatusUnauthorized, name: "Unauthenticated", code: 16, detail: detail}
+}
+
+func forbidden(detail string) *apiError {
+	return &apiError{status: http.StatusForbidden, name: "PermissionDenied", code: 15, detail: detail}
+}
+
+func tableNotFound(detail string) *apiError {
+	return &apiError{status: http.StatusNotFound, name: "TableNotFound", code: 4, detail: detail}
+}
+
+func taskNotFound(detail string) *apiError {
+	return &apiError{status: http.StatusNotFound, name: "TaskNotFound", code: 10000, detail: detail}
+}
+
+func internal(cause error) *apiError {
+	return &apiError{status: http.StatusInternalServerError, name: "InternalError", code: 18,
+		detail: "floe failed unexpectedly; the server log has the cause under this request id", cause: cause}
+}
+
+// fromService maps a tasks or catalog error to an answer.
+func fromService(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	msg := err.Error()
+	var te *tasks.Error
+	if errors.As(err, &te) {
+		msg = te.Message
+	}
+	var ce *catalog.Error
+	if errors.As(err, &ce) {
+		msg = ce.Message
+	}
+	switch {
+	case errors.Is(err, tasks.ErrInvalid), errors.Is(err, catalog.ErrInvalid):
+		return invalid(msg)
+	case errors.Is(err, tasks.ErrNotFound):
+		return taskNotFound(msg)
+	case errors.Is(err, tasks.ErrConflict):
+		return &apiError{status: http.StatusConflict, name: "TaskStateConflict", code: 10001, detail: msg}
+	case errors.Is(err, tasks.ErrQuota):
+		return &apiError{status: http.StatusTooManyRequests, name: "TaskQuotaExceeded", code: 10002, detail: msg}
+	case errors.Is(err, catalog.ErrNotFound):
+		return tableNotFound(msg)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		e := internal(err)
+		e.detail = "the request ended before floe answered; retry"
+		return e
+	}
+	return internal(err)
+}
+
+type errorBody struct {
+	Error    string `json:"error"`
+	Code     int    `json:"code"`
+	Detail   string `json:"detail"`
+	Instance string `json:"instance"`
+}
+
+// writeError renders and logs an error answer; the one place that does.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiError) {
+	level := slog.LevelInfo
+	if e.status >= 500 {
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.String("request_id", reqID), slog.Int("status", e.status),
+		slog.Int("code", e.code), slog.String("detail", e.detail),
+	}
+	if e.cause != nil {
+		attrs = append(attrs, slog.String("cause", e.cause.Error()))
+	}
+	h.log.LogAttrs(r.Context(), level, "lance task request failed", attrs...)
+	b, _ := json.Marshal(errorBody{Error: e.name, Code: e.code, Detail: e.detail, Instance: reqID})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(e.status)
+	w.Write(b)
+}

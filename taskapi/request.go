@@ -1,0 +1,155 @@
+package taskapi
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/floe/floe/catalog"
+)
+
+// Caps on what a request may carry.
+const (
+	// maxBodyBytes: task bodies are a handful of options; 64 KiB holds a
+	// long index_names list with room to spare.
+	maxBodyBytes = 64 << 10
+	// maxDelimiterBytes: a delimiter is a separator, not a sentence.
+	maxDelimiterBytes = 16
+	// defaultDelimiter joins namespace and table when ?delimiter= is absent.
+	defaultDelimiter = "$"
+)
+
+// request is what every operation has checked before it runs.
+type request struct {
+	bucket string
+	table  catalog.Table
+	query  url.Values
+	body   []byte
+}
+
+// prepare runs the checks every operation shares, in order: the Host names
+// a bucket, the caller may act on it, the query and {id} are well formed,
+// Content-MD5 matches, the bucket exists and the table exists as LANCE.
+func (h *handler) prepare(r *http.Request, o op, rawID string) (*request, *apiError) {
+	bucket, e := bucketFromHost(r.Host)
+	if e != nil {
+		return nil, e
+	}
+	if e := h.authorize(r, bucket, o.write); e != nil {
+		return nil, e
+	}
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, invalid("the query string is not valid URL encoding")
+	}
+	delim, e := parseDelimiter(query.Get("delimiter"))
+	if e != nil {
+		return nil, e
+	}
+	ns, name, e := parseID(rawID, delim)
+	if e != nil {
+		return nil, e
+	}
+	body, e := readBody(r)
+	if e != nil {
+		return nil, e
+	}
+	if _, err := h.store.GetBucket(r.Context(), bucket); err != nil {
+		if errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid) {
+			return nil, tableNotFound("bucket " + bucket + " does not exist; create it first, or check the Host header (the bucket is its first label)")
+		}
+		return nil, internal(err)
+	}
+	t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: []string{ns}, Name: name})
+	switch {
+	case errors.Is(err, catalog.ErrNotFound) || err == nil && t.State == catalog.StateDeregistered:
+		return nil, tableNotFound("table " + ns + delim + name + " does not exist in bucket " + bucket)
+	case err != nil:
+		return nil, fromService(err)
+	case t.Format != catalog.FormatLance:
+		return nil, invalid("table " + ns + delim + name + " is a " + string(t.Format) + " table; maintenance tasks run on LANCE tables only")
+	}
+	return &request{bucket: bucket, table: t, query: query, body: body}, nil
+}
+
+// bucketFromHost takes the bucket from the Host's first DNS label, ignoring
+// the port. An IP or a single-label host (localhost) names no bucket.
+func bucketFromHost(hostport string) (string, *apiError) {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	label, _, dotted := strings.Cut(host, ".")
+	if !dotted || label == "" || net.ParseIP(host) != nil || net.ParseIP(strings.Trim(host, "[]")) != nil {
+		return "", invalid("a bucket host is required, e.g. mybucket.localhost: the bucket is the first label of the Host header (got " + quoteHost(hostport) + ")")
+	}
+	return label, nil
+}
+
+func quoteHost(h string) string {
+	if h == "" {
+		return "no Host"
+	}
+	return `"` + h + `"`
+}
+
+// parseDelimiter applies the ?delimiter= rules: absent or empty means $;
+// several characters are fine; /, : and - are refused (they appear in paths,
+// hosts and names).
+func parseDelimiter(d string) (string, *apiError) {
+	if d == "" {
+		return defaultDelimiter, nil
+	}
+	if strings.ContainsAny(d, "/:-") {
+		return "", invalid("delimiter must not contain '/', ':' or '-'; omit it to use $")
+	}
+	if len(d) > maxDelimiterBytes {
+		return "", invalid("delimiter is at most 16 bytes; omit it to use $")
+	}
+	return d, nil
+}
+
+// parseID URL-decodes {id} and splits it into exactly a namespace and a
+// table, both non-empty.
+func parseID(rawID, delim string) (string, string, *apiError) {
+	id, err := url.PathUnescape(rawID)
+	if err != nil {
+		return "", "", invalid("the table id in the path is not valid URL encoding")
+	}
+	parts := strings.Split(id, delim)
+	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		return "", "", invalid("the table id must be namespace" + delim + "table: exactly one namespace and one table name, both non-empty (got " + `"` + id + `")`)
+	}
+	return parts[0], parts[1], nil
+}
+
+// readBody reads the body up to maxBodyBytes and checks Content-MD5 when the
+// request carries one.
+func readBody(r *http.Request) ([]byte, *apiError) {
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+		if err != nil {
+			return nil, invalid("the request body could not be read")
+		}
+		if len(b) > maxBodyBytes {
+			return nil, invalid("the request body is larger than 64 KiB; task bodies are small JSON objects")
+		}
+		body = b
+	}
+	if vals, ok := r.Header["Content-Md5"]; ok {
+		want, err := base64.StdEncoding.DecodeString(strings.TrimSpace(vals[0]))
+		sum := md5.Sum(body)
+		if err != nil || len(want) != md5.Size || !bytes.Equal(want, sum[:]) {
+			return nil, invalid("Content-MD5 does not match the body: send the base64 of the body's MD5 digest, or leave the header out")
+		}
+	}
+	return body, nil
+}

@@ -1,0 +1,141 @@
+package tasks
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/floe/floe/catalog"
+)
+
+// JobRunner hands a task to whatever executes it (the plugin channel's job
+// scheduler). objectID is the table id; params are the task's params with
+// every non-string value JSON-encoded, plus task_id, bucket, namespace and
+// table so a worker can name what it works on.
+type JobRunner interface {
+	SubmitJob(ctx context.Context, jobType, objectID string, params map[string]string) (jobID string, err error)
+}
+
+// Service stores tasks and links them to jobs. It is safe for concurrent use.
+type Service struct {
+	db     *sql.DB
+	store  *catalog.Store
+	runner JobRunner
+	log    *slog.Logger
+	now    func() time.Time
+
+	mu       sync.Mutex
+	claimed  map[string]bool     // task ids being handed to the runner right now
+	early    map[string]earlyJob // job updates that arrived before their job id was stored
+	earlyOrd []string            // early's keys, oldest first, for eviction
+}
+
+// earlyJob is a job update held until the job id is linked to its task.
+type earlyJob struct {
+	at     time.Time
+	update JobUpdate
+}
+
+// Caps and timeouts of the job link.
+const (
+	// maxEarlyUpdates bounds the updates held for job ids not (yet) linked
+	// to a task; most are jobs that are not tasks at all (scheduled
+	// maintenance), so the oldest are dropped.
+	maxEarlyUpdates = 1024
+	// earlyUpdateTTL: a task's job id is stored milliseconds after the
+	// runner returns it, so anything older is not a task's job.
+	earlyUpdateTTL = time.Minute
+	// submitTimeout bounds one hand-over to the runner so a stuck scheduler
+	// cannot hold a client's request; the task then waits as submitted.
+	submitTimeout = 10 * time.Second
+	// startupTimeout bounds the recovery queries run by New.
+	startupTimeout = 30 * time.Second
+)
+
+// New returns the task service over the catalog's database (tables from
+// migration 0030). runner may be nil: tasks then wait as submitted.
+//
+// Recovery on start: a task left running by a previous process is marked
+// failed (code FloeRestarted) because its job cannot be re-attached; a task
+// left submitted forgets its old job id and is handed to the runner again by
+// Resume, which the caller runs once the runner can take jobs.
+func New(db *sql.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{
+		db: db, store: store, runner: runner, log: log, now: time.Now,
+		claimed: map[string]bool{}, early: map[string]earlyJob{},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	if err := s.recover(ctx); err != nil {
+		// The service still works; the stale rows stay as they are and the
+		// next start tries again.
+		log.Error("tasks: recovering unfinished tasks failed", "err", err)
+	}
+	return s
+}
+
+// recover fails the tasks a previous process left running and unlinks the
+// submitted ones from jobs that process owned.
+func (s *Service) recover(ctx context.Context) error {
+	now := micros(s.now())
+	res, err := s.db.ExecContext(ctx, `UPDATE lance_tasks
+		SET status = 'failed', completed_at = ?, error_code = ?, error_message = ?,
+		    started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END
+		WHERE status = 'running'`, now, FailRestarted, restartMessage, now)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		s.log.Warn("tasks: marked tasks failed that were running when floe stopped", "count", n)
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE lance_tasks SET job_id = '' WHERE status = 'submitted' AND job_id <> ''`)
+	return err
+}
+
+// Resume hands every submitted task that has no job yet to the runner,
+// oldest first. Call it once after New when the runner is ready, and again
+// whenever the runner may take work it refused before (a worker connected).
+// It returns how many tasks were handed over.
+func (s *Service) Resume(ctx context.Context) (int, error) {
+	if s.runner == nil {
+		return 0, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM lance_tasks
+		WHERE status = 'submitted' AND job_id = '' ORDER BY created_at, id`)
+	if err != nil {
+		return 0, err
+	}
+	list, err := scanTasks(rows)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range list {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		if s.dispatch(ctx, t) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(n).UTC()
+}
