@@ -1,0 +1,198 @@
+package lancerest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+// Code is a Lance Namespace error code (the spec's ErrorResponse.code).
+type Code int
+
+// The codes floe answers with; the spec defines more (index, tag,
+// transaction, column, state, schema, branch) that a metadata-only catalog
+// never produces.
+const (
+	CodeUnsupported            Code = 0
+	CodeNamespaceNotFound      Code = 1
+	CodeNamespaceAlreadyExists Code = 2
+	CodeNamespaceNotEmpty      Code = 3
+	CodeTableNotFound          Code = 4
+	CodeTableAlreadyExists     Code = 5
+	CodeTableVersionNotFound   Code = 11
+	CodeInvalidInput           Code = 13
+	CodeConcurrentModification Code = 14
+	CodePermissionDenied       Code = 15
+	CodeUnauthenticated        Code = 16
+	CodeServiceUnavailable     Code = 17
+	CodeInternal               Code = 18
+	CodeThrottling             Code = 21
+)
+
+// Status is the HTTP status the spec pairs with a code.
+func (c Code) Status() int {
+	switch c {
+	case CodeUnsupported:
+		return http.StatusNotAcceptable
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableVersionNotFound:
+		return http.StatusNotFound
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeConcurrentModification:
+		return http.StatusConflict
+	case CodeInvalidInput:
+		return http.StatusBadRequest
+	case CodePermissionDenied:
+		return http.StatusForbidden
+	case CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case CodeServiceUnavailable:
+		return http.StatusServiceUnavailable
+	case CodeThrottling:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is an API error: a code, a short message and a sentence telling the
+// caller what to do. Handlers return it; WriteError renders it.
+type Error struct {
+	Code   Code
+	Status int    // 0 means Code.Status()
+	Msg    string // the spec's "error": what failed
+	Detail string // the spec's "detail": why, and what to do next
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func (e *Error) status() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	return e.Code.Status()
+}
+
+// NewError builds an API error with the code's usual HTTP status.
+func NewError(code Code, msg, detail string) *Error {
+	return &Error{Code: code, Msg: msg, Detail: detail}
+}
+
+func invalid(msg, detail string) *Error { return NewError(CodeInvalidInput, msg, detail) }
+
+func forbidden(msg string) *Error {
+	return NewError(CodePermissionDenied, msg,
+		"Use an API key whose role and bucket scope allow this; readonly keys may only read.")
+}
+
+// errorBody is the spec's ErrorResponse.
+type errorBody struct {
+	Error    string `json:"error"`
+	Code     Code   `json:"code"`
+	Detail   string `json:"detail"`
+	Instance string `json:"instance"`
+}
+
+// WriteError renders err in the Lance Namespace error shape, with the request
+// id as "instance", and logs it once. Any error that is not an *Error is
+// mapped from the catalog's kinds by asError; unknown errors become code 18
+// without leaking their text.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	e := asError(err, CodeNamespaceNotFound)
+	writeAPIError(w, r, e, err)
+}
+
+func writeAPIError(w http.ResponseWriter, r *http.Request, e *Error, cause error) {
+	id := RequestID(r.Context())
+	status := e.status()
+	logRequestError(r, id, status, e, cause)
+	b, _ := json.Marshal(errorBody{Error: e.Msg, Code: e.Code, Detail: e.Detail, Instance: id})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func logRequestError(r *http.Request, id string, status int, e *Error, cause error) {
+	lg := loggerFrom(r.Context())
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	if !lg.Enabled(r.Context(), level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.String("request_id", id),
+		slog.Int("status", status),
+		slog.Int("code", int(e.Code)),
+		slog.String("error", e.Msg),
+	}
+	if cause != nil && cause != error(e) {
+		attrs = append(attrs, slog.String("cause", cause.Error()))
+	}
+	lg.LogAttrs(r.Context(), level, "lance rest request failed", attrs...)
+}
+
+// asError turns any error into an *Error. notFound is the code for
+// catalog.ErrNotFound when the catalog does not say which object was missing
+// (1 for namespace operations, 4 for table operations).
+func asError(err error, notFound Code) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	msg := err.Error()
+	var ce *catalog.Error
+	if errors.As(err, &ce) {
+		msg = ce.Message
+	}
+	switch {
+	case errors.Is(err, catalog.ErrNotFound):
+		code := notFound
+		if ce != nil && (ce.Field == "namespace" || ce.Field == "bucket") {
+			code = CodeNamespaceNotFound
+		}
+		return NewError(code, msg, "Check the identifier; list the parent namespace to see what exists.")
+	case errors.Is(err, catalog.ErrAlreadyExists):
+		code := CodeTableAlreadyExists
+		if notFound == CodeNamespaceNotFound {
+			code = CodeNamespaceAlreadyExists
+		}
+		return NewError(code, msg, "Pick another name, or use mode ExistOk/Overwrite where the operation offers it.")
+	case errors.Is(err, catalog.ErrNotEmpty):
+		return NewError(CodeNamespaceNotEmpty, msg, "Drop what it contains first, or drop with behavior Cascade (which deletes the data).")
+	case errors.Is(err, catalog.ErrConflict):
+		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
+	case errors.Is(err, catalog.ErrInvalid):
+		return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
+	}
+	return NewError(CodeInternal, "internal error",
+		"The catalog failed unexpectedly; the server log has the cause under this request id.")
+}
+
+// notFoundRoute answers a path that is no operation of the spec.
+func notFoundRoute(w http.ResponseWriter, r *http.Request) {
+	writeAPIError(w, r, &Error{
+		Code:   CodeInvalidInput,
+		Status: http.StatusNotFound,
+		Msg:    "no such route: " + r.Method + " " + r.URL.Path,
+		Detail: "The Lance Namespace REST API lives under /v1/namespace/{id}/... and /v1/table/{id}/...; see the Lance Namespace spec.",
+	}, nil)
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	writeAPIError(w, r, &Error{
+		Code:   CodeInvalidInput,
+		Status: http.StatusMethodNotAllowed,
+		Msg:    r.Method + " is not allowed on " + r.URL.Path,
+		Detail: "Use " + allow + " for this operation.",
+	}, nil)
+}

@@ -1,0 +1,109 @@
+package lancerest
+
+import (
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultDelimiter joins identifier names in a URL when ?delimiter= is absent.
+const DefaultDelimiter = "$"
+
+// Caps on the identifier codec; the catalog's name rules are stricter, these
+// only keep a hostile path from costing memory or time before they run.
+const (
+	maxIdentifierBytes = 4096 // 64 levels of 63-byte names with delimiters fit easily
+	maxIdentifierParts = 64   // deeper than any real namespace tree
+	maxDelimiterBytes  = 16   // a delimiter is a separator, not a sentence
+)
+
+// parseDelimiter returns the delimiter from the raw ?delimiter= value ("" means
+// absent or empty: the default).
+func parseDelimiter(raw string) (string, *Error) {
+	if raw == "" {
+		return DefaultDelimiter, nil
+	}
+	d, err := url.QueryUnescape(raw)
+	if err != nil {
+		return "", invalid("delimiter is not valid URL encoding", "Percent-encode the delimiter, e.g. ?delimiter=%24 for $.")
+	}
+	if d == "" {
+		return DefaultDelimiter, nil
+	}
+	if len(d) > maxDelimiterBytes || !utf8.ValidString(d) || strings.ContainsRune(d, 0) {
+		return "", invalid("delimiter is not usable", "A delimiter is 1-16 bytes of valid UTF-8 without NUL; the default is $.")
+	}
+	return d, nil
+}
+
+// parseIdentifier splits the {id} path segment (still percent-encoded) into
+// names. The delimiter alone is the root and yields an empty, non-nil slice.
+// Empty names are refused rather than merged.
+func parseIdentifier(rawSegment, delim string) ([]string, *Error) {
+	seg := rawSegment
+	if strings.IndexByte(seg, '%') >= 0 {
+		var err error
+		seg, err = url.PathUnescape(rawSegment)
+		if err != nil {
+			return nil, invalid("identifier is not valid URL encoding", "Percent-encode each identifier in the path, e.g. %24 for $.")
+		}
+	}
+	return splitIdentifier(seg, delim)
+}
+
+// splitIdentifier splits a decoded identifier string.
+func splitIdentifier(s, delim string) ([]string, *Error) {
+	if s == "" {
+		return nil, invalid("identifier is empty", "Give the names joined by the delimiter, or the delimiter alone for the root.")
+	}
+	if len(s) > maxIdentifierBytes {
+		return nil, invalid("identifier is too long", "An identifier is at most 4096 bytes.")
+	}
+	if s == delim {
+		return []string{}, nil
+	}
+	n := strings.Count(s, delim) + 1
+	if n > maxIdentifierParts {
+		return nil, invalid("identifier has too many levels", "An identifier has at most 64 names.")
+	}
+	parts := make([]string, 0, n)
+	for {
+		i := strings.Index(s, delim)
+		part := s
+		if i >= 0 {
+			part = s[:i]
+		}
+		if part == "" {
+			return nil, invalid("identifier has an empty name", "Names between delimiters must not be empty (a$$b and a trailing $ are refused).")
+		}
+		if !utf8.ValidString(part) || strings.IndexByte(part, 0) >= 0 {
+			return nil, invalid("identifier name is not valid text", "Names are UTF-8 without NUL; floe names use a-z, 0-9, _ and -.")
+		}
+		parts = append(parts, part)
+		if i < 0 {
+			return parts, nil
+		}
+		s = s[i+len(delim):]
+	}
+}
+
+// joinIdentifier is the inverse of splitIdentifier for non-root ids.
+func joinIdentifier(parts []string, delim string) string {
+	if len(parts) == 0 {
+		return delim
+	}
+	return strings.Join(parts, delim)
+}
+
+// sameID reports whether a body's id equals the path's.
+func sameID(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

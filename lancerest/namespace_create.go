@@ -1,0 +1,119 @@
+package lancerest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+// createNamespace: POST /v1/namespace/{id}/create. One name creates a LANCE
+// bucket; deeper ids create a namespace level whose parent must exist.
+func createNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	var req createNamespaceRequest
+	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeCreateNamespace(b, c.id); return }); e != nil {
+		return e
+	}
+	ctx := r.Context()
+	if len(c.id) == 0 {
+		if req.mode == modeExistOk {
+			return writeJSON(w, propsResponse{Properties: emptyProps})
+		}
+		return NewError(CodeNamespaceAlreadyExists, "the root namespace always exists",
+			"Create a bucket with a one-name id, e.g. POST /v1/namespace/my-bucket/create.")
+	}
+	if e := validateNamespaceID(c.id); e != nil {
+		return e
+	}
+	if len(c.id) == 1 {
+		return s.createBucket(ctx, w, c, req)
+	}
+	return s.createChild(ctx, w, c, req)
+}
+
+func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *call, req createNamespaceRequest) *Error {
+	name := c.id[0]
+	if c.key.Role != catalog.RoleReadWrite || c.key.Bucket != "" {
+		return forbidden("creating a bucket needs a readwrite API key without a bucket scope")
+	}
+	b, err := s.store.GetBucket(ctx, name)
+	switch {
+	case err == nil:
+		if b.Format == catalog.FormatIceberg {
+			return NewError(CodeNamespaceAlreadyExists, "bucket "+quote(name)+" already exists and is declared for Iceberg",
+				"Bucket names are unique across formats; pick another name for a Lance bucket.")
+		}
+		switch req.mode {
+		case modeCreate:
+			return NewError(CodeNamespaceAlreadyExists, "namespace "+quote(name)+" already exists",
+				"Use mode ExistOk to accept an existing bucket.")
+		case modeExistOk:
+			return writeJSON(w, propsResponse{Properties: propsOrEmpty(b.Tags)})
+		}
+		// Overwrite: the spec drops the namespace (and so its data) and creates it empty.
+		if ice, err := s.hasIcebergTables(ctx, b, nil); err != nil {
+			return asError(err, CodeNamespaceNotFound)
+		} else if ice {
+			return icebergInside(c.id, c.delim)
+		}
+		if err := s.store.DeleteBucket(ctx, name, true); err != nil && !errors.Is(err, catalog.ErrNotFound) {
+			return asError(err, CodeNamespaceNotFound)
+		}
+	case !errors.Is(err, catalog.ErrNotFound):
+		return asError(err, CodeNamespaceNotFound)
+	}
+	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: req.Properties})
+	if err != nil {
+		if errors.Is(err, catalog.ErrAlreadyExists) && req.mode == modeExistOk {
+			return writeJSON(w, propsResponse{Properties: emptyProps})
+		}
+		return asError(err, CodeNamespaceNotFound)
+	}
+	return writeJSON(w, propsResponse{Properties: propsOrEmpty(nb.Tags)})
+}
+
+func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call, req createNamespaceRequest) *Error {
+	bucket, levels := c.id[0], c.id[1:]
+	if e := canWrite(c.key, bucket); e != nil {
+		return e
+	}
+	b, e := s.lanceBucket(ctx, bucket, c.delim)
+	if e != nil {
+		return e
+	}
+	ns, err := s.store.CreateNamespace(ctx, bucket, levels, req.Properties)
+	if err == nil {
+		return writeJSON(w, propsResponse{Properties: propsOrEmpty(ns.Properties)})
+	}
+	if errors.Is(err, catalog.ErrNotFound) {
+		return nsNotFound(c.id[:len(c.id)-1], c.delim)
+	}
+	if !errors.Is(err, catalog.ErrAlreadyExists) {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	switch req.mode {
+	case modeCreate:
+		return NewError(CodeNamespaceAlreadyExists, "namespace "+quote(joinIdentifier(c.id, c.delim))+" already exists",
+			"Use mode ExistOk to accept an existing namespace.")
+	case modeExistOk:
+		ns, err := s.store.GetNamespace(ctx, bucket, levels)
+		if err != nil {
+			return asError(err, CodeNamespaceNotFound)
+		}
+		return writeJSON(w, propsResponse{Properties: propsOrEmpty(ns.Properties)})
+	}
+	if ice, err := s.hasIcebergTables(ctx, b, levels); err != nil {
+		return asError(err, CodeNamespaceNotFound)
+	} else if ice {
+		return icebergInside(c.id, c.delim)
+	}
+	if err := s.store.DropNamespace(ctx, bucket, levels, true); err != nil && !errors.Is(err, catalog.ErrNotFound) {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	ns, err = s.store.CreateNamespace(ctx, bucket, levels, req.Properties)
+	if err != nil {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	return writeJSON(w, propsResponse{Properties: propsOrEmpty(ns.Properties)})
+}

@@ -1,0 +1,69 @@
+package lancerest
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+// dropNamespace: POST /v1/namespace/{id}/drop. mode Fail (404 when missing) or
+// Skip; behavior Restrict (409 code 3 when not empty) or Cascade, which drops
+// every Lance table inside with its data.
+func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	var req dropNamespaceRequest
+	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeDropNamespace(b, c.id); return }); e != nil {
+		return e
+	}
+	if len(c.id) == 0 {
+		return invalid("the root namespace cannot be dropped", "Drop a bucket with a one-name id, or a namespace inside it.")
+	}
+	if e := validateNamespaceID(c.id); e != nil {
+		return e
+	}
+	ctx := r.Context()
+	bucket := c.id[0]
+	if len(c.id) == 1 {
+		if c.key.Role != catalog.RoleReadWrite || c.key.Bucket != "" {
+			return forbidden("dropping a bucket needs a readwrite API key without a bucket scope")
+		}
+	} else if e := canWrite(c.key, bucket); e != nil {
+		return e
+	}
+	missing := func() *Error {
+		if req.skip {
+			return writeJSON(w, struct{}{})
+		}
+		return nsNotFound(c.id, c.delim)
+	}
+	b, e := s.lanceBucket(ctx, bucket, c.delim)
+	if e != nil {
+		if e.Code == CodeNamespaceNotFound {
+			return missing()
+		}
+		return e
+	}
+	if req.cascade {
+		if ice, err := s.hasIcebergTables(ctx, b, c.id[1:]); err != nil {
+			return asError(err, CodeNamespaceNotFound)
+		} else if ice {
+			return icebergInside(c.id, c.delim)
+		}
+	}
+	var err error
+	if len(c.id) == 1 {
+		err = s.store.DeleteBucket(ctx, bucket, req.cascade)
+	} else {
+		err = s.store.DropNamespace(ctx, bucket, c.id[1:], req.cascade)
+	}
+	switch {
+	case err == nil:
+		return writeJSON(w, struct{}{})
+	case errors.Is(err, catalog.ErrNotFound):
+		return missing()
+	case errors.Is(err, catalog.ErrNotEmpty):
+		return NewError(CodeNamespaceNotEmpty, "namespace "+quote(joinIdentifier(c.id, c.delim))+" is not empty",
+			"Drop its tables and child namespaces first, or drop with behavior Cascade (which deletes their data).")
+	}
+	return asError(err, CodeNamespaceNotFound)
+}

@@ -1,0 +1,157 @@
+// Package lancerest serves the Lance Namespace REST API (/v1/...) over the
+// catalog: namespaces and table entries only. Data-plane operations answer
+// Unsupported, because LanceDB and Lance write datasets straight to storage at
+// the location the catalog hands out.
+package lancerest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/floe/floe/catalog"
+)
+
+// Config configures a Server.
+type Config struct {
+	Store  *catalog.Store
+	Logger *slog.Logger
+	// Anonymous lets requests without a key read and write every bucket
+	// (--lance-anonymous). Off by default; a wrong key is refused either way.
+	Anonymous bool
+}
+
+// Server is the Lance Namespace REST API.
+type Server struct {
+	store     *catalog.Store
+	log       *slog.Logger
+	anonymous bool
+	keys      keyVerifier
+
+	idPrefix string
+	seq      atomic.Uint64
+
+	mounts []mount
+}
+
+type mount struct {
+	prefix string
+	h      http.Handler
+}
+
+// New builds a Server.
+func New(cfg Config) *Server {
+	lg := cfg.Logger
+	if lg == nil {
+		lg = slog.Default()
+	}
+	var p [4]byte
+	rand.Read(p[:])
+	return &Server{
+		store:     cfg.Store,
+		log:       lg.With("component", "lancerest"),
+		anonymous: cfg.Anonymous,
+		keys:      keyVerifier{store: cfg.Store},
+		idPrefix:  "lr-" + hex.EncodeToString(p[:]) + "-",
+	}
+}
+
+// Mount serves h for every path under prefix (e.g. "/lance/oss/v1/") beside
+// the Lance Namespace routes, behind the same Authenticate middleware: h sees
+// KeyFrom(ctx) and RequestID(ctx) and can answer errors with WriteError.
+// Call Mount before serving; it is not safe to call concurrently with
+// requests.
+func (s *Server) Mount(prefix string, h http.Handler) {
+	s.mounts = append(s.mounts, mount{prefix: prefix, h: s.Authenticate(h)})
+}
+
+// Handler returns the handler for the Lance address.
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP routes one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, st := s.begin(w, r)
+	path := r.URL.EscapedPath()
+	for _, m := range s.mounts {
+		if strings.HasPrefix(path, m.prefix) {
+			m.h.ServeHTTP(w, r)
+			return
+		}
+	}
+	rt, ok := matchRoute(r.Method, path)
+	if !ok {
+		notFoundRoute(w, r)
+		return
+	}
+	if rt.allow != "" {
+		methodNotAllowed(w, r, rt.allow)
+		return
+	}
+	if e := s.authenticate(r, st); e != nil {
+		writeAPIError(w, r, e, nil)
+		return
+	}
+	c := call{key: st.key, rawQuery: r.URL.RawQuery}
+	delim, e := parseDelimiter(c.query("delimiter"))
+	if e != nil {
+		writeAPIError(w, r, e, nil)
+		return
+	}
+	c.delim = delim
+	if rt.hasID {
+		if c.id, e = parseIdentifier(rt.rawID, delim); e != nil {
+			writeAPIError(w, r, e, nil)
+			return
+		}
+	}
+	if e := rt.op(s, w, r, &c); e != nil {
+		writeAPIError(w, r, e, nil)
+		return
+	}
+	if lg := st.log; lg.Enabled(r.Context(), slog.LevelDebug) {
+		lg.LogAttrs(r.Context(), slog.LevelDebug, "lance rest request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("request_id", st.id))
+	}
+}
+
+// call is what the router parsed for an operation.
+type call struct {
+	id       []string
+	delim    string
+	key      catalog.APIKey
+	rawQuery string
+}
+
+func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
+
+// writeJSON renders a success body.
+func writeJSON(w http.ResponseWriter, v any) *Error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return asError(err, CodeInternal)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	w.Write(b)
+	return nil
+}
+
+// writeEmpty answers 200 with no body (the *Exists operations).
+func writeEmpty(w http.ResponseWriter) *Error {
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// keyVerifier checks API keys against the catalog.
+type keyVerifier struct {
+	store *catalog.Store
+}
+
+func (v keyVerifier) verify(ctx context.Context, secret string) (catalog.APIKey, error) {
+	return v.store.VerifyAPIKey(ctx, secret)
+}

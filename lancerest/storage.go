@@ -1,0 +1,131 @@
+package lancerest
+
+import (
+	"context"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/floe/floe/catalog"
+)
+
+// storageOptions are the options a Lance SDK needs to open a table's
+// location. A local warehouse needs none; an S3 warehouse will add endpoint,
+// region, allow_http and (with vend_credentials) keys plus expires_at_millis
+// here, in this one place.
+func storageOptions(t catalog.Table) map[string]string {
+	return emptyProps
+}
+
+// tableURI is the location as a complete URI.
+func tableURI(location string) string {
+	if strings.Contains(location, "://") {
+		return location
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(location)}).String()
+}
+
+// localPath turns a location (a path or a file:// URI) into a clean absolute
+// local path; ok is false for any other scheme or a relative path.
+func localPath(loc string) (string, bool) {
+	if strings.HasPrefix(loc, "file://") {
+		u, err := url.Parse(loc)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return "", false
+		}
+		loc = u.Path
+	} else if strings.Contains(loc, "://") {
+		return "", false
+	}
+	if strings.IndexByte(loc, 0) >= 0 || !filepath.IsAbs(loc) {
+		return "", false
+	}
+	return filepath.Clean(loc), true
+}
+
+// insideDir reports whether path lies strictly inside dir (both clean).
+func insideDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// versionScan lists <location>/_versions and returns the latest version and
+// whether want (if non-zero) is among them. Manifest names are V1
+// "{v}.manifest" or V2 "{u64::MAX - v:020}.manifest" (always 20 digits).
+func versionScan(location string, want uint64) (latest uint64, found bool) {
+	f, err := os.Open(filepath.Join(location, "_versions"))
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	for _, n := range names {
+		v, ok := parseManifestName(n)
+		if !ok {
+			continue
+		}
+		if v > latest {
+			latest = v
+		}
+		if want != 0 && v == want {
+			found = true
+		}
+	}
+	return latest, found
+}
+
+// parseManifestName returns the version a manifest file name records.
+func parseManifestName(name string) (uint64, bool) {
+	stem, ok := strings.CutSuffix(name, ".manifest")
+	if !ok || stem == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(stem, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if len(stem) == 20 { // V2: zero-padded inverted version
+		return math.MaxUint64 - n, true
+	}
+	return n, true
+}
+
+// hasData reports whether a Lance dataset has been written at location.
+func hasData(location string) bool {
+	v, _ := versionScan(location, 0)
+	return v > 0
+}
+
+// observeCreated records declared → created once the SDK has written the
+// dataset, so the catalog tells the same story as storage. It reports
+// whether the table has data.
+func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
+	if t.State == catalog.StateCreated {
+		return true
+	}
+	if !hasData(t.Location) {
+		return false
+	}
+	if t.State == catalog.StateDeclared {
+		if err := s.store.SetLanceState(ctx, t.ID, catalog.StateCreated); err != nil {
+			s.log.Warn("could not record table as created", "table_id", t.ID, "err", err)
+		}
+	}
+	return true
+}
+
+type ctxT = context.Context
+
+func filepathJoin(elem ...string) string { return filepath.Join(elem...) }
+
+// statDir reports whether path is an existing directory.
+func statDir(path string) (bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	return fi.IsDir(), nil
+}

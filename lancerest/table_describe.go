@@ -1,0 +1,119 @@
+package lancerest
+
+import (
+	"net/http"
+)
+
+type describeTableResponse struct {
+	Table             string            `json:"table,omitempty"`
+	Namespace         []string          `json:"namespace,omitempty"`
+	Version           *uint64           `json:"version,omitempty"`
+	Location          string            `json:"location"`
+	TableURI          string            `json:"table_uri,omitempty"`
+	StorageOptions    map[string]string `json:"storage_options"`
+	Properties        map[string]string `json:"properties"` // null: the catalog keeps no table properties
+	ManagedVersioning bool              `json:"managed_versioning"`
+	IsOnlyDeclared    *bool             `json:"is_only_declared,omitempty"`
+}
+
+// describeTable: POST /v1/table/{id}/describe. The hot path is one catalog
+// read; storage is listed only when version, load_detailed_metadata or
+// check_declared ask for it.
+func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	var req describeTableRequest
+	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeDescribeTable(b, c.id); return }); e != nil {
+		return e
+	}
+	withURI, e := flag(c, "with_table_uri", req.WithTableURI)
+	if e != nil {
+		return e
+	}
+	detailed, e := flag(c, "load_detailed_metadata", req.LoadDetailedMetadata)
+	if e != nil {
+		return e
+	}
+	checkDeclared, e := flag(c, "check_declared", req.CheckDeclared)
+	if e != nil {
+		return e
+	}
+	if _, e := flag(c, "vend_credentials", req.VendCredentials); e != nil {
+		return e
+	}
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	if e := canRead(c.key, ref.Bucket); e != nil {
+		return e
+	}
+	ctx := r.Context()
+	t, e := s.resolveTable(ctx, ref, c.id, c.delim)
+	if e != nil {
+		return e
+	}
+	resp := describeTableResponse{Location: t.Location, StorageOptions: storageOptions(t)}
+	if withURI {
+		resp.TableURI = tableURI(t.Location)
+	}
+	if req.Version != nil || detailed || checkDeclared {
+		var want uint64
+		if req.Version != nil {
+			want = uint64(*req.Version)
+		}
+		latest, found := versionScan(t.Location, want)
+		if req.Version != nil && !found {
+			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
+				"Leave version out for the latest, or pick one listed in the dataset's _versions/.")
+		}
+		if latest > 0 && t.State != "created" {
+			s.observeCreated(ctx, t)
+		}
+		if detailed || checkDeclared {
+			only := latest == 0
+			resp.IsOnlyDeclared = &only
+		}
+		if detailed {
+			resp.Table = ref.Name
+			resp.Namespace = c.id[:len(c.id)-1]
+			if latest > 0 {
+				resp.Version = &latest
+			}
+		}
+		if req.Version != nil {
+			v := want
+			resp.Version = &v
+		}
+	}
+	return writeJSON(w, resp)
+}
+
+// tableExists: POST /v1/table/{id}/exists; 200 or 404, no body.
+func tableExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	if e := withBody(r, func(b []byte) *Error { return decodeIDOnly(b, c.id) }); e != nil {
+		return e
+	}
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	if e := canRead(c.key, ref.Bucket); e != nil {
+		return e
+	}
+	if _, e := s.resolveTable(r.Context(), ref, c.id, c.delim); e != nil {
+		if e.Code == CodeTableNotFound {
+			w.WriteHeader(http.StatusNotFound)
+			return nil
+		}
+		return e
+	}
+	return writeEmpty(w)
+}
+
+// flag is true when the query or the body sets it.
+func flag(c *call, name string, body *bool) (bool, *Error) {
+	q, e := queryBool(c, name, false)
+	if e != nil {
+		return false, e
+	}
+	return q || (body != nil && *body), nil
+}

@@ -1,0 +1,114 @@
+package lancerest
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+type listTablesResponse struct {
+	Tables    []string `json:"tables"`
+	PageToken string   `json:"page_token,omitempty"`
+}
+
+// includeDeclared reads include_declared (default true) from the body or query.
+func includeDeclared(c *call, req listRequest) (bool, *Error) {
+	if req.IncludeDeclared != nil {
+		return *req.IncludeDeclared, nil
+	}
+	return queryBool(c, "include_declared", true)
+}
+
+// keepTable applies include_declared=false: a table only declared in the
+// catalog counts once the SDK has written its dataset.
+func (s *Server) keepTable(r *http.Request, t catalog.Table, withDeclared bool) bool {
+	if t.Format != catalog.FormatLance || t.State == catalog.StateDeregistered {
+		return false
+	}
+	return withDeclared || s.observeCreated(r.Context(), t)
+}
+
+// listTables: GET /v1/namespace/{id}/table/list. Names of the Lance tables
+// directly in a namespace; one catalog query when the namespace has tables.
+func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	req, opt, e := pageParams(r, c)
+	if e != nil {
+		return e
+	}
+	withDeclared, e := includeDeclared(c, req)
+	if e != nil {
+		return e
+	}
+	ctx := r.Context()
+	resp := listTablesResponse{Tables: []string{}}
+	if len(c.id) == 0 {
+		return writeJSON(w, resp) // tables live in namespaces of buckets, never at the root
+	}
+	if e := validateNamespaceID(c.id); e != nil {
+		return e
+	}
+	if e := canRead(c.key, c.id[0]); e != nil {
+		return e
+	}
+	if len(c.id) == 1 {
+		if _, e := s.lanceBucket(ctx, c.id[0], c.delim); e != nil {
+			return e
+		}
+		return writeJSON(w, resp)
+	}
+	items, next, err := s.store.ListTables(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
+		ListOptions: opt, Format: catalog.FormatLance, IncludeDeclared: withDeclared,
+	})
+	if errors.Is(err, catalog.ErrNotFound) {
+		return nsNotFound(c.id, c.delim)
+	}
+	if err != nil {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	if len(items) == 0 && opt.After == "" {
+		// An empty answer may also mean a bucket declared for Iceberg, which
+		// the Lance API does not serve; only then pay for the check.
+		if e := s.namespaceVisible(ctx, c.id, c.delim); e != nil {
+			return e
+		}
+	}
+	resp.Tables = make([]string, 0, len(items))
+	for _, t := range items {
+		if t.Format == catalog.FormatLance && t.State != catalog.StateDeregistered {
+			resp.Tables = append(resp.Tables, t.Name)
+		}
+	}
+	resp.PageToken = next
+	return writeJSON(w, resp)
+}
+
+// listAllTables: GET /v1/table. Full ids of every Lance table the key may see.
+func listAllTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	req, opt, e := pageParams(r, c)
+	if e != nil {
+		return e
+	}
+	withDeclared, e := includeDeclared(c, req)
+	if e != nil {
+		return e
+	}
+	var buckets []string
+	if c.key.Bucket != "" {
+		buckets = []string{c.key.Bucket}
+	}
+	items, next, err := s.store.ListAllTables(r.Context(), catalog.FormatLance, buckets, opt.After, opt.Limit)
+	if err != nil {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	resp := listTablesResponse{Tables: make([]string, 0, len(items)), PageToken: next}
+	id := make([]string, 0, 8)
+	for _, t := range items {
+		if !c.key.CanRead(t.Bucket) || !s.keepTable(r, t, withDeclared) {
+			continue
+		}
+		id = append(append(append(id[:0], t.Bucket), t.Namespace...), t.Name)
+		resp.Tables = append(resp.Tables, joinIdentifier(id, c.delim))
+	}
+	return writeJSON(w, resp)
+}

@@ -1,0 +1,55 @@
+package lancerest
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+// renameTable: POST /v1/table/{id}/rename. Moves the entry to new_table_name
+// (and new_namespace_id, within the same bucket); the data stays where it is.
+func renameTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	var req renameTableRequest
+	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeRenameTable(b, c.id); return }); e != nil {
+		return e
+	}
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	if err := catalog.ValidateTableName(req.NewTableName); err != nil {
+		return asError(err, CodeTableNotFound)
+	}
+	toNs := ref.Namespace
+	if req.NewNamespaceID != nil {
+		if len(req.NewNamespaceID) < 2 {
+			return invalid("new_namespace_id needs a bucket and a namespace", "Give the full namespace id, e.g. [\"bucket\", \"ns\"].")
+		}
+		if req.NewNamespaceID[0] != ref.Bucket {
+			return invalid("a table is renamed within its bucket", "new_namespace_id must start with bucket "+quote(ref.Bucket)+".")
+		}
+		if e := validateNamespaceID(req.NewNamespaceID); e != nil {
+			return e
+		}
+		toNs = req.NewNamespaceID[1:]
+	}
+	if e := canWrite(c.key, ref.Bucket); e != nil {
+		return e
+	}
+	ctx := r.Context()
+	if _, e := s.resolveTable(ctx, ref, c.id, c.delim); e != nil {
+		return e
+	}
+	_, err := s.store.RenameTable(ctx, ref, toNs, req.NewTableName)
+	switch {
+	case err == nil:
+		return writeJSON(w, struct{}{})
+	case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict):
+		return NewError(CodeTableAlreadyExists, "a table named "+quote(req.NewTableName)+" already exists there",
+			"Pick another name, or drop or rename the other table first.")
+	case errors.Is(err, catalog.ErrNotFound):
+		return nsNotFound(append([]string{ref.Bucket}, toNs...), c.delim)
+	}
+	return asError(err, CodeTableNotFound)
+}
