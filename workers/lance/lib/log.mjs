@@ -1,0 +1,28 @@
+// One line per event on stderr, logfmt-style, so `floe serve --with-worker`
+// can forward each line into its own log unchanged.
+
+const levels = { debug: 10, info: 20, warn: 30, error: 40 };
+const threshold = levels[(process.env.FLOE_LOG_LEVEL || 'info').toLowerCase()] ?? levels.info;
+
+function quote(v) {
+  const s = v instanceof Error ? v.message : typeof v === 'string' ? v : JSON.stringify(v);
+  if (s === undefined) return '""';
+  return /[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s;
+}
+
+function emit(level, msg, fields) {
+  if (levels[level] < threshold) return;
+  let line = `level=${level} msg=${quote(msg)}`;
+  for (const [k, v] of Object.entries(fields || {})) {
+    if (v === undefined) continue;
+    line += ` ${k}=${quote(v)}`;
+  }
+  process.stderr.write(line + '\n');
+}
+
+export const log = {
+  debug: (msg, f) => emit('debug', msg, f),
+  info: (msg, f) => emit('info', msg, f),
+  warn: (msg, f) => emit('warn', msg, f),
+  error: (msg, f) => emit('error', msg, f),
+};
