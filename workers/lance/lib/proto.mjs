@@ -15,3 +15,9 @@ export function pluginPackage() {
   }
   return cached;
 }
+
+/** The WorkerMessage field that carries a Descriptor (renamed once upstream). */
+export function descriptorField() {
+  const names = pluginPackage().WorkerMessage.type.field.map((f) => f.name);
+  return names.includes('job_descriptor') ? 'job_descriptor' : 'descriptor';
+}

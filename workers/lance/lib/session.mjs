@@ -12,7 +12,7 @@ import { detect } from './detect.mjs';
 import { jobRef } from './jobs.mjs';
 import { log } from './log.mjs';
 import { runPreview } from './preview.mjs';
-import { pluginPackage } from './proto.mjs';
+import { descriptorField, pluginPackage } from './proto.mjs';
 import { startExecution } from './runner.mjs';
 import { Semaphore } from './semaphore.mjs';
 
@@ -220,7 +220,7 @@ export class Worker {
       case 'describe_job_type': {
         const d = descriptorMessage(m.describe_job_type.job_type);
         if (!d) log.warn('asked to describe an unknown job type', { job_type: m.describe_job_type.job_type });
-        this.send({ request_id: rid, descriptor: d || { job_type: m.describe_job_type.job_type, description: 'this worker does not offer this job type' } });
+        this.send({ request_id: rid, [descriptorField()]: d || { job_type: m.describe_job_type.job_type, description: 'this worker does not offer this job type' } });
         return;
       }
       case 'detect':
