@@ -1,0 +1,59 @@
+# floe — two commands matter: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/floe
+DATA ?= ./floe-data
+
+.PHONY: run build test test-go test-node lint vet fmt generate check-generated vendor bench node-deps clean
+
+## run: build floe and start it with a Lance worker on the embedded defaults
+run: build node-deps
+	./$(BIN) serve --data $(DATA) --with-worker
+
+build:
+	$(GO) build -o $(BIN) ./cmd/floe
+
+## test: everything CI runs (lint, generated-code freshness, Go tests with -race incl. the browser journey and the real LanceDB client, worker tests)
+test: node-deps lint test-go test-node
+
+test-go:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-node:
+	@if ls workers/lance/*.test.mjs >/dev/null 2>&1; then node --test workers/lance/; else echo "no worker tests yet"; fi
+
+# node-deps installs the pinned Node packages when the lock changed.
+node-deps:
+	@if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.floe-lock; then \
+		npm ci --no-audit --no-fund && cp package-lock.json node_modules/.floe-lock; \
+	fi
+
+lint: vet check-generated
+	$(GO) tool templ fmt -fail views
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go' | grep -v -E '(_templ|\.pb)\.go$$')
+	$(GO) tool templ fmt views
+
+## generate: templ components and protobuf code (both committed)
+generate:
+	$(GO) tool templ generate
+	@if [ -f proto/generate.sh ]; then bash proto/generate.sh; fi
+
+check-generated: generate
+	@git diff --exit-code -- '*_templ.go' 'plugin/pluginpb/' || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
+
+## vendor: copy the pinned htmx 2 and its ws extension from node_modules into static/vendor (committed)
+vendor: node-deps
+	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+	cp node_modules/htmx-ext-ws/dist/ws.min.js static/vendor/ws.min.js
+
+## bench: benchmarks that print ratios measured in one run
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./bench/... ./lancerest/... ./plugin/... ./observe/... ./preview/... ./iceberg/...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/spf13/cobra"
+)
+
+func newBucketCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "bucket", Short: "Create, list and delete table buckets"}
+	cmd.AddCommand(newBucketCreateCmd(), newBucketListCmd(), newBucketDeleteCmd())
+	return cmd
+}
+
+func newBucketCreateCmd() *cobra.Command {
+	var format, owner string
+	cmd := &cobra.Command{
+		Use:   "create NAME --format lance|iceberg",
+		Short: "Create a table bucket that holds tables of one format",
+		Example: `  floe bucket create vectors --format lance
+  floe bucket create lake --format iceberg`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := catalog.ParseFormat(format)
+			if err != nil {
+				return err
+			}
+			if f == catalog.FormatUnset {
+				return usageError{"--format is required: lance or iceberg"}
+			}
+			st, _, err := openStore(cmd.Context(), cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, b.ARN)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "table format the bucket holds: lance or iceberg (required)")
+	cmd.Flags().StringVar(&owner, "owner", "cli", "owner recorded on the bucket")
+	return cmd
+}
+
+type bucketJSON struct {
+	Name    string            `json:"name"`
+	Format  string            `json:"format"`
+	ARN     string            `json:"arn"`
+	Owner   string            `json:"owner"`
+	Tables  int               `json:"tables"`
+	Created time.Time         `json:"created"`
+	Tags    map[string]string `json:"tags,omitempty"`
+}
+
+func newBucketListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List table buckets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, _, err := openStore(cmd.Context(), cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			out := []bucketJSON{}
+			var rows [][]string
+			after := ""
+			for {
+				page, next, err := st.ListBuckets(cmd.Context(), catalog.ListOptions{After: after, Limit: catalog.MaxPageSize})
+				if err != nil {
+					return err
+				}
+				for _, b := range page {
+					out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags})
+					rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339)})
+				}
+				if next == "" {
+					break
+				}
+				after = next
+			}
+			return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "FORMAT", "TABLES", "CREATED"}, rows)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newBucketDeleteCmd() *cobra.Command {
+	var cascade bool
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete an empty table bucket (--cascade also drops its tables and DELETES THEIR DATA)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, _, err := openStore(cmd.Context(), cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.DeleteBucket(cmd.Context(), args[0], cascade); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted bucket %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&cascade, "cascade", false, "also drop every namespace and table in the bucket, deleting their data")
+	return cmd
+}
+
+func formatWord(f catalog.Format) string {
+	if f == catalog.FormatUnset {
+		return "unset"
+	}
+	return string(f)
+}

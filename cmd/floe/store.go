@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/floe/floe/catalog"
+	"github.com/spf13/cobra"
+)
+
+// dataPaths resolves the catalog file and warehouse directory from flags.
+type dataPaths struct {
+	Data      string
+	Catalog   string
+	Warehouse string
+}
+
+func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
+	data, _ := cmd.Flags().GetString("data")
+	if data == "" {
+		return dataPaths{}, errors.New("--data must name a directory")
+	}
+	wh := ""
+	if f := cmd.Flags().Lookup("warehouse"); f != nil {
+		wh = f.Value.String()
+	}
+	if wh == "" {
+		wh = filepath.Join(data, "warehouse")
+	}
+	abs, err := filepath.Abs(wh)
+	if err != nil {
+		return dataPaths{}, err
+	}
+	return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: abs}, nil
+}
+
+// openStore opens the catalog in the data directory, creating it if needed.
+func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPaths, error) {
+	p, err := resolvePaths(cmd)
+	if err != nil {
+		return nil, p, err
+	}
+	if err := os.MkdirAll(p.Data, 0o755); err != nil {
+		return nil, p, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
+		return nil, p, fmt.Errorf("create warehouse directory: %w", err)
+	}
+	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse})
+	if err != nil {
+		return nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+	}
+	return st, p, nil
+}
+
+// exitCode maps errors to exit statuses: 2 for a user's mistake, 1 otherwise.
+func exitCode(err error) int {
+	var ce *catalog.Error
+	if errors.As(err, &ce) {
+		return 2
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+
+	"github.com/floe/floe/catalog"
+	"github.com/spf13/cobra"
+)
+
+func newTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "token", Short: "Manage API keys for the Lance and Iceberg catalogs and the task API"}
+	cmd.AddCommand(newTokenCreateCmd())
+	return cmd
+}
+
+func newTokenCreateCmd() *cobra.Command {
+	var role, bucket, name string
+	cmd := &cobra.Command{
+		Use:   "create --role readwrite|readonly [--bucket B]",
+		Short: "Create an API key; the key is printed once, on its own last line",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := catalog.Role(role)
+			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly {
+				return usageError{"--role must be readwrite or readonly"}
+			}
+			st, _, err := openStore(cmd.Context(), cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if bucket != "" {
+				if _, err := st.GetBucket(cmd.Context(), bucket); err != nil {
+					return err
+				}
+			}
+			if name == "" {
+				name = "cli-" + role
+			}
+			k, secret, err := st.CreateAPIKey(cmd.Context(), name, r, bucket, 0)
+			if err != nil {
+				return err
+			}
+			scope := "every bucket"
+			if k.Bucket != "" {
+				scope = "bucket " + k.Bucket
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s key %s (%s) for %s; it is shown once:\n%s\n", k.Role, k.Name, k.ID, scope, secret)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&role, "role", "", "readwrite or readonly")
+	cmd.Flags().StringVar(&bucket, "bucket", "", "limit the key to one bucket")
+	cmd.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
+	return cmd
+}
+
+func newWorkerTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "worker-token", Short: "Manage tokens that workers present on the plugin channel"}
+	var name string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a worker token; the token is printed once, on its own last line",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, _, err := openStore(cmd.Context(), cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			t, secret, err := st.CreateWorkerToken(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created worker token %s (%s); it is shown once:\n%s\n", t.Name, t.ID, secret)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&name, "name", "worker", "a name to recognise the token by")
+	cmd.AddCommand(create)
+	return cmd
+}
+
+// randomPassword returns 20 characters from an unambiguous alphabet.
+func randomPassword() string {
+	const alphabet = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
