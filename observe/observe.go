@@ -1,0 +1,320 @@
+// Package observe keeps the last description of each object that a worker
+// looked at (rows, fragments, versions, schema…), scoped by format so a Lance
+// observation never answers for an Iceberg table with the same id. It is
+// bounded, newest-wins, and persisted in the catalog database so pages stay
+// filled after a restart.
+package observe
+
+import (
+	"container/list"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/floe/floe/catalog"
+)
+
+// DefaultCap bounds the observations kept; a console rarely shows more than a
+// few thousand tables, and each entry holds its attributes JSON.
+const DefaultCap = 100_000
+
+// maxAttributesBytes refuses attribute blobs larger than this: a worker that
+// sends megabytes of history per table would fill memory, not inform anyone.
+const maxAttributesBytes = 256 << 10
+
+// flushInterval is how often pending writes reach SQLite; observations arrive
+// in bursts and one transaction per burst keeps ingest far above per-row
+// commits.
+const flushInterval = 500 * time.Millisecond
+
+// flushBatch flushes early once this many writes wait, bounding the work (and
+// the loss on a crash) of one flush.
+const flushBatch = 2000
+
+// Observation is one object's last description.
+type Observation struct {
+	ObjectID   string
+	Format     catalog.Format
+	ObservedAt time.Time
+	WorkerID   string
+	// Attributes is a JSON object (see Attributes for the known keys).
+	Attributes json.RawMessage
+}
+
+type key struct {
+	objectID string
+	format   catalog.Format
+}
+
+// entry is immutable once stored except for the lazily parsed attributes.
+type entry struct {
+	obs    Observation
+	elem   *list.Element
+	parsed atomic.Pointer[Attributes]
+}
+
+// Store is the observation store. Safe for concurrent use.
+type Store struct {
+	db  *sql.DB
+	cap int
+
+	mu      sync.RWMutex
+	entries map[key]*entry
+	order   *list.List   // of key, oldest update first; the front is evicted
+	dirty   map[key]bool // written or deleted since the last flush
+
+	kick   chan struct{} // cap 1: a flush is wanted soon
+	stop   context.CancelFunc
+	done   chan struct{} // closed by the flusher when it returns
+	closed atomic.Bool
+}
+
+// ErrTooLarge is returned for attribute blobs over the size cap.
+var ErrTooLarge = errors.New("observe: attributes too large")
+
+// New loads the persisted observations (newest first, up to cap) and starts
+// the background flusher. cap <= 0 means DefaultCap. Call Close to flush.
+func New(db *sql.DB, cap int) (*Store, error) {
+	if cap <= 0 {
+		cap = DefaultCap
+	}
+	s := &Store{
+		db:      db,
+		cap:     cap,
+		entries: make(map[key]*entry),
+		order:   list.New(),
+		dirty:   make(map[key]bool),
+		kick:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	go s.flushLoop(ctx)
+	return s, nil
+}
+
+func (s *Store) load() error {
+	rows, err := s.db.Query(`SELECT object_id, format, observed_at, worker_id, attributes_json
+		FROM observations ORDER BY observed_at DESC LIMIT ?`, s.cap)
+	if err != nil {
+		return fmt.Errorf("observe: load: %w", err)
+	}
+	defer rows.Close()
+	var loaded []Observation
+	for rows.Next() {
+		var o Observation
+		var at int64
+		var format, attrs string
+		if err := rows.Scan(&o.ObjectID, &format, &at, &o.WorkerID, &attrs); err != nil {
+			return fmt.Errorf("observe: load: %w", err)
+		}
+		o.Format = catalog.Format(format)
+		o.ObservedAt = time.UnixMilli(at)
+		o.Attributes = json.RawMessage(attrs)
+		loaded = append(loaded, o)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("observe: load: %w", err)
+	}
+	// Oldest first into the order list, so the newest are evicted last.
+	for i := len(loaded) - 1; i >= 0; i-- {
+		o := loaded[i]
+		k := key{o.ObjectID, o.Format}
+		e := &entry{obs: o}
+		e.elem = s.order.PushBack(k)
+		s.entries[k] = e
+	}
+	return nil
+}
+
+// Put records an observation unless a newer one for the same object and
+// format is already held; it reports whether it was stored.
+func (s *Store) Put(o Observation) (bool, error) {
+	if len(o.Attributes) > maxAttributesBytes {
+		return false, ErrTooLarge
+	}
+	if len(o.Attributes) == 0 {
+		o.Attributes = json.RawMessage("{}")
+	}
+	if !json.Valid(o.Attributes) {
+		return false, fmt.Errorf("observe: attributes of %s are not valid JSON", o.ObjectID)
+	}
+	s.mu.Lock()
+	stored := s.putLocked(o)
+	n := len(s.dirty)
+	s.mu.Unlock()
+	if n >= flushBatch {
+		s.wake()
+	}
+	return stored, nil
+}
+
+// PutBatch records many observations from one worker; invalid ones are
+// skipped and counted.
+func (s *Store) PutBatch(obs []Observation) (stored, skipped int) {
+	for _, o := range obs {
+		ok, err := s.Put(o)
+		switch {
+		case err != nil:
+			skipped++
+		case ok:
+			stored++
+		}
+	}
+	return stored, skipped
+}
+
+func (s *Store) putLocked(o Observation) bool {
+	k := key{o.ObjectID, o.Format}
+	if old, ok := s.entries[k]; ok {
+		if o.ObservedAt.Before(old.obs.ObservedAt) {
+			return false
+		}
+		s.order.Remove(old.elem)
+	}
+	e := &entry{obs: o}
+	e.elem = s.order.PushBack(k)
+	s.entries[k] = e
+	s.dirty[k] = true
+	for s.order.Len() > s.cap {
+		front := s.order.Front()
+		ek := front.Value.(key)
+		s.order.Remove(front)
+		delete(s.entries, ek)
+		s.dirty[ek] = true // absent from entries: the flush deletes the row
+	}
+	return true
+}
+
+// Get returns the last observation of an object in a format.
+func (s *Store) Get(objectID string, format catalog.Format) (Observation, bool) {
+	s.mu.RLock()
+	e, ok := s.entries[key{objectID, format}]
+	s.mu.RUnlock()
+	if !ok {
+		return Observation{}, false
+	}
+	return e.obs, true
+}
+
+// Len is the number of observations held.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.entries)
+}
+
+// Flush writes pending changes now.
+func (s *Store) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	if len(s.dirty) == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	type write struct {
+		k   key
+		obs *Observation // nil: delete
+	}
+	writes := make([]write, 0, len(s.dirty))
+	for k := range s.dirty {
+		if e, ok := s.entries[k]; ok {
+			o := e.obs
+			writes = append(writes, write{k, &o})
+		} else {
+			writes = append(writes, write{k, nil})
+		}
+	}
+	clear(s.dirty)
+	s.mu.Unlock()
+
+	err := s.writeAll(ctx, func(tx *sql.Tx) error {
+		up, err := tx.PrepareContext(ctx, `INSERT INTO observations(object_id, format, observed_at, worker_id, attributes_json)
+			VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT(object_id, format) DO UPDATE SET observed_at = excluded.observed_at,
+				worker_id = excluded.worker_id, attributes_json = excluded.attributes_json
+			WHERE excluded.observed_at >= observations.observed_at`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		del, err := tx.PrepareContext(ctx, `DELETE FROM observations WHERE object_id = ? AND format = ?`)
+		if err != nil {
+			return err
+		}
+		defer del.Close()
+		for _, w := range writes {
+			if w.obs == nil {
+				_, err = del.ExecContext(ctx, w.k.objectID, string(w.k.format))
+			} else {
+				_, err = up.ExecContext(ctx, w.obs.ObjectID, string(w.obs.Format), w.obs.ObservedAt.UnixMilli(),
+					w.obs.WorkerID, string(w.obs.Attributes))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// Put the keys back so the next flush retries them.
+		s.mu.Lock()
+		for _, w := range writes {
+			s.dirty[w.k] = true
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("observe: flush: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) writeAll(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *Store) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // a flush is already wanted
+	}
+}
+
+func (s *Store) flushLoop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.kick:
+		}
+		_ = s.Flush(ctx) // a failed flush keeps its keys dirty and retries
+	}
+}
+
+// Close stops the flusher and writes what is pending.
+func (s *Store) Close() error {
+	if !s.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.stop()
+	<-s.done
+	return s.Flush(context.Background())
+}
