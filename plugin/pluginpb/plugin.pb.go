@@ -112,7 +112,7 @@ type WorkerMessage struct {
 	//
 	//	*WorkerMessage_Hello
 	//	*WorkerMessage_Heartbeat
-	//	*WorkerMessage_Descriptor_
+	//	*WorkerMessage_JobDescriptor
 	//	*WorkerMessage_Proposals
 	//	*WorkerMessage_DetectionDone
 	//	*WorkerMessage_Progress
@@ -187,10 +187,10 @@ func (x *WorkerMessage) GetHeartbeat() *Heartbeat {
 	return nil
 }
 
-func (x *WorkerMessage) GetDescriptor_() *Descriptor {
+func (x *WorkerMessage) GetJobDescriptor() *Descriptor {
 	if x != nil {
-		if x, ok := x.Body.(*WorkerMessage_Descriptor_); ok {
-			return x.Descriptor_
+		if x, ok := x.Body.(*WorkerMessage_JobDescriptor); ok {
+			return x.JobDescriptor
 		}
 	}
 	return nil
@@ -271,8 +271,8 @@ type WorkerMessage_Heartbeat struct {
 	Heartbeat *Heartbeat `protobuf:"bytes,11,opt,name=heartbeat,proto3,oneof"`
 }
 
-type WorkerMessage_Descriptor_ struct {
-	Descriptor_ *Descriptor `protobuf:"bytes,12,opt,name=descriptor,proto3,oneof"`
+type WorkerMessage_JobDescriptor struct {
+	JobDescriptor *Descriptor `protobuf:"bytes,12,opt,name=job_descriptor,json=jobDescriptor,proto3,oneof"` // answers DescribeJobType
 }
 
 type WorkerMessage_Proposals struct {
@@ -307,7 +307,7 @@ func (*WorkerMessage_Hello) isWorkerMessage_Body() {}
 
 func (*WorkerMessage_Heartbeat) isWorkerMessage_Body() {}
 
-func (*WorkerMessage_Descriptor_) isWorkerMessage_Body() {}
+func (*WorkerMessage_JobDescriptor) isWorkerMessage_Body() {}
 
 func (*WorkerMessage_Proposals) isWorkerMessage_Body() {}
 
@@ -2542,16 +2542,14 @@ var File_floe_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x1bfloe/plugin/v1/plugin.proto\x12\x0efloe.plugin.v1\"\x9f\x05\n" +
+	"\x1bfloe/plugin/v1/plugin.proto\x12\x0efloe.plugin.v1\"\xa6\x05\n" +
 	"\rWorkerMessage\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12-\n" +
 	"\x05hello\x18\n" +
 	" \x01(\v2\x15.floe.plugin.v1.HelloH\x00R\x05hello\x129\n" +
-	"\theartbeat\x18\v \x01(\v2\x19.floe.plugin.v1.HeartbeatH\x00R\theartbeat\x12<\n" +
-	"\n" +
-	"descriptor\x18\f \x01(\v2\x1a.floe.plugin.v1.DescriptorH\x00R\n" +
-	"descriptor\x129\n" +
+	"\theartbeat\x18\v \x01(\v2\x19.floe.plugin.v1.HeartbeatH\x00R\theartbeat\x12C\n" +
+	"\x0ejob_descriptor\x18\f \x01(\v2\x1a.floe.plugin.v1.DescriptorH\x00R\rjobDescriptor\x129\n" +
 	"\tproposals\x18\r \x01(\v2\x19.floe.plugin.v1.ProposalsH\x00R\tproposals\x12F\n" +
 	"\x0edetection_done\x18\x0e \x01(\v2\x1d.floe.plugin.v1.DetectionDoneH\x00R\rdetectionDone\x126\n" +
 	"\bprogress\x18\x0f \x01(\v2\x18.floe.plugin.v1.ProgressH\x00R\bprogress\x129\n" +
@@ -2818,7 +2816,7 @@ var file_floe_plugin_v1_plugin_proto_goTypes = []any{
 var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	3,  // 0: floe.plugin.v1.WorkerMessage.hello:type_name -> floe.plugin.v1.Hello
 	5,  // 1: floe.plugin.v1.WorkerMessage.heartbeat:type_name -> floe.plugin.v1.Heartbeat
-	6,  // 2: floe.plugin.v1.WorkerMessage.descriptor:type_name -> floe.plugin.v1.Descriptor
+	6,  // 2: floe.plugin.v1.WorkerMessage.job_descriptor:type_name -> floe.plugin.v1.Descriptor
 	13, // 3: floe.plugin.v1.WorkerMessage.proposals:type_name -> floe.plugin.v1.Proposals
 	15, // 4: floe.plugin.v1.WorkerMessage.detection_done:type_name -> floe.plugin.v1.DetectionDone
 	16, // 5: floe.plugin.v1.WorkerMessage.progress:type_name -> floe.plugin.v1.Progress
@@ -2870,7 +2868,7 @@ func file_floe_plugin_v1_plugin_proto_init() {
 	file_floe_plugin_v1_plugin_proto_msgTypes[0].OneofWrappers = []any{
 		(*WorkerMessage_Hello)(nil),
 		(*WorkerMessage_Heartbeat)(nil),
-		(*WorkerMessage_Descriptor_)(nil),
+		(*WorkerMessage_JobDescriptor)(nil),
 		(*WorkerMessage_Proposals)(nil),
 		(*WorkerMessage_DetectionDone)(nil),
 		(*WorkerMessage_Progress)(nil),

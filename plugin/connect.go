@@ -1,0 +1,176 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/floe/floe/plugin/pluginpb"
+)
+
+// heartbeatIntervalSeconds is what Welcome asks workers to send; a third of
+// the default stale timeout, so two lost heartbeats do not mark a worker stale.
+const heartbeatIntervalSeconds = 10
+
+// maxWorkerIDLen bounds ids shown in pages and logs.
+const maxWorkerIDLen = 200
+
+// Connect serves one worker stream. The handler goroutine supervises: it
+// starts a reader and the session's writer, waits for the session to end,
+// then waits for the writer, so nothing sends after the handler returns.
+func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
+	if p.closed.Load() {
+		return errUnavailable()
+	}
+	tok, err := p.authenticate(stream.Context())
+	if err != nil {
+		return err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	hello := first.GetHello()
+	if err := validateHello(hello); err != nil {
+		return err
+	}
+	now := p.now()
+	// The session ends with the stream or with the plugin's root context.
+	s := newSession(stream.Context(), hello, tok.Name, now)
+	defer s.cancel(context.Canceled)
+	stopRoot := context.AfterFunc(p.root, func() { s.cancel(ErrClosed) })
+	defer stopRoot()
+	log := p.log.With("worker", s.workerID, "instance", s.instanceID)
+
+	if old := p.reg.add(s); old != nil {
+		log.Warn("worker id connected again; the older stream is replaced",
+			"old_instance", old.instanceID, "new_instance", s.instanceID,
+			"hint", "if both processes are alive they share one worker id; give each worker its own id")
+	} else {
+		log.Info("worker connected", "version", s.version, "capabilities", len(s.caps), "token", tok.Name)
+	}
+	p.events.publish(Event{Kind: EventWorker, WorkerID: s.workerID})
+
+	writerDone := make(chan struct{})
+	p.wg.Go(func() {
+		defer close(writerDone)
+		p.writeLoop(stream, s)
+	})
+	// Welcome goes first: nothing else can be queued before add returned.
+	_ = s.enqueue(&pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Welcome{Welcome: &pluginpb.Welcome{
+		ConsoleVersion: p.cfg.ConsoleVersion, HeartbeatIntervalSeconds: heartbeatIntervalSeconds,
+	}}}, p.cfg.EnqueueTimeout)
+
+	p.wg.Go(func() { p.readLoop(stream, s, log) })
+	p.wg.Go(func() { p.types.onHello(s) })
+	p.jobs.onConnect(s)
+
+	<-s.ctx.Done()
+	<-writerDone
+	if p.reg.remove(s, p.now()) {
+		p.jobs.onDisconnect(s)
+		p.events.publish(Event{Kind: EventWorker, WorkerID: s.workerID})
+	}
+	cause := context.Cause(s.ctx)
+	switch {
+	case errors.Is(cause, errReplaced):
+		log.Info("worker stream closed: replaced by a newer connection")
+		return status.Error(codes.Aborted, "another connection with this worker id replaced this one")
+	case errors.Is(cause, ErrClosed):
+		return errUnavailable()
+	case errors.Is(cause, io.EOF), errors.Is(cause, context.Canceled), status.Code(cause) == codes.Canceled:
+		log.Info("worker disconnected")
+		return nil
+	case errors.Is(cause, errSilent):
+		return status.Error(codes.DeadlineExceeded, "no heartbeat for too long; reconnect and send heartbeats")
+	default:
+		log.Warn("worker stream ended", "err", cause)
+		return nil
+	}
+}
+
+func validateHello(h *pluginpb.Hello) error {
+	switch {
+	case h == nil:
+		return status.Error(codes.InvalidArgument, "the first message must be Hello")
+	case h.GetWorkerId() == "":
+		return status.Error(codes.InvalidArgument, "Hello.worker_id is required: give each worker a stable, unique id")
+	case len(h.GetWorkerId()) > maxWorkerIDLen:
+		return status.Error(codes.InvalidArgument, "Hello.worker_id is longer than 200 characters")
+	}
+	for _, c := range h.GetCapabilities() {
+		if c.GetJobType() == "" {
+			return status.Error(codes.InvalidArgument, "every Hello capability needs a job_type")
+		}
+	}
+	return nil
+}
+
+// writeLoop is the only caller of stream.Send for this session.
+func (p *Plugin) writeLoop(stream pluginpb.PluginService_ConnectServer, s *session) {
+	for {
+		select {
+		case <-s.ctx.Done():
+			if errors.Is(context.Cause(s.ctx), ErrClosed) {
+				// Best effort: tell the worker why; the handler has not
+				// returned yet, so this Send is still allowed.
+				_ = stream.Send(&pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Shutdown{
+					Shutdown: &pluginpb.Shutdown{Reason: "console shutting down"}}})
+			}
+			return
+		case m := <-s.out:
+			if err := stream.Send(m); err != nil {
+				s.cancel(err)
+				return
+			}
+		}
+	}
+}
+
+// readLoop receives until the stream fails, dispatching each message.
+func (p *Plugin) readLoop(stream pluginpb.PluginService_ConnectServer, s *session, log *slog.Logger) {
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			s.cancel(err)
+			return
+		}
+		if s.ctx.Err() != nil {
+			return // replaced or shut down: later messages belong to no one
+		}
+		p.handle(s, m, log)
+	}
+}
+
+func (p *Plugin) handle(s *session, m *pluginpb.WorkerMessage, log *slog.Logger) {
+	now := p.now()
+	switch b := m.GetBody().(type) {
+	case *pluginpb.WorkerMessage_Heartbeat:
+		if s.heartbeat(b.Heartbeat, now) {
+			p.jobs.onFirstHeartbeat(s, b.Heartbeat.GetRunningJobIds())
+		}
+		p.jobs.onHeartbeat(s, b.Heartbeat.GetRunningJobIds())
+	case *pluginpb.WorkerMessage_Observations:
+		s.touch(now)
+		p.ingestObservations(s, b.Observations.GetObservations())
+	case *pluginpb.WorkerMessage_Progress:
+		s.touch(now)
+		p.jobs.onProgress(s, b.Progress)
+	case *pluginpb.WorkerMessage_Completed:
+		s.touch(now)
+		p.jobs.onCompleted(s, b.Completed)
+	case *pluginpb.WorkerMessage_Hello:
+		log.Warn("ignoring a second Hello on an open stream; reconnect to change capabilities")
+	case nil:
+		log.Debug("ignoring an empty message")
+	default:
+		s.touch(now)
+		if !p.pending.deliver(s, m) {
+			log.Debug("ignoring a reply to an unknown or finished request", "request_id", m.GetRequestId())
+		}
+	}
+}

@@ -1,0 +1,234 @@
+// Package plugin is the console's side of the gRPC worker channel: worker
+// sessions and their registry, request/response correlation, job type
+// descriptors and settings, the scheduler's lanes, and the jobs they run.
+// It knows nothing of HTTP or HTML; the console reads it through Snapshot,
+// JobTypes, ListJobs and Subscribe.
+package plugin
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/observe"
+	"github.com/floe/floe/plugin/pluginpb"
+)
+
+// Config wires a Plugin. Store is required; the rest have defaults.
+type Config struct {
+	Store *catalog.Store
+	// Observe receives the workers' Observations; nil drops them.
+	Observe *observe.Store
+	Logger  *slog.Logger
+	// LanceURL and IcebergURL are the catalog addresses handed to workers
+	// in every ClusterContext ("" when that surface is off).
+	LanceURL   string
+	IcebergURL string
+	Options
+}
+
+// Options tune timings and caps. Zero values take the defaults below.
+type Options struct {
+	// HeartbeatTimeout marks a worker stale when it has sent nothing for
+	// this long (default 30s); a stale worker gets no new work, and one
+	// silent for three timeouts is disconnected.
+	HeartbeatTimeout time.Duration
+	// DisconnectedRetention keeps a gone worker listed, as disconnected,
+	// for this long (default 10m) so operators see what went away.
+	DisconnectedRetention time.Duration
+	// EnqueueTimeout bounds the wait for room in a worker's outgoing queue
+	// before a request fails as busy (default 5s).
+	EnqueueTimeout time.Duration
+	// DescribeTimeout bounds a DescribeJobType round trip (default 15s).
+	DescribeTimeout time.Duration
+	// JobIdleExpiry expires a job with no progress for this long while its
+	// worker is connected (default 24h).
+	JobIdleExpiry time.Duration
+	// JobOrphanExpiry expires a job with no progress for this long once its
+	// worker is gone (default 15m).
+	JobOrphanExpiry time.Duration
+	// APIKeyTTL is the lifetime of the key minted for each worker's
+	// ClusterContext (default 1h); it is reused until a quarter remains.
+	APIKeyTTL time.Duration
+	// SchedulerTick is how often each lane looks at its work (default 1s).
+	SchedulerTick time.Duration
+	// ConsoleVersion is reported in Welcome.
+	ConsoleVersion string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// DisableScheduler leaves lanes and detection loops stopped (tests that
+	// drive RunDetection/RunNow by hand).
+	DisableScheduler bool
+}
+
+func (o *Options) fill() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.HeartbeatTimeout, 30*time.Second)
+	def(&o.DisconnectedRetention, 10*time.Minute)
+	def(&o.EnqueueTimeout, 5*time.Second)
+	def(&o.DescribeTimeout, 15*time.Second)
+	def(&o.JobIdleExpiry, 24*time.Hour)
+	def(&o.JobOrphanExpiry, 15*time.Minute)
+	def(&o.APIKeyTTL, time.Hour)
+	def(&o.SchedulerTick, time.Second)
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ConsoleVersion == "" {
+		o.ConsoleVersion = "dev"
+	}
+}
+
+// Errors callers can test with errors.Is.
+var (
+	// ErrClosed: the plugin channel is shutting down.
+	ErrClosed = errors.New("the plugin channel is shutting down")
+	// ErrNoWorker: no connected worker can take the request.
+	ErrNoWorker = errors.New("no connected worker can do this; start a worker that advertises it")
+	// ErrWorkerGone: the worker disconnected before answering.
+	ErrWorkerGone = errors.New("the worker disconnected before answering; check the worker's log and retry")
+	// ErrBusy: the worker's outgoing queue stayed full.
+	ErrBusy = errors.New("the worker is not reading its stream (queue full); retry shortly")
+	// ErrOverflow: the worker answered faster than the console could read.
+	ErrOverflow = errors.New("the worker sent more replies than the console buffers for one request")
+	// ErrUnknownJobType: no worker has described this job type.
+	ErrUnknownJobType = errors.New("unknown job type: no worker has advertised it")
+	// ErrJobNotFound: no job with that id.
+	ErrJobNotFound = errors.New("job not found")
+	// ErrDuplicateJob: an active job already has the dedupe key.
+	ErrDuplicateJob = errors.New("an active job already covers this (same dedupe key)")
+)
+
+// Plugin is the plugin channel. Create with New, serve with Register or
+// ListenAndServe, stop with Shutdown.
+type Plugin struct {
+	pluginpb.UnimplementedPluginServiceServer
+
+	cfg   Config
+	log   *slog.Logger
+	db    *sql.DB
+	store *catalog.Store
+
+	root       context.Context // every session derives from it
+	rootCancel context.CancelCauseFunc
+	closed     atomic.Bool
+	wg         sync.WaitGroup // writers, readers, lanes, helpers
+
+	reg     *registry
+	pending *pendingTable
+	keys    *keyCache
+	types   *jobTypes
+	jobs    *jobStore
+	sched   *scheduler
+	events  *hub
+
+	reqSeq atomic.Uint64
+
+	srvMu sync.Mutex
+	srv   *grpc.Server // set by ListenAndServe or Register
+}
+
+// New builds a Plugin. It loads stored descriptors, settings and active
+// jobs, and starts the scheduler unless Options.DisableScheduler.
+func New(cfg Config) (*Plugin, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("plugin: Config.Store is required")
+	}
+	cfg.Options.fill()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	p := &Plugin{
+		cfg:   cfg,
+		log:   cfg.Logger.With("component", "plugin"),
+		db:    cfg.Store.DB(),
+		store: cfg.Store,
+	}
+	p.root, p.rootCancel = context.WithCancelCause(context.Background())
+	p.reg = newRegistry(p)
+	p.pending = newPendingTable()
+	p.keys = newKeyCache(p)
+	p.events = newHub()
+	p.types = newJobTypes(p)
+	if err := p.types.load(p.root); err != nil {
+		return nil, err
+	}
+	p.jobs = newJobStore(p)
+	if err := p.jobs.load(p.root); err != nil {
+		return nil, err
+	}
+	p.sched = newScheduler(p)
+	p.wg.Go(func() { p.reg.reapLoop(p.root) })
+	if !cfg.DisableScheduler {
+		p.sched.start(p.root)
+	}
+	return p, nil
+}
+
+// Register mounts the service on a gRPC server the caller owns. Shutdown
+// then also stops that server.
+func (p *Plugin) Register(s *grpc.Server) {
+	p.srvMu.Lock()
+	p.srv = s
+	p.srvMu.Unlock()
+	pluginpb.RegisterPluginServiceServer(s, p)
+}
+
+func (p *Plugin) now() time.Time { return p.cfg.Now() }
+
+func (p *Plugin) newRequestID() string {
+	return "r" + itoa(p.reqSeq.Add(1)) + "-" + randHex(4)
+}
+
+// Shutdown stops the channel: new streams are refused, every session ends
+// (workers are told Shutdown), pending requests fail, the gRPC server stops
+// (gracefully until ctx ends, then forcibly), and every goroutine the plugin
+// started has returned when it does.
+func (p *Plugin) Shutdown(ctx context.Context) error {
+	if !p.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	p.rootCancel(ErrClosed)
+	p.pending.failAll(ErrClosed)
+	p.srvMu.Lock()
+	srv := p.srv
+	p.srvMu.Unlock()
+	if srv != nil {
+		stopped := make(chan struct{})
+		stop := context.AfterFunc(ctx, srv.Stop) // GracefulStop alone can wait forever
+		go func() {
+			srv.GracefulStop()
+			close(stopped)
+		}()
+		<-stopped
+		stop()
+	}
+	waited := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(waited)
+	}()
+	select {
+	case <-waited:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func errUnavailable() error {
+	return status.Error(codes.Unavailable, "the console is shutting down; reconnect to its next start")
+}
