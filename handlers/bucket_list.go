@@ -84,7 +84,7 @@ func (h *Handlers) hint(r *http.Request, name, format string) views.EndpointHint
 	case name == "":
 		hint.Message = "Type a name to see the endpoint clients will use."
 	case catalog.ValidateBucketName(name) != nil:
-		hint.Message = catalog.ValidateBucketName(name).Error()
+		hint.Message = "“" + name + "” cannot be a bucket name: " + catalog.ValidateBucketName(name).Error() + "."
 	default:
 		hint.Endpoint = h.endpointFor(r, f, name)
 		if hint.Endpoint == "" {

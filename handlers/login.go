@@ -21,8 +21,12 @@ func (h *Handlers) ShowLogin(w http.ResponseWriter, r *http.Request) {
 // token planted before sign-in is worthless after it.
 func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	name, pass := r.PostFormValue("username"), r.PostFormValue("password")
-	u, err := h.store.Authenticate(r.Context(), name, pass)
-	if errors.Is(err, catalog.ErrNotFound) || (err == nil && (name == "" || pass == "")) {
+	var u catalog.User
+	err := catalog.ErrNotFound // empty fields are refused without a hash comparison
+	if name != "" && pass != "" {
+		u, err = h.store.Authenticate(r.Context(), name, pass)
+	}
+	if errors.Is(err, catalog.ErrNotFound) {
 		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
 		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Error: "Wrong username or password."}))
 		return
