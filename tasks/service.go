@@ -26,6 +26,12 @@ type Service struct {
 	log    *slog.Logger
 	now    func() time.Time
 
+	// writeMu queues this process's writers in Go rather than in SQLite's
+	// busy handler, whose sleeps (up to 100 ms each) collapse throughput
+	// when many submitters wait for the write lock at once. Other processes
+	// still meet the busy timeout. Lock order: mu before writeMu.
+	writeMu sync.Mutex
+
 	mu       sync.Mutex
 	claimed  map[string]bool     // task ids being handed to the runner right now
 	early    map[string]earlyJob // job updates that arrived before their job id was stored

@@ -81,6 +81,8 @@ func (s *Service) insert(ctx context.Context, t Task) error {
 	if err != nil {
 		return err
 	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("tasks: connection: %w", err)
@@ -135,8 +137,10 @@ func (s *Service) Get(ctx context.Context, tableID, taskID string) (Task, error)
 // the task did. A submitted or running task is ErrConflict; an unknown one
 // ErrNotFound.
 func (s *Service) Delete(ctx context.Context, tableID, taskID string) error {
+	s.writeMu.Lock()
 	res, err := s.db.ExecContext(ctx, `DELETE FROM lance_tasks
 		WHERE id = ? AND table_id = ? AND status IN ('completed', 'failed')`, taskID, tableID)
+	s.writeMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("tasks: delete: %w", err)
 	}

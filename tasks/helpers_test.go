@@ -1,0 +1,118 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/floe/floe/catalog"
+)
+
+// openStore opens a real catalog in dir (reopening it when it exists).
+func openStore(t *testing.T, dir string) *catalog.Store {
+	t.Helper()
+	s, err := catalog.Open(context.Background(), catalog.Options{
+		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	if err != nil {
+		t.Fatalf("catalog.Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// lanceTable creates bucket/ns/name as a Lance table, making the bucket and
+// namespace when missing.
+func lanceTable(t *testing.T, s *catalog.Store, bucket, ns, name string) catalog.Table {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: catalog.FormatLance}); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+		t.Fatalf("CreateBucket: %v", err)
+	}
+	if _, err := s.CreateNamespace(ctx, bucket, []string{ns}, nil); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+		t.Fatalf("CreateNamespace: %v", err)
+	}
+	tb, _, err := s.CreateTable(ctx, catalog.CreateTableInput{
+		TableRef: catalog.TableRef{Bucket: bucket, Namespace: []string{ns}, Name: name}, Format: catalog.FormatLance})
+	if err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	return tb
+}
+
+// fakeRunner records what it was given and answers job ids job-1, job-2...
+type fakeRunner struct {
+	mu     sync.Mutex
+	jobs   []fakeJob
+	fail   error              // when set, SubmitJob refuses
+	during func(jobID string) // called inside SubmitJob, before it returns
+	prefix string             // job id prefix; "" = "job-"
+}
+
+type fakeJob struct {
+	ID, Type, ObjectID string
+	Params             map[string]string
+}
+
+func (f *fakeRunner) SubmitJob(ctx context.Context, jobType, objectID string, params map[string]string) (string, error) {
+	f.mu.Lock()
+	if f.fail != nil {
+		f.mu.Unlock()
+		return "", f.fail
+	}
+	prefix := f.prefix
+	if prefix == "" {
+		prefix = "job-"
+	}
+	id := fmt.Sprintf("%s%d", prefix, len(f.jobs)+1)
+	f.jobs = append(f.jobs, fakeJob{ID: id, Type: jobType, ObjectID: objectID, Params: params})
+	during := f.during
+	f.mu.Unlock()
+	if during != nil {
+		during(id)
+	}
+	return id, nil
+}
+
+func (f *fakeRunner) submitted() []fakeJob {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeJob(nil), f.jobs...)
+}
+
+func mustSubmit(t *testing.T, s *Service, tb catalog.Table, typ Type, body string) Task {
+	t.Helper()
+	task, err := s.Submit(context.Background(), tb, typ, []byte(body))
+	if err != nil {
+		t.Fatalf("Submit(%s, %s): %v", typ, body, err)
+	}
+	return task
+}
+
+func mustGet(t *testing.T, s *Service, tableID, id string) Task {
+	t.Helper()
+	task, err := s.Get(context.Background(), tableID, id)
+	if err != nil {
+		t.Fatalf("Get(%s): %v", id, err)
+	}
+	return task
+}
+
+// fill stores n tasks of typ for the table straight in SQL, one
+// microsecond apart and older than anything Submit makes, so tests reach
+// the quota without paying for n submissions under the race detector.
+func fill(t *testing.T, s *Service, tableID string, typ Type, n int, status Status) {
+	t.Helper()
+	_, err := s.db.Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+		INSERT INTO lance_tasks (id, table_id, task_type, params, status, created_at)
+		SELECT lower(hex(randomblob(16))), ?, ?, '{}', ?, 1000000 + i FROM seq`, n, tableID, string(typ), string(status))
+	if err != nil {
+		t.Fatalf("fill: %v", err)
+	}
+}
+
+func catalogRef(name string) catalog.TableRef {
+	return catalog.TableRef{Bucket: "mybucket", Namespace: []string{"ns"}, Name: name}
+}
