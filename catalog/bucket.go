@@ -68,10 +68,10 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 	return b, nil
 }
 
-// bucketColumns selects a bucket with its visible table count in one
-// statement; the count walks the (bucket, namespace, name) index.
-const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at,
-	(SELECT COUNT(*) FROM tables t WHERE t.bucket = b.name AND t.state <> 'deregistered')`
+// bucketColumns selects a bucket with its visible table count, which
+// triggers keep in buckets.table_count (migration 0003), so listing buckets
+// reads one row per bucket however many tables they hold.
+const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at, b.table_count`
 
 func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
 	var b Bucket

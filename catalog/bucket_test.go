@@ -169,3 +169,47 @@ func TestDeleteBucket(t *testing.T) {
 		wantKind(t, s.DeleteBucket(ctx, "gone", false), ErrNotFound)
 	})
 }
+
+func TestTableCountFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	mustBucket(t, s, "lake", FormatUnset)
+	mustBucket(t, s, "other", FormatUnset)
+	mustNamespace(t, s, "lake", "ns")
+	mustNamespace(t, s, "lake", "ns2")
+	r := func(name string) TableRef { return TableRef{Bucket: "lake", Namespace: []string{"ns"}, Name: name} }
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"create lance", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance}); return err }, 1},
+		{"create iceberg", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg}); return err }, 2},
+		{"idempotent create", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg}); return err }, 2},
+		{"deregister", func() error { _, err := s.DeregisterTable(ctx, r("a")); return err }, 1},
+		{"deregister again", func() error { _, err := s.DeregisterTable(ctx, r("a")); return err }, 1},
+		{"declare revives", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance}); return err }, 2},
+		{"rename across namespaces", func() error { _, err := s.RenameTable(ctx, r("b"), []string{"ns2"}, "b2"); return err }, 2},
+		{"commit", func() error {
+			tb, _ := s.GetTable(ctx, TableRef{Bucket: "lake", Namespace: []string{"ns2"}, Name: "b2"})
+			_, err := s.CommitTable(ctx, tb.ID, tb.VersionToken, "m.json", nil)
+			return err
+		}, 2},
+		{"drop", func() error { _, err := s.DropTable(ctx, r("a")); return err }, 1},
+		{"cascade namespace", func() error { return s.DropNamespace(ctx, "lake", []string{"ns2"}, true) }, 0},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if err := st.do(); err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.GetBucket(ctx, "lake")
+			if err != nil || b.TableCount != st.want {
+				t.Errorf("TableCount = %d, %v, want %d", b.TableCount, err, st.want)
+			}
+			if o, _ := s.GetBucket(ctx, "other"); o.TableCount != 0 {
+				t.Errorf("other bucket counts %d", o.TableCount)
+			}
+		})
+	}
+}

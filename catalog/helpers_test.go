@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"golang.org/x/crypto/bcrypt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ func newTestStore(t *testing.T) *Store {
 
 func openAt(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	s, err := Open(context.Background(), Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

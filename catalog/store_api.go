@@ -7,6 +7,7 @@ package catalog
 import (
 	"database/sql"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,6 +24,10 @@ type Options struct {
 	Now func() time.Time
 	// Storage reaches the warehouse; nil means the local disk.
 	Storage Storage
+	// BcryptCost hashes console passwords; 0 means bcrypt.DefaultCost.
+	// Tests lower it (bcrypt.MinCost): under -race one default-cost hash
+	// takes seconds.
+	BcryptCost int
 }
 
 // Store is the catalog on SQLite. It is safe for concurrent use, and several
@@ -31,6 +36,14 @@ type Store struct {
 	db   *sql.DB
 	opts Options
 	fs   Storage
+
+	// writeMu queues this process's write transactions in Go, so they wait
+	// on each other without SQLite's sleeping busy handler; the handler is
+	// left for waits on other processes (the CLI beside the server).
+	writeMu sync.Mutex
+
+	dummyOnce sync.Once // guards dummy
+	dummy     []byte    // bcrypt hash compared against for unknown users
 }
 
 // DB exposes the database to sibling services (observe, plugin, tasks) that

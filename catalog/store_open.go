@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
 
@@ -43,6 +44,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.BcryptCost != 0 && (opts.BcryptCost < bcrypt.MinCost || opts.BcryptCost > bcrypt.MaxCost) {
+		return nil, Invalid("bcrypt_cost", fmt.Sprintf("bcrypt cost must be %d–%d (0 for the default)", bcrypt.MinCost, bcrypt.MaxCost))
 	}
 	if opts.Storage == nil {
 		opts.Storage = LocalDisk{}

@@ -33,14 +33,15 @@ func tableFilter(bucket, ns string, opt ListTablesOptions, after bool) (string, 
 // the ones with a _versions/ directory to created. Used before a listing
 // that leaves declared tables out, so the filter sees current states.
 func (s *Store) refreshDeclared(ctx context.Context, where string, args []any) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` AND state = 'declared'`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, location FROM tables WHERE `+where+
+		` AND state = 'declared' AND format = 'LANCE'`, args...)
 	if err != nil {
 		return dbErr("list tables", err)
 	}
 	var declared []Table
 	for rows.Next() {
-		t, err := s.scanTable(rows)
-		if err != nil {
+		t := Table{Format: FormatLance, State: StateDeclared}
+		if err := rows.Scan(&t.ID, &t.Location); err != nil {
 			rows.Close()
 			return dbErr("list tables", err)
 		}

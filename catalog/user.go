@@ -10,8 +10,21 @@ import (
 )
 
 // dummyHash is compared against when the user does not exist, so an
-// unknown name costs the same bcrypt work as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("floe-dummy-password"), bcrypt.DefaultCost)
+// unknown name costs the same bcrypt work as a wrong password. Made on first
+// use: hashing at package init would slow every binary importing catalog.
+func (s *Store) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("floe-dummy-password"), s.bcryptCost())
+	})
+	return s.dummy
+}
+
+func (s *Store) bcryptCost() int {
+	if s.opts.BcryptCost == 0 {
+		return bcrypt.DefaultCost
+	}
+	return s.opts.BcryptCost
+}
 
 // generatedPasswordLen is the length of the admin password made on first
 // start when none is given: 20 base62 characters is about 119 bits.
@@ -39,7 +52,7 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 	if err := validatePassword(password); err != nil {
 		return User{}, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.bcryptCost())
 	if err != nil {
 		return User{}, Invalid("password", "password cannot be hashed: "+err.Error())
 	}
@@ -60,7 +73,7 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 	if err := validatePassword(password); err != nil {
 		return err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.bcryptCost())
 	if err != nil {
 		return Invalid("password", "password cannot be hashed: "+err.Error())
 	}
@@ -83,7 +96,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	err := s.db.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
 		Scan(&u.Name, &hash, &role, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, errBadCredentials()
 	}
 	if err != nil {
@@ -166,7 +179,7 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 	} else if err := validatePassword(password); err != nil {
 		return "", false, err
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.bcryptCost())
 	if err != nil {
 		return "", false, Invalid("password", "password cannot be hashed: "+err.Error())
 	}
