@@ -1,0 +1,215 @@
+// Package preview fetches sample rows of a table from a worker: it asks the
+// worker that last observed the table (else any connected worker that can
+// preview its format), reads the Arrow IPC batches it streams back, and
+// renders a bounded grid of text cells. Rows pass through memory only; they
+// are never cached or logged.
+package preview
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/plugin/pluginpb"
+)
+
+// Caps, each with its reason.
+const (
+	// DefaultRowLimit is what a page shows when it asks for no number.
+	DefaultRowLimit = 50
+	// MaxRowLimit bounds one preview: a grid of more rows is not read by
+	// people, and every row crosses the worker's stream.
+	MaxRowLimit = 200
+	// MaxCellRunes cuts long text so one cell cannot stretch a page.
+	MaxCellRunes = 200
+	// MaxPreviewBytes bounds the Arrow bytes read for one preview (200 rows
+	// of a 768-dim float32 vector are about 0.6 MB; this leaves room for
+	// wide tables while keeping a runaway worker from filling memory).
+	MaxPreviewBytes = 32 << 20
+	// VectorShownValues is how many leading values a vector cell shows
+	// before "…" and its dimension.
+	VectorShownValues = 5
+	// MaxColumns bounds the columns rendered; wider tables show the first.
+	MaxColumns = 200
+	// Timeout bounds a whole preview round trip.
+	Timeout = 15 * time.Second
+)
+
+// Workers is what the broker needs from the plugin channel.
+type Workers interface {
+	StartPreview(ctx context.Context, workerID string, req *pluginpb.Preview) (*plugin.Call, error)
+	PreviewWorkers(format string) []string
+	Connected(workerID string) bool
+}
+
+// Observations tells which worker last looked at an object.
+type Observations interface {
+	WorkerFor(objectID string, format catalog.Format) (string, bool)
+}
+
+// Broker fetches previews. Safe for concurrent use.
+type Broker struct {
+	w        Workers
+	obs      Observations
+	timeout  time.Duration
+	maxBytes int
+}
+
+// New builds a Broker over the plugin channel and the observation store.
+func New(w Workers, obs Observations) *Broker {
+	return &Broker{w: w, obs: obs, timeout: Timeout, maxBytes: MaxPreviewBytes}
+}
+
+// Request asks for sample rows of one table.
+type Request struct {
+	ObjectID string // catalog table id
+	Format   catalog.Format
+	RowLimit int      // <= 0: DefaultRowLimit; capped at MaxRowLimit
+	Columns  []string // empty: all
+	Filter   string   // engine SQL predicate; empty: none
+}
+
+// Column is one result column.
+type Column struct {
+	Name string
+	Type string // Arrow type, e.g. "int64", "fixed_size_list<item: float32>[768]"
+}
+
+// Cell is one rendered value. Null is distinct from an empty string.
+type Cell struct {
+	Text      string
+	Null      bool
+	Truncated bool // Text was cut (long text, long list, vector)
+}
+
+// Result is a rendered preview.
+type Result struct {
+	Columns   []Column
+	Rows      [][]Cell
+	RowsRead  int   // rows decoded (≤ the row limit)
+	TotalRows int64 // rows in the table as the worker reports; -1 unknown
+	Truncated bool  // more rows exist than were shown
+	WorkerID  string
+}
+
+// Error kinds; test with errors.Is.
+var (
+	ErrNotObserved = errors.New("no worker has seen the table")
+	ErrWorkerGone  = errors.New("the worker is gone")
+	ErrWorker      = errors.New("the worker reported an error")
+	ErrTimeout     = errors.New("the worker did not answer in time")
+	ErrTooLarge    = errors.New("the preview is too large")
+	ErrDecode      = errors.New("the worker's Arrow data could not be read")
+)
+
+// Error is a preview failure with a sentence telling the operator what to do.
+type Error struct {
+	Kind     error
+	WorkerID string
+	Message  string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap lets errors.Is match Kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+func (b *Broker) pickWorker(req Request) (string, error) {
+	format := string(req.Format)
+	if id, ok := b.obs.WorkerFor(req.ObjectID, req.Format); ok {
+		if b.w.Connected(id) {
+			return id, nil
+		}
+		if others := b.w.PreviewWorkers(format); len(others) > 0 {
+			return others[0], nil
+		}
+		return "", &Error{Kind: ErrWorkerGone, WorkerID: id, Message: fmt.Sprintf(
+			"Worker %s, which last looked at this table, is not connected, and no other worker can preview %s tables. "+
+				"Start the worker again (floe serve --with-worker starts the bundled one), then reload.", id, format)}
+	}
+	if others := b.w.PreviewWorkers(format); len(others) > 0 {
+		return others[0], nil
+	}
+	return "", &Error{Kind: ErrNotObserved, Message: fmt.Sprintf(
+		"No worker has looked at this table yet, and none that can preview %s tables is connected. "+
+			"Start a worker (floe serve --with-worker starts the bundled one), then reload.", format)}
+}
+
+// Fetch asks a worker for rows and renders them. When ctx ends (the browser
+// went away) the worker is told to cancel.
+func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
+	limit := req.RowLimit
+	if limit <= 0 {
+		limit = DefaultRowLimit
+	}
+	limit = min(limit, MaxRowLimit)
+	workerID, err := b.pickWorker(req)
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	call, err := b.w.StartPreview(tctx, workerID, &pluginpb.Preview{
+		ObjectId: req.ObjectID, Format: string(req.Format), RowLimit: int32(limit),
+		Columns: req.Columns, Filter: req.Filter,
+	})
+	if err != nil {
+		return nil, b.callError(ctx, workerID, err)
+	}
+	defer call.Close()
+	var buf bytes.Buffer
+	var done *pluginpb.PreviewDone
+	for done == nil {
+		m, err := call.Next(tctx)
+		if err != nil {
+			return nil, b.callError(ctx, workerID, err)
+		}
+		switch body := m.GetBody().(type) {
+		case *pluginpb.WorkerMessage_PreviewChunk:
+			if buf.Len()+len(body.PreviewChunk.GetArrowIpc()) > b.maxBytes {
+				return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
+					"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
+			}
+			buf.Write(body.PreviewChunk.GetArrowIpc())
+		case *pluginpb.WorkerMessage_PreviewDone:
+			done = body.PreviewDone
+			call.Finish()
+		}
+	}
+	if e := done.GetError(); e != "" {
+		return nil, &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
+			"Worker %s could not read the table: %s. Check the worker's log; if the table was just changed, reload.", workerID, e)}
+	}
+	res, err := Decode(buf.Bytes(), limit)
+	if err != nil {
+		return nil, &Error{Kind: ErrDecode, WorkerID: workerID, Message: fmt.Sprintf(
+			"Worker %s sent rows that could not be read as Arrow IPC (%v); update the worker.", workerID, err)}
+	}
+	res.WorkerID = workerID
+	res.TotalRows = done.GetTotalRows()
+	if done.GetTruncated() || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
+		res.Truncated = true
+	}
+	return res, nil
+}
+
+func (b *Broker) callError(ctx context.Context, workerID string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err() // the caller left; nobody reads a sentence
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Kind: ErrTimeout, WorkerID: workerID, Message: fmt.Sprintf(
+			"Worker %s did not answer within %s. The table may be large or the worker busy; try fewer rows or columns, or retry.",
+			workerID, b.timeout)}
+	case errors.Is(err, plugin.ErrWorkerGone), errors.Is(err, plugin.ErrClosed):
+		return &Error{Kind: ErrWorkerGone, WorkerID: workerID, Message: fmt.Sprintf(
+			"Worker %s disconnected before sending the rows. Check that it is running, then reload.", workerID)}
+	default:
+		return &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
+			"Could not ask worker %s for rows: %v.", workerID, err)}
+	}
+}
