@@ -1,8 +1,13 @@
 // Preview: up to row_limit rows of the requested columns matching the filter,
 // as Arrow IPC stream bytes, plus the table's total row count.
 
-import { tableToIPC } from 'apache-arrow';
+import { createRequire } from 'node:module';
 import { catalogFor } from './catalog.mjs';
+
+// LanceDB loads apache-arrow through require(); its Tables are only
+// recognised by that same (CommonJS) copy, not by the ESM build an import
+// would give us.
+const { tableToIPC } = createRequire(import.meta.url)('apache-arrow');
 
 // maxPreviewRows caps a preview whatever the console asks: previews are for
 // people to look at, not exports.

@@ -1,0 +1,141 @@
+// Detection and preview against real tables seeded through floe's Lance REST.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { tableFromIPC } from 'apache-arrow';
+import { detect, decide } from './lib/detect.mjs';
+import { runPreview } from './lib/preview.mjs';
+import { readSettings } from './lib/params.mjs';
+import { descriptors, descriptorMessage, JOB_TYPES } from './lib/descriptors.mjs';
+import * as H from './testutil/harness.mjs';
+
+let h;
+before(async () => {
+  h = await H.startFloe();
+});
+after(async () => {
+  await h?.stop();
+});
+
+async function sweep(jobType, settings = {}) {
+  const proposals = [];
+  const observations = [];
+  const res = await detect({ job_type: jobType, settings_json: JSON.stringify(settings), cluster: h.cluster, max_proposals: 0 }, {
+    proposals: (l) => proposals.push(...l),
+    observations: (l) => observations.push(...l),
+  });
+  return { ...res, proposals, observations };
+}
+
+describe('detection', () => {
+  it('proposes compaction for a 12-fragment table and not for a 1-fragment one, and observes both', async () => {
+    await H.seedTable(h, { bucket: 'det', name: 'many', appends: 12, perAppend: 20 });
+    await H.seedTable(h, { bucket: 'det', name: 'one', appends: 1, perAppend: 240 });
+    const manyId = await H.tableId(h, 'det', 'docs', 'many');
+    const oneId = await H.tableId(h, 'det', 'docs', 'one');
+    const s = await sweep('lance_compact');
+    assert.equal(s.error, '');
+    const mine = s.proposals.filter((p) => p.object_id === manyId || p.object_id === oneId);
+    assert.deepEqual(mine.map((p) => p.object_id), [manyId]);
+    assert.equal(mine[0].dedupe_key, `lance_compact:${manyId}`);
+    assert.match(mine[0].summary, /12 fragments/);
+    const obs = Object.fromEntries(s.observations.map((o) => [o.object_id, JSON.parse(o.attributes_json)]));
+    assert.equal(obs[manyId].fragments, 12);
+    assert.equal(obs[manyId].rows, 240);
+    assert.equal(obs[manyId].versions, 12);
+    assert.equal(obs[manyId].history.length, 12);
+    assert.deepEqual(obs[manyId].history.at(-1), { ...obs[manyId].history.at(-1), version: 12, rows: 240, fragments: 12 });
+    assert.deepEqual(obs[manyId].schema.map((f) => f.name), ['id', 'title', 'category', 'vector']);
+    assert.equal(obs[manyId].schema[3].children[0].type, 'Float32');
+    assert.equal(obs[oneId].fragments, 1);
+    assert.equal(s.observations[0].format, 'LANCE');
+    // threshold from settings, clamped: 13 > 12 fragments means no proposal
+    const s13 = await sweep('lance_compact', { min_fragments: 13 });
+    assert.ok(!s13.proposals.some((p) => p.object_id === manyId));
+  });
+
+  it('proposes index optimization only past max_unindexed_rows and reports indices', async () => {
+    const t = await H.seedTable(h, { bucket: 'det', name: 'idx', appends: 1, perAppend: 300 });
+    const { Index } = await import('@lancedb/lancedb');
+    await t.createIndex('id', { config: Index.btree() });
+    await t.add(H.rows(300, 40));
+    const id = await H.tableId(h, 'det', 'docs', 'idx');
+    let s = await sweep('lance_optimize_indices', { max_unindexed_rows: 100 });
+    assert.ok(!s.proposals.some((p) => p.object_id === id));
+    s = await sweep('lance_optimize_indices', { max_unindexed_rows: 0 });
+    assert.ok(s.proposals.some((p) => p.object_id === id));
+    const o = JSON.parse(s.observations.find((x) => x.object_id === id).attributes_json);
+    assert.deepEqual(o.indices, [{ name: 'id_idx', type: 'BTree', columns: ['id'], indexed_rows: 300, unindexed_rows: 40 }]);
+  });
+
+  it('skips a table that cannot be opened with one warning naming it', async () => {
+    const db = await H.connect(h);
+    await H.ensureNamespace(db, 'det', 'broken');
+    // declared through the REST but never written: listed, not openable
+    const r = await fetch(`${h.lanceURL}/v1/table/det$broken$ghost/declare?delimiter=%24`, { method: 'POST', headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(r.status, 200);
+    const s = await sweep('lance_compact');
+    assert.equal(s.error, '');
+    assert.ok(!s.observations.some((o) => /ghost/.test(o.object_id)));
+  });
+
+  it('cleanup decision counts versions older than the window against the floor', () => {
+    const d = descriptors.lance_cleanup;
+    const now = Date.now();
+    const attrs = { rows: 1, fragments: 1, small_fragments: 1, versions: 15, indices: [], unindexed_rows: 0, _versions: Array.from({ length: 15 }, (_, i) => ({ version: i + 1, ms: now - (20 - i) * 86400_000 })) };
+    assert.equal(decide('lance_cleanup', readSettings(d, {}), attrs, now).propose, true);
+    const v = decide('lance_cleanup', readSettings(d, { min_versions_to_keep: 15 }), attrs, now);
+    assert.equal(v.propose, false);
+    assert.deepEqual(decide('lance_cleanup', readSettings(d, {}), attrs, now).parameters, { older_than: '168h', retain_versions: '10' });
+  });
+});
+
+describe('settings', () => {
+  it('clamps out-of-range and garbage values, never trusts them', () => {
+    const d = descriptors.lance_compact;
+    assert.equal(readSettings(d, { min_fragments: -5 }).min_fragments, 2);
+    assert.equal(readSettings(d, { min_fragments: 1e12 }).min_fragments, 100000);
+    assert.equal(readSettings(d, { min_fragments: 'many' }).min_fragments, 8);
+    assert.equal(readSettings(d, { compaction_mode: 'bogus' }).compaction_mode, 'reencode');
+    assert.equal(readSettings(descriptors.lance_cleanup, { retain_hours: 1e9 }).retain_hours, 87600);
+  });
+
+  it('every job type has a descriptor with defaults inside its ranges; periodic ones are enabled', () => {
+    for (const t of JOB_TYPES) {
+      const m = descriptorMessage(t);
+      for (const sec of m.form.sections) {
+        for (const f of sec.fields) {
+          if (f.min !== undefined && f.type === 'FIELD_TYPE_INT') {
+            const v = Number(f.default_value);
+            assert.ok(v >= f.min && v <= f.max, `${t}.${f.name} default ${v} outside [${f.min}, ${f.max}]`);
+          }
+          assert.ok(f.help, `${t}.${f.name} has help`);
+        }
+      }
+      const periodic = ['lance_compact', 'lance_optimize_indices', 'lance_cleanup'].includes(t);
+      assert.equal(m.runtime.enabled, periodic, t);
+      if (periodic) assert.ok(m.runtime.detection_interval_seconds >= 300);
+    }
+  });
+});
+
+describe('preview', () => {
+  it('returns the requested columns, respects filter and limit, and counts the table', async () => {
+    await H.seedTable(h, { bucket: 'prev', name: 'rows', appends: 3, perAppend: 100 });
+    const ref = { bucket: 'prev', namespace: ['docs'], name: 'rows' };
+    let out = await runPreview({ row_limit: 7, columns: ['id', 'category'], filter: "category = 'beta'", cluster: h.cluster }, ref);
+    let t = tableFromIPC(Buffer.concat(out.chunks));
+    assert.deepEqual(t.schema.fields.map((f) => f.name), ['id', 'category']);
+    assert.equal(t.numRows, 7);
+    assert.equal(out.rows_sent, 7);
+    assert.equal(out.truncated, true);
+    assert.equal(out.total_rows, 300);
+    for (let i = 0; i < t.numRows; i++) assert.equal(t.getChild('category').get(i), 'beta');
+    out = await runPreview({ row_limit: 500, columns: [], filter: 'id < 10', cluster: h.cluster }, ref);
+    t = tableFromIPC(Buffer.concat(out.chunks));
+    assert.equal(t.numRows, 10);
+    assert.equal(out.truncated, false);
+    assert.deepEqual(t.schema.fields.map((f) => f.name), ['id', 'title', 'category', 'vector']);
+    await assert.rejects(runPreview({ row_limit: 5, columns: [], filter: 'nonsense ===', cluster: h.cluster }, ref));
+  });
+});
