@@ -1,0 +1,33 @@
+package observe
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/floe/floe/catalog"
+)
+
+// BenchmarkIngest measures observations stored per second, including the
+// flushes to SQLite (Close flushes the remainder inside the timed region).
+func BenchmarkIngest(b *testing.B) {
+	cat := openCatalog(b, b.TempDir())
+	defer cat.Close()
+	s, err := New(cat.DB(), 50_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	attrs := []byte(`{"rows":1000,"fragments":12,"small_fragments":3,"version":7,"versions":7,"bytes":123456}`)
+	t0 := time.Now()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Put(Observation{ObjectID: fmt.Sprintf("t%d", i%20_000), Format: catalog.FormatLance,
+			ObservedAt: t0.Add(time.Duration(i)), WorkerID: "w", Attributes: attrs}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "obs/s")
+}
