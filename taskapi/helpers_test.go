@@ -18,7 +18,7 @@ import (
 
 // env is a served task API over a real catalog in a temp dir.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	store  *catalog.Store
 	svc    *tasks.Service
 	runner *fakeRunner
@@ -34,7 +34,7 @@ type envOpts struct {
 	noRunner  bool
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	dir := t.TempDir()
 	store, err := catalog.Open(context.Background(), catalog.Options{
@@ -143,7 +143,7 @@ func (e *env) do(c call) reply {
 
 // wantError checks an error answer: status, name, code and the instance
 // matching the request id header.
-func (r reply) wantError(t *testing.T, status int, name string, code int) errorBody {
+func (r reply) wantError(t testing.TB, status int, name string, code int) errorBody {
 	t.Helper()
 	var eb errorBody
 	if err := json.Unmarshal(r.body, &eb); err != nil {
@@ -162,7 +162,7 @@ func (r reply) wantError(t *testing.T, status int, name string, code int) errorB
 }
 
 // wantOK checks a JSON success for the table and decodes it.
-func (r reply) wantOK(t *testing.T, tableID string, into any) {
+func (r reply) wantOK(t testing.TB, tableID string, into any) {
 	t.Helper()
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.status, r.body)
@@ -246,7 +246,7 @@ func (f *fakeRunner) SubmitJob(ctx context.Context, jobType, objectID string, pa
 
 type statusCode int
 
-func (s statusCode) wantNoContent(t *testing.T) {
+func (s statusCode) wantNoContent(t testing.TB) {
 	t.Helper()
 	if s != http.StatusNoContent {
 		t.Fatalf("status %d, want 204", s)
