@@ -10,8 +10,22 @@ import (
 // Find returns session data for a token (scs.Store). Expired sessions are
 // not found.
 func (s *Store) Find(token string) ([]byte, bool, error) {
+	return s.FindCtx(context.Background(), token)
+}
+
+// Commit stores session data until expiry (scs.Store).
+func (s *Store) Commit(token string, b []byte, expiry time.Time) error {
+	return s.CommitCtx(context.Background(), token, b, expiry)
+}
+
+// Delete removes a session (scs.Store).
+func (s *Store) Delete(token string) error { return s.DeleteCtx(context.Background(), token) }
+
+// FindCtx is Find with the request's context (scs.CtxStore, which scs
+// prefers when a store offers it).
+func (s *Store) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	var b []byte
-	err := s.db.QueryRow(`SELECT data FROM sessions WHERE token = ? AND expiry > ?`, token, s.now().UnixNano()).Scan(&b)
+	err := s.db.QueryRowContext(ctx, `SELECT data FROM sessions WHERE token = ? AND expiry > ?`, token, s.now().UnixNano()).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -21,12 +35,12 @@ func (s *Store) Find(token string) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-// Commit stores session data until expiry (scs.Store).
-func (s *Store) Commit(token string, b []byte, expiry time.Time) error {
+// CommitCtx is Commit with the request's context (scs.CtxStore).
+func (s *Store) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
 	if b == nil {
 		b = []byte{}
 	}
-	_, err := s.db.Exec(`INSERT INTO sessions(token, data, expiry) VALUES (?, ?, ?)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions(token, data, expiry) VALUES (?, ?, ?)
 		ON CONFLICT(token) DO UPDATE SET data = excluded.data, expiry = excluded.expiry`, token, b, expiry.UnixNano())
 	if err != nil {
 		return dbErr("commit session", err)
@@ -34,9 +48,9 @@ func (s *Store) Commit(token string, b []byte, expiry time.Time) error {
 	return nil
 }
 
-// Delete removes a session (scs.Store).
-func (s *Store) Delete(token string) error {
-	if _, err := s.db.Exec(`DELETE FROM sessions WHERE token = ?`, token); err != nil {
+// DeleteCtx is Delete with the request's context (scs.CtxStore).
+func (s *Store) DeleteCtx(ctx context.Context, token string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE token = ?`, token); err != nil {
 		return dbErr("delete session", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,26 +24,61 @@ type Storage interface {
 	Exists(path string) (bool, error)
 }
 
-// LocalDisk is Storage on the local file system.
+// LocalDisk is Storage on the local file system. It takes plain paths and
+// file:// URIs; other URIs (s3://…) are not local: making a "directory"
+// there is a no-op (object stores have none), nothing exists there, and
+// writing or deleting fails rather than pretending.
 type LocalDisk struct{}
 
+// localPath maps a location to a local path; ok is false for remote URIs.
+func localPath(p string) (string, bool) {
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		return rest, true
+	}
+	return p, !isURI(p)
+}
+
+func errRemote(p string) error {
+	return fmt.Errorf("local-disk storage cannot change %s; configure an object-store warehouse", p)
+}
+
 // MkdirAll creates a directory and its parents.
-func (LocalDisk) MkdirAll(path string) error { return os.MkdirAll(path, 0o755) }
+func (LocalDisk) MkdirAll(path string) error {
+	lp, ok := localPath(path)
+	if !ok {
+		return nil
+	}
+	return os.MkdirAll(lp, 0o755)
+}
 
 // RemoveAll deletes a tree.
-func (LocalDisk) RemoveAll(path string) error { return os.RemoveAll(path) }
+func (LocalDisk) RemoveAll(path string) error {
+	lp, ok := localPath(path)
+	if !ok {
+		return errRemote(path)
+	}
+	return os.RemoveAll(lp)
+}
 
 // WriteFile writes a file, creating its directory if needed.
 func (LocalDisk) WriteFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	lp, ok := localPath(path)
+	if !ok {
+		return errRemote(path)
+	}
+	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	return os.WriteFile(lp, data, 0o644)
 }
 
 // Remove deletes a file or an empty directory.
 func (LocalDisk) Remove(path string) error {
-	err := os.Remove(path)
+	lp, ok := localPath(path)
+	if !ok {
+		return nil // nothing of ours can be there
+	}
+	err := os.Remove(lp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -51,7 +87,11 @@ func (LocalDisk) Remove(path string) error {
 
 // Exists reports whether path exists.
 func (LocalDisk) Exists(path string) (bool, error) {
-	_, err := os.Stat(path)
+	lp, ok := localPath(path)
+	if !ok {
+		return false, nil
+	}
+	_, err := os.Stat(lp)
 	if err == nil {
 		return true, nil
 	}
@@ -85,6 +125,9 @@ func joinPath(base string, parts ...string) string {
 func cleanLocation(p string) string {
 	if p == "" {
 		return ""
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		return "file://" + filepath.Clean(rest)
 	}
 	if isURI(p) {
 		return strings.TrimRight(p, "/")

@@ -165,6 +165,9 @@ func resolveLocation(loc string) string {
 // it), or a bucket or namespace directory. "" means loc is a table's own.
 func (s *Store) protectedLocation(loc string) string {
 	loc = cleanLocation(loc)
+	if lp, ok := strings.CutPrefix(loc, "file://"); ok {
+		loc = lp
+	}
 	switch loc {
 	case "", "/", ".":
 		return "it is empty or the file-system root"
