@@ -45,7 +45,7 @@ const onDemand = () => ({
   global_concurrency: 1,
   per_worker_concurrency: 1,
   retries: 1,
-  retry_backoff_seconds: 60,
+  retry_backoff_seconds: 15, // a build lost with its worker is worth retrying soon
 });
 
 const engineNote = 'LanceDB 0.31 runs compaction, version pruning and index refresh in one optimize() call; the job result says which of them ran.';

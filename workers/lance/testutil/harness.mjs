@@ -6,6 +6,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -227,3 +228,52 @@ export function startWorker(h, env = {}) {
 }
 
 export { sleep };
+
+/** Call floe's Lance task API; the bucket rides in the Host header. */
+export function taskApi(h, bucket, method, path, body) {
+  const u = new URL(h.lanceURL);
+  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: u.hostname, port: u.port, method, path: `/lance/oss/v1${path}`,
+      headers: { host: `${bucket}.localhost:${u.port}`, 'x-api-key': h.apiKey, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => {
+        let json = null;
+        try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+        resolve({ status: res.statusCode, json, text, headers: res.headers });
+      });
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** Poll fn until it returns a truthy value or ms pass. */
+export async function eventually(fn, ms = 30000, every = 250) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    last = await fn();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms (last: ${JSON.stringify(last)})`);
+    await sleep(every);
+  }
+}
+
+/** A logged-in console client (admin, FLOE_ADMIN_PASSWORD from startFloe). */
+export async function consoleClient(h) {
+  const form = new URLSearchParams({ username: 'admin', password: process.env.FLOE_ADMIN_PASSWORD || 'test-admin-password' });
+  const r = await fetch(`${h.httpURL}/login`, { method: 'POST', body: form, redirect: 'manual' });
+  const cookies = (r.headers.getSetCookie?.() || []).map((c) => c.split(';')[0]).join('; ');
+  if (!cookies) throw new Error(`console login failed: ${r.status} ${await r.text()}`);
+  return {
+    async get(path) {
+      const res = await fetch(`${h.httpURL}${path}`, { headers: { cookie: cookies }, redirect: 'manual' });
+      return { status: res.status, text: await res.text() };
+    },
+  };
+}

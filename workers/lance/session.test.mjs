@@ -1,0 +1,82 @@
+// The full path: a real floe, the worker as a child process on its plugin
+// channel, work triggered from outside (the scheduler's own detection and
+// the Lance task API), and what floe shows afterwards.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import * as H from './testutil/harness.mjs';
+
+let h;
+before(async () => {
+  h = await H.startFloe();
+});
+after(async () => {
+  await h?.stop();
+});
+
+describe('through floe', () => {
+  it('detection proposes compaction, the console runs it on the worker, and observations reach the console', async () => {
+    const t = await H.seedTable(h, { bucket: 'e2e', name: 'frag', appends: 12, perAppend: 20 });
+    await H.seedTable(h, { bucket: 'e2e', name: 'single', appends: 1, perAppend: 240 });
+    const sum = await H.checksum(t);
+    const w = H.startWorker(h);
+    await w.waitFor(/msg=connected/);
+    await w.waitFor(/msg=detect job_type=lance_compact table=e2e\$docs\$frag .*decision=propose/);
+    await w.waitFor(/msg=detect job_type=lance_compact table=e2e\$docs\$single .*decision=skip/);
+    await w.waitFor(/msg="execute done" .*job_type=lance_compact success=true summary="compacted 12 → 1 fragments/);
+    const t2 = await H.openTable(h, 'e2e', 'docs', 'frag');
+    assert.equal((await t2.stats()).fragmentStats.numFragments, 1);
+    assert.deepEqual(await H.checksum(t2), sum);
+    // the console shows what the worker observed: rows per table
+    const c = await H.consoleClient(h);
+    await H.eventually(async () => {
+      const page = await c.get('/buckets/e2e/namespaces/docs');
+      const m = /data-table="single"[\s\S]*?data-testid="table-rows">([^<]*)</.exec(page.text);
+      return m && m[1].replace(/\D/g, '') === '240';
+    }, 20000);
+  });
+
+  it('a task submitted through the Lance task API runs on the worker and completes with its result', async () => {
+    await H.seedTable(h, { bucket: 'e2e', name: 'tasked', appends: 1, perAppend: 500 });
+    if (!h.workers.length) {
+      H.startWorker(h);
+    }
+    await h.workers[0].waitFor(/msg=connected/);
+    const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$tasked/create_scalar_index', { column: 'category', index_type: 'BITMAP' });
+    assert.equal(sub.status, 200, sub.text);
+    const id = sub.json.task_id;
+    const info = await H.eventually(async () => {
+      const g = await H.taskApi(h, 'e2e', 'GET', `/table/docs$tasked/tasks/${id}`);
+      const ti = g.json?.task_info;
+      return ti && (ti.status === 'completed' || ti.status === 'failed') ? ti : null;
+    }, 60000, 500);
+    assert.equal(info.status, 'completed', JSON.stringify(info));
+    const t = await H.openTable(h, 'e2e', 'docs', 'tasked');
+    assert.deepEqual((await t.listIndices()).map((i) => i.name), ['category_idx']);
+    assert.match(await t.query().where("category = 'gamma'").explainPlan(), /category_idx/);
+  });
+
+  it('a worker killed mid-job: the console retries the job when the worker comes back', async () => {
+    for (const w of h.workers) await w.stop();
+    h.workers.length = 0;
+    await H.seedTable(h, { bucket: 'e2e', name: 'big', appends: 1, perAppend: 20000, dims: 64 });
+    const w1 = H.startWorker(h, { FLOE_WORKER_ID: 'killed-worker' });
+    await w1.waitFor(/msg=connected/);
+    const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$big/create_vector_index', {
+      column: 'vector', index_type: 'IVF_PQ', num_partitions: 64, num_sub_vectors: 16, max_iterations: 100, sample_rate: 1024,
+    });
+    assert.equal(sub.status, 200, sub.text);
+    const line = await w1.waitFor(/msg=execute job_id=\S+ job_type=lance_vector_index table=e2e\$docs\$big attempt=1/);
+    const jobId = /job_id=(\S+)/.exec(line)[1];
+    await H.sleep(1000);
+    const e = await w1.stop('SIGKILL');
+    assert.equal(e.sig, 'SIGKILL');
+    const w2 = H.startWorker(h, { FLOE_WORKER_ID: 'killed-worker' });
+    await w2.waitFor(/msg=connected/);
+    // The console failed attempt 1 ("reconnected without this job") and
+    // hands the same job out again once the retry backoff passes.
+    await w2.waitFor(new RegExp(`msg=execute job_id=${jobId} job_type=lance_vector_index .*attempt=2`), 60000);
+    const g = await H.taskApi(h, 'e2e', 'GET', `/table/docs$big/tasks/${sub.json.task_id}`);
+    assert.notEqual(g.json.task_info.status, 'completed');
+  });
+});
