@@ -224,3 +224,25 @@ func TestParseType(t *testing.T) {
 		t.Fatal("five task types")
 	}
 }
+
+// Any body gives params that marshal, or ErrInvalid; never another error or
+// a panic (a client mistake must never become a 500).
+func FuzzValidateParams(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"older_than":"7d"}`, `{"target_rows_per_fragment":1e400}`,
+		`{"column":"c","index_type":"FTS","max_token_length":-1}`, `{"index_names":[1]}`, "\xff", `{"a":`} {
+		f.Add(uint8(0), s)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, body string) {
+		typ := Types[int(which)%len(Types)]
+		p, err := ValidateParams(typ, []byte(body))
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%s %q: %v is not ErrInvalid", typ, body, err)
+			}
+			return
+		}
+		if _, err := json.Marshal(p); err != nil {
+			t.Fatalf("%s %q: params do not marshal: %v", typ, body, err)
+		}
+	})
+}
