@@ -169,7 +169,10 @@ func asError(err error, notFound Code) *Error {
 	case errors.Is(err, catalog.ErrConflict):
 		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
 	case errors.Is(err, catalog.ErrInvalid):
-		return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
+		if ce != nil && (ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table") {
+			return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
+		}
+		return invalid(msg, "Correct the request as the message says and send it again.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
 	}
