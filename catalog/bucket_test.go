@@ -183,12 +183,24 @@ func TestTableCountFollowsChanges(t *testing.T) {
 		do   func() error
 		want int
 	}{
-		{"create lance", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance}); return err }, 1},
-		{"create iceberg", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg}); return err }, 2},
-		{"idempotent create", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg}); return err }, 2},
+		{"create lance", func() error {
+			_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance})
+			return err
+		}, 1},
+		{"create iceberg", func() error {
+			_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg})
+			return err
+		}, 2},
+		{"idempotent create", func() error {
+			_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("b"), Format: FormatIceberg})
+			return err
+		}, 2},
 		{"deregister", func() error { _, err := s.DeregisterTable(ctx, r("a")); return err }, 1},
 		{"deregister again", func() error { _, err := s.DeregisterTable(ctx, r("a")); return err }, 1},
-		{"declare revives", func() error { _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance}); return err }, 2},
+		{"declare revives", func() error {
+			_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r("a"), Format: FormatLance})
+			return err
+		}, 2},
 		{"rename across namespaces", func() error { _, err := s.RenameTable(ctx, r("b"), []string{"ns2"}, "b2"); return err }, 2},
 		{"commit", func() error {
 			tb, _ := s.GetTable(ctx, TableRef{Bucket: "lake", Namespace: []string{"ns2"}, Name: "b2"})

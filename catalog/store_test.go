@@ -1,8 +1,11 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -140,4 +143,69 @@ func TestOpenOptions(t *testing.T) {
 			t.Errorf("ARN %q", b.ARN)
 		}
 	})
+}
+
+// crossProcessEnv carries the directory to a child test process.
+const crossProcessEnv = "FLOE_CATALOG_CHILD_DIR"
+
+func TestCrossProcessWrites(t *testing.T) {
+	if os.Getenv(crossProcessEnv) != "" {
+		t.Skip("running as a child")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := openAt(t, dir)
+	mustBucket(t, s, "shared", FormatUnset)
+	mustNamespace(t, s, "shared", "ns")
+	// Two child processes (the CLI, twice) write while this one (the
+	// server) writes too; SQLite's file locks are all that keeps them apart.
+	var children []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrossProcessChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crossProcessEnv+"="+dir, "FLOE_CATALOG_CHILD_PREFIX="+fmt.Sprintf("c%d", i))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		children = append(children, cmd)
+		outs = append(outs, &out)
+	}
+	for i := range crossProcessTables {
+		r := TableRef{Bucket: "shared", Namespace: []string{"ns"}, Name: fmt.Sprintf("parent-%d", i)}
+		if _, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r, Format: FormatLance}); err != nil {
+			t.Errorf("parent write: %v", err)
+		}
+	}
+	for i, c := range children {
+		if err := c.Wait(); err != nil {
+			t.Errorf("child %d failed: %v\n%s", i, err, outs[i])
+		}
+	}
+	n, err := s.CountTables(ctx, "shared", []string{"ns"}, ListTablesOptions{IncludeDeclared: true})
+	if err != nil || n != 3*crossProcessTables {
+		t.Errorf("CountTables = %d, %v, want %d", n, err, 3*crossProcessTables)
+	}
+	if b, _ := s.GetBucket(ctx, "shared"); b.TableCount != 3*crossProcessTables {
+		t.Errorf("TableCount = %d", b.TableCount)
+	}
+}
+
+const crossProcessTables = 15
+
+// TestCrossProcessChild is the child half of TestCrossProcessWrites.
+func TestCrossProcessChild(t *testing.T) {
+	dir := os.Getenv(crossProcessEnv)
+	if dir == "" {
+		t.Skip("only runs as a child of TestCrossProcessWrites")
+	}
+	s := openAt(t, dir)
+	prefix := os.Getenv("FLOE_CATALOG_CHILD_PREFIX")
+	for i := range crossProcessTables {
+		r := TableRef{Bucket: "shared", Namespace: []string{"ns"}, Name: fmt.Sprintf("%s-%d", prefix, i)}
+		if _, _, err := s.CreateTable(context.Background(), CreateTableInput{TableRef: r, Format: FormatLance}); err != nil {
+			t.Fatalf("child write: %v", err)
+		}
+	}
 }

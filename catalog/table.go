@@ -119,9 +119,9 @@ func (s *Store) refreshState(ctx context.Context, q querier, t Table) (Table, er
 	if err != nil || !ok {
 		return t, nil // unreadable storage leaves the recorded state as it is
 	}
-	if _, err := q.ExecContext(ctx, `UPDATE tables SET state = 'created' WHERE id = ? AND state = 'declared'`, t.ID); err != nil {
-		return Table{}, dbErr("refresh table state", err)
-	}
+	// Storage is the truth: report created even if recording it fails
+	// (another process may hold the write lock); the next read retries.
+	_, _ = q.ExecContext(ctx, `UPDATE tables SET state = 'created' WHERE id = ? AND state = 'declared'`, t.ID)
 	t.State = StateCreated
 	return t, nil
 }
