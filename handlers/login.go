@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
@@ -14,13 +15,23 @@ func (h *Handlers) ShowLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/buckets", http.StatusSeeOther)
 		return
 	}
-	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{}))
+	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{Next: safeNext(r.URL.Query().Get("next"))}))
+}
+
+// safeNext keeps a post-login destination only when it is a path on this
+// site, so the sign-in page cannot be used to bounce users elsewhere.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+		return ""
+	}
+	return next
 }
 
 // Login checks the password and starts a session under a fresh token, so a
 // token planted before sign-in is worthless after it.
 func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	name, pass := r.PostFormValue("username"), r.PostFormValue("password")
+	next := safeNext(r.PostFormValue("next"))
 	var u catalog.User
 	err := catalog.ErrNotFound // empty fields are refused without a hash comparison
 	if name != "" && pass != "" {
@@ -28,7 +39,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, catalog.ErrNotFound) {
 		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
-		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Error: "Wrong username or password."}))
+		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: "Wrong username or password."}))
 		return
 	}
 	if err != nil {
@@ -41,7 +52,10 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	h.sessions.Put(r.Context(), sessionUser, u.Name)
 	h.sessions.Put(r.Context(), sessionRole, string(u.Role))
-	http.Redirect(w, r, "/buckets", http.StatusSeeOther)
+	if next == "" {
+		next = "/buckets"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // Logout ends the session.

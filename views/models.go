@@ -48,6 +48,7 @@ type FormatOption struct {
 // LoginForm is the sign-in page.
 type LoginForm struct {
 	Username string
+	Next     string // local path to return to after signing in
 	Error    string
 }
 

@@ -10,10 +10,22 @@ import (
 func TestLogin(t *testing.T) {
 	e := newEnv(t, allSurfaces)
 
-	t.Run("anonymous page redirects to login", func(t *testing.T) {
-		r := e.get(e.anon(), "/buckets")
-		if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/login") {
+	t.Run("anonymous page redirects to login and back", func(t *testing.T) {
+		r := e.get(e.anon(), "/connect?bucket=x")
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login?next=%2Fconnect%3Fbucket%3Dx" {
 			t.Fatalf("status %d location %q", r.status, r.header.Get("Location"))
+		}
+		login := e.get(e.anon(), r.header.Get("Location"))
+		if v := login.doc.Find(`input[name="next"]`).AttrOr("value", ""); v != "/connect?bucket=x" {
+			t.Fatalf("login form next %q", v)
+		}
+		c := e.anon()
+		done := e.post(c, "/login", url.Values{"username": {"reader"}, "password": {readonlyPass}, "next": {"/connect?bucket=x"}})
+		if done.status != http.StatusSeeOther || done.header.Get("Location") != "/connect?bucket=x" {
+			t.Fatalf("after login: %d %q", done.status, done.header.Get("Location"))
+		}
+		if r := e.get(c, "/connect"); r.text("current-role") != "readonly" {
+			t.Fatalf("readonly login shows role %q", r.text("current-role"))
 		}
 	})
 	t.Run("anonymous htmx request gets HX-Redirect", func(t *testing.T) {
@@ -48,7 +60,8 @@ func TestLogin(t *testing.T) {
 		c := e.anon()
 		pre := e.get(c, "/login") // may or may not create a session
 		_ = pre
-		r := e.post(c, "/login", url.Values{"username": {"admin"}, "password": {adminPass}})
+		// An off-site next is ignored: sign-in never bounces users elsewhere.
+		r := e.post(c, "/login", url.Values{"username": {"admin"}, "password": {adminPass}, "next": {"//evil.example/x"}})
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/buckets" {
 			t.Fatalf("status %d location %q", r.status, r.header.Get("Location"))
 		}

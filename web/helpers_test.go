@@ -28,8 +28,8 @@ const (
 
 // env is one console on a real catalog in a temp dir, served over real HTTP.
 type env struct {
-	t     *testing.T
-	store *catalog.Store
+	t      testing.TB
+	store  *catalog.Store
 	srv    *httptest.Server
 	stats  *fakeStats
 	server *Server
@@ -84,7 +84,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func newEnv(t *testing.T, surfaces Surfaces) *env {
+func newEnv(t testing.TB, surfaces Surfaces) *env {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -131,6 +131,15 @@ func (e *env) login(user, pass string) *http.Client {
 // bcrypt comparison; TestLogin covers the real sign-in.
 func (e *env) signedIn(user string, role catalog.Role) *http.Client {
 	e.t.Helper()
+	c := e.anon()
+	u, _ := url.Parse(e.srv.URL)
+	c.Jar.SetCookies(u, []*http.Cookie{e.sessionCookie(user, role)})
+	return c
+}
+
+// sessionCookie stores a session for user and returns its cookie.
+func (e *env) sessionCookie(user string, role catalog.Role) *http.Cookie {
+	e.t.Helper()
 	ctx, err := e.server.sessions.Load(context.Background(), "")
 	if err != nil {
 		e.t.Fatal(err)
@@ -141,10 +150,7 @@ func (e *env) signedIn(user string, role catalog.Role) *http.Client {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c := e.anon()
-	u, _ := url.Parse(e.srv.URL)
-	c.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookieName, Value: token, Path: "/"}})
-	return c
+	return &http.Cookie{Name: sessionCookieName, Value: token, Path: "/"}
 }
 
 func (e *env) admin() *http.Client  { return e.signedIn("admin", catalog.RoleAdmin) }
@@ -158,7 +164,9 @@ type response struct {
 }
 
 // has reports whether an element with this data-testid exists.
-func (r response) has(testid string) bool { return r.doc.Find(`[data-testid="`+testid+`"]`).Length() > 0 }
+func (r response) has(testid string) bool {
+	return r.doc.Find(`[data-testid="`+testid+`"]`).Length() > 0
+}
 
 func (r response) text(testid string) string {
 	return strings.TrimSpace(r.doc.Find(`[data-testid="` + testid + `"]`).First().Text())

@@ -1,0 +1,38 @@
+package handlers
+
+import "testing"
+
+func TestSafeNext(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/buckets/a", "/buckets/a"},
+		{"/connect?bucket=x", "/connect?bucket=x"},
+		{"", ""},
+		{"https://evil.example/", ""},
+		{"//evil.example/", ""},
+		{`/\evil.example`, ""},
+		{"buckets", ""},
+		{"/a\r\nSet-Cookie: x", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := safeNext(tc.in); got != tc.want {
+				t.Fatalf("safeNext(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParentOf(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/buckets/a", "/buckets"},
+		{"/buckets/a/namespaces/n", "/buckets/a"},
+		{"/buckets/a/namespaces/n/tables/t", "/buckets/a/namespaces/n"},
+		{"/buckets/a/namespaces/n/tables/t/data", "/buckets/a/namespaces/n"},
+		{"/elsewhere", "/buckets"},
+	}
+	for _, tc := range tests {
+		if got, _ := parentOf(tc.in); got != tc.want {
+			t.Errorf("parentOf(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
