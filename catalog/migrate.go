@@ -16,8 +16,10 @@ import (
 var migrations embed.FS
 
 // migrationFiles lists the embedded migrations in lexical order.
-func migrationFiles() ([]string, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+func migrationFiles() ([]string, error) { return migrationNames(migrations) }
+
+func migrationNames(fsys fs.FS) ([]string, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
 		return nil, err
 	}
@@ -30,14 +32,16 @@ func migrationFiles() ([]string, error) {
 // second process starting at the same moment waits for the write lock and
 // then finds the version recorded, so nothing runs twice. Gaps in the
 // numbering are fine: a version is the file name, not a counter.
-func (s *Store) migrate(ctx context.Context) error {
+func (s *Store) migrate(ctx context.Context) error { return s.migrateFS(ctx, migrations) }
+
+func (s *Store) migrateFS(ctx context.Context, fsys fs.FS) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version TEXT PRIMARY KEY,
 		applied_at INTEGER NOT NULL
 	)`); err != nil {
 		return fmt.Errorf("catalog: create schema_migrations: %w", err)
 	}
-	files, err := migrationFiles()
+	files, err := migrationNames(fsys)
 	if err != nil {
 		return fmt.Errorf("catalog: list migrations: %w", err)
 	}
@@ -63,15 +67,15 @@ func (s *Store) migrate(ctx context.Context) error {
 		if applied[version] {
 			continue
 		}
-		if err := s.applyMigration(ctx, f, version); err != nil {
+		if err := s.applyMigration(ctx, fsys, f, version); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) applyMigration(ctx context.Context, file, version string) error {
-	body, err := migrations.ReadFile(file)
+func (s *Store) applyMigration(ctx context.Context, fsys fs.FS, file, version string) error {
+	body, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return fmt.Errorf("catalog: read %s: %w", file, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 )
 
 func TestMigrationsIdempotentOnReopen(t *testing.T) {
@@ -207,5 +208,54 @@ func TestCrossProcessChild(t *testing.T) {
 		if _, _, err := s.CreateTable(context.Background(), CreateTableInput{TableRef: r, Format: FormatLance}); err != nil {
 			t.Fatalf("child write: %v", err)
 		}
+	}
+}
+
+func TestMigrationRunner(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	fsys := fstest.MapFS{
+		"migrations/0001_catalog.sql": {Data: []byte("-- already applied by Open; must not run again\nCREATE TABLE buckets (x);")},
+		"migrations/0015_jobs.sql":    {Data: []byte("CREATE TABLE mig_jobs (id INTEGER PRIMARY KEY);")},
+	}
+	steps := []struct {
+		name    string
+		add     map[string]string
+		wantErr bool
+		want    []string // tables that must exist afterwards
+	}{
+		{"gap in numbering", nil, false, []string{"mig_jobs"}},
+		{"file added below the highest applied", map[string]string{"migrations/0012_plugin.sql": "CREATE TABLE mig_plugin (id INTEGER);"}, false, []string{"mig_jobs", "mig_plugin"}},
+		{"rerun is a no-op", nil, false, []string{"mig_jobs", "mig_plugin"}},
+		{"a failing migration rolls back and names itself", map[string]string{"migrations/0020_bad.sql": "CREATE TABLE mig_half (id INTEGER); NOT SQL;"}, true, nil},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			for k, v := range st.add {
+				fsys[k] = &fstest.MapFile{Data: []byte(v)}
+			}
+			err := s.migrateFS(ctx, fsys)
+			if st.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "0020_bad") {
+					t.Fatalf("error %v does not name the migration", err)
+				}
+				var n int
+				s.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'mig_half'`).Scan(&n)
+				if n != 0 {
+					t.Error("failed migration left a half-applied table")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tbl := range st.want {
+				var n int
+				s.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, tbl).Scan(&n)
+				if n != 1 {
+					t.Errorf("table %s missing", tbl)
+				}
+			}
+		})
 	}
 }

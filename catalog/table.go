@@ -134,8 +134,8 @@ func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) err
 	default:
 		return Invalid("state", "state must be declared, created or deregistered")
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE tables SET state = ?, modified_at = ? WHERE id = ? AND format = 'LANCE'`,
-		string(st), s.now().UnixNano(), id)
+	res, err := s.db.ExecContext(ctx, `UPDATE tables SET state = ?, version_token = ?, modified_at = ? WHERE id = ? AND format = 'LANCE'`,
+		string(st), newVersionToken(), s.now().UnixNano(), id)
 	if err != nil {
 		return dbErr("set table state", err)
 	}
