@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
-	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
 )
 
 // testWait bounds every wait in these tests: far longer than anything
@@ -33,6 +34,9 @@ type harness struct {
 	conn   *grpc.ClientConn
 	token  string
 	events <-chan Event
+
+	cancelSub func()
+	closeOnce sync.Once
 }
 
 func openStore(t *testing.T, dir string) *catalog.Store {
@@ -68,8 +72,7 @@ func newHarnessIn(t *testing.T, dir string, opts Options) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cancelSub func()
-	h.events, cancelSub = h.p.Subscribe()
+	h.events, h.cancelSub = h.p.Subscribe()
 	h.lis = bufconn.Listen(1 << 20)
 	h.srv = grpc.NewServer()
 	h.p.Register(h.srv)
@@ -83,18 +86,25 @@ func newHarnessIn(t *testing.T, dir string, opts Options) *harness {
 	if _, h.token, err = h.store.CreateWorkerToken(ctx, "test-worker"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	t.Cleanup(h.close)
+	return h
+}
+
+// close shuts the harness down (once); tests that restart the console call
+// it early.
+func (h *harness) close() {
+	h.closeOnce.Do(func() {
+		t := h.t
 		h.conn.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), testWait)
 		defer cancel()
 		if err := h.p.Shutdown(sctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
-		cancelSub()
+		h.cancelSub()
 		h.obs.Close()
 		h.store.Close()
 	})
-	return h
 }
 
 // connect starts a scripted worker and waits until the registry lists it.

@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
 )
 
 func TestAuthRefused(t *testing.T) {

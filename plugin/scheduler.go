@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -308,16 +309,18 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		}
 	}
 	for _, s := range sessions {
-		for _, c := range s.caps {
-			if c.GetCanExecute() && laneOf(c.GetLane()) == laneName || c.GetCanExecute() && p.laneFor(c.GetJobType()) == laneName {
-				if cc, err := p.clusterContext(ctx, s.workerID); err == nil {
-					clusters[s.workerID] = cc
-				} else {
-					p.log.Warn("could not mint a worker API key", "worker", s.workerID, "err", err)
-				}
-				break
-			}
+		if !slices.ContainsFunc(cands, func(c dispatchCand) bool {
+			capb, ok := s.capability(c.jobType)
+			return ok && capb.GetCanExecute()
+		}) {
+			continue
 		}
+		cc, err := p.clusterContext(ctx, s.workerID)
+		if err != nil {
+			p.log.Warn("could not mint a worker API key", "worker", s.workerID, "err", err)
+			continue
+		}
+		clusters[s.workerID] = cc
 	}
 
 	st.mu.Lock()
