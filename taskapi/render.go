@@ -51,7 +51,9 @@ func toInfo(t tasks.Task) taskInfo {
 // answer, and sends it with the table id header every success carries.
 func writeJSON(w http.ResponseWriter, tableID string, v any) *apiError {
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // params and results come back exactly as stored
+	if err := enc.Encode(v); err != nil {
 		return internal(err)
 	}
 	h := w.Header()

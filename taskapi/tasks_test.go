@@ -1,10 +1,12 @@
 package taskapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -264,4 +266,54 @@ func TestQuotaAnswer(t *testing.T) {
 	e.do(call{method: "DELETE", path: "/table/ns$tbl/tasks/" + page.Tasks[0].TaskID}).status.wantNoContent(t)
 	e.submit("compact", "")
 	e.do(call{method: "POST", path: "/table/ns$tbl/compact"}).wantError(t, 429, "TaskQuotaExceeded", 10002)
+}
+
+// 32 clients race for the last places of the quota over HTTP: the bound
+// holds and every 200 names a task that GET finds.
+func TestQuotaConcurrentHTTP(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	const stored, clients, each = tasks.MaxTasksPerType - 10, 32, 1
+	e.fill(e.table.ID, tasks.TypeCompact, stored)
+	var (
+		mu       sync.Mutex
+		accepted []string
+		wg       sync.WaitGroup
+	)
+	for range clients {
+		wg.Go(func() {
+			for range each {
+				req, _ := http.NewRequest("POST", e.srv.URL+"/lance/oss/v1/table/ns$tbl/compact", nil)
+				req.Host = "mybucket.localhost"
+				req.Header.Set("x-api-key", e.rw)
+				resp, err := e.srv.Client().Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var out struct {
+					TaskID string `json:"task_id"`
+				}
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case 200:
+					mu.Lock()
+					accepted = append(accepted, out.TaskID)
+					mu.Unlock()
+				case 429:
+				default:
+					t.Errorf("status %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(accepted) != tasks.MaxTasksPerType-stored {
+		t.Fatalf("accepted %d, want exactly the %d free places", len(accepted), tasks.MaxTasksPerType-stored)
+	}
+	for _, id := range accepted {
+		if info := e.get(id); info["status"] != "submitted" {
+			t.Fatalf("task %s: %v", id, info)
+		}
+	}
 }
