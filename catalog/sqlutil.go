@@ -24,8 +24,12 @@ type querier interface {
 // returns nil. Inside fn only tx may touch the database: a second
 // connection wanting the write lock would wait on ourselves.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
+	select {
+	case s.writeSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writeSlot }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return dbErr("begin transaction", err)

@@ -37,10 +37,11 @@ type Store struct {
 	opts Options
 	fs   Storage
 
-	// writeMu queues this process's write transactions in Go, so they wait
-	// on each other without SQLite's sleeping busy handler; the handler is
-	// left for waits on other processes (the CLI beside the server).
-	writeMu sync.Mutex
+	// writeSlot (capacity 1) queues this process's write transactions in
+	// Go, so they wait on each other without SQLite's sleeping busy handler
+	// (which is left for waits on other processes, such as the CLI beside
+	// the server) and a waiting caller can still give up on its context.
+	writeSlot chan struct{}
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users

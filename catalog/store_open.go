@@ -66,7 +66,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: open %s: %w", opts.Path, err)
 	}
-	s := &Store{db: db, opts: opts, fs: opts.Storage}
+	s := &Store{db: db, opts: opts, fs: opts.Storage, writeSlot: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
