@@ -2,7 +2,8 @@
 // can forward each line into its own log unchanged.
 
 const levels = { debug: 10, info: 20, warn: 30, error: 40 };
-const threshold = levels[(process.env.FLOE_LOG_LEVEL || 'info').toLowerCase()] ?? levels.info;
+// Read on every line so a process (or the benchmark) can change it at run time.
+const threshold = () => levels[(process.env.FLOE_LOG_LEVEL || 'info').toLowerCase()] ?? levels.info;
 
 function quote(v) {
   const s = v instanceof Error ? v.message : typeof v === 'string' ? v : JSON.stringify(v);
@@ -11,7 +12,7 @@ function quote(v) {
 }
 
 function emit(level, msg, fields) {
-  if (levels[level] < threshold) return;
+  if (levels[level] < threshold()) return;
   let line = `level=${level} msg=${quote(msg)}`;
   for (const [k, v] of Object.entries(fields || {})) {
     if (v === undefined) continue;
