@@ -1,0 +1,571 @@
+package iceberg
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// update is one metadata change of a commit. Fields are pointers where the
+// spec makes them required, so a missing one is told apart from zero.
+type update struct {
+	Action        string            `json:"action"`
+	UUID          *string           `json:"uuid"`
+	FormatVersion *int              `json:"format-version"`
+	Schema        *Schema           `json:"schema"`
+	LastColumnID  *int              `json:"last-column-id"`
+	SchemaID      *int              `json:"schema-id"`
+	Spec          *unboundSpec      `json:"spec"`
+	SpecID        *int              `json:"spec-id"`
+	SortOrder     *SortOrder        `json:"sort-order"`
+	SortOrderID   *int              `json:"sort-order-id"`
+	Snapshot      *Snapshot         `json:"snapshot"`
+	RefName       *string           `json:"ref-name"`
+	RefType       *string           `json:"type"`
+	SnapshotID    *int64            `json:"snapshot-id"`
+	MaxRefAgeMs   *int64            `json:"max-ref-age-ms"`
+	MaxSnapAgeMs  *int64            `json:"max-snapshot-age-ms"`
+	MinSnapshots  *int              `json:"min-snapshots-to-keep"`
+	SnapshotIDs   []int64           `json:"snapshot-ids"`
+	Location      *string           `json:"location"`
+	Updates       map[string]string `json:"updates"`
+	Updated       map[string]string `json:"updated"` // older clients
+	Removals      []string          `json:"removals"`
+	Removed       []string          `json:"removed"` // older clients
+	SpecIDs       []int             `json:"spec-ids"`
+	SchemaIDs     []int             `json:"schema-ids"`
+	Statistics    json.RawMessage   `json:"statistics"`
+	PartStats     json.RawMessage   `json:"partition-statistics"`
+}
+
+// unboundSpec is a partition spec as a client sends it: ids optional.
+type unboundSpec struct {
+	SpecID *int `json:"spec-id"`
+	Fields []struct {
+		SourceID  *int   `json:"source-id"`
+		FieldID   *int   `json:"field-id"`
+		Name      string `json:"name"`
+		Transform string `json:"transform"`
+	} `json:"fields"`
+}
+
+// required lists each action's mandatory fields, as the spec defines them.
+var required = map[string][]string{
+	"assign-uuid":                 {"uuid"},
+	"upgrade-format-version":      {"format-version"},
+	"add-schema":                  {"schema"},
+	"set-current-schema":          {"schema-id"},
+	"add-spec":                    {"spec"},
+	"set-default-spec":            {"spec-id"},
+	"add-sort-order":              {"sort-order"},
+	"set-default-sort-order":      {"sort-order-id"},
+	"add-snapshot":                {"snapshot"},
+	"set-snapshot-ref":            {"ref-name", "type", "snapshot-id"},
+	"remove-snapshots":            {"snapshot-ids"},
+	"remove-snapshot-ref":         {"ref-name"},
+	"set-location":                {"location"},
+	"set-properties":              {"updates"},
+	"remove-properties":           {"removals"},
+	"remove-partition-specs":      {"spec-ids"},
+	"remove-schemas":              {"schema-ids"},
+	"set-statistics":              {"statistics"},
+	"remove-statistics":           {"snapshot-id"},
+	"set-partition-statistics":    {"partition-statistics"},
+	"remove-partition-statistics": {"snapshot-id"},
+}
+
+func parseUpdates(raw []json.RawMessage) ([]update, error) {
+	out := make([]update, 0, len(raw))
+	for i, r := range raw {
+		var u update
+		if err := json.Unmarshal(r, &u); err != nil {
+			return nil, badRequest("update %d: %v", i, err)
+		}
+		if u.Updates == nil {
+			u.Updates = u.Updated
+		}
+		if u.Removals == nil {
+			u.Removals = u.Removed
+		}
+		fields, ok := required[u.Action]
+		if !ok {
+			if u.Action == "" {
+				return nil, badRequest("update %d has no action", i)
+			}
+			return nil, badRequest("update %d: unknown or unsupported action %q", i, u.Action)
+		}
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(r, &obj)
+		for _, f := range fields {
+			v, present := obj[f]
+			if f == "updates" && !present {
+				v, present = obj["updated"]
+			}
+			if f == "removals" && !present {
+				v, present = obj["removed"]
+			}
+			if !present || string(v) == "null" {
+				return nil, badRequest("update %d (%s) needs %q", i, u.Action, f)
+			}
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// builder applies updates to a copy of the metadata, remembering what this
+// commit added so "-1" (last added) and snapshot-log times resolve.
+type builder struct {
+	md             *tableMetadata
+	nowMs          int64
+	lastSchema     *int
+	lastSpec       *int
+	lastOrder      *int
+	addedSnapshots map[int64]int64 // id → timestamp
+	checkLocation  func(string) error
+}
+
+func (b *builder) apply(i int, u update) error {
+	md := b.md
+	fail := func(format string, args ...any) error {
+		return badRequest("update %d (%s): %s", i, u.Action, fmt.Sprintf(format, args...))
+	}
+	switch u.Action {
+	case "assign-uuid":
+		if md.TableUUID != "" && md.TableUUID != *u.UUID {
+			return fail("the table already has uuid %s", md.TableUUID)
+		}
+		md.TableUUID = *u.UUID
+	case "upgrade-format-version":
+		v := *u.FormatVersion
+		if v > maxFormatVersion {
+			return fail("format version %d is not supported; the newest is %d", v, maxFormatVersion)
+		}
+		if v < md.FormatVersion {
+			return fail("cannot downgrade format version %d to %d", md.FormatVersion, v)
+		}
+		md.FormatVersion = v
+	case "add-schema":
+		return b.addSchema(*u.Schema, u.LastColumnID, fail)
+	case "set-current-schema":
+		id := *u.SchemaID
+		if id == -1 {
+			if b.lastSchema == nil {
+				return fail("schema -1 means the last added schema, and this commit added none")
+			}
+			id = *b.lastSchema
+		}
+		if _, ok := md.schema(id); !ok {
+			return fail("no schema with id %d", id)
+		}
+		md.CurrentSchemaID = id
+	case "add-spec":
+		return b.addSpec(*u.Spec, fail)
+	case "set-default-spec":
+		id := *u.SpecID
+		if id == -1 {
+			if b.lastSpec == nil {
+				return fail("spec -1 means the last added spec, and this commit added none")
+			}
+			id = *b.lastSpec
+		}
+		if _, ok := md.spec(id); !ok {
+			return fail("no partition spec with id %d", id)
+		}
+		md.DefaultSpecID = id
+	case "add-sort-order":
+		return b.addSortOrder(*u.SortOrder, fail)
+	case "set-default-sort-order":
+		id := *u.SortOrderID
+		if id == -1 {
+			if b.lastOrder == nil {
+				return fail("sort order -1 means the last added order, and this commit added none")
+			}
+			id = *b.lastOrder
+		}
+		if _, ok := md.sortOrder(id); !ok {
+			return fail("no sort order with id %d", id)
+		}
+		md.DefaultSortOrderID = id
+	case "add-snapshot":
+		return b.addSnapshot(*u.Snapshot, fail)
+	case "set-snapshot-ref":
+		return b.setRef(*u.RefName, u, fail)
+	case "remove-snapshot-ref":
+		delete(md.Refs, *u.RefName)
+		if *u.RefName == mainBranch {
+			md.CurrentSnapshotID = -1
+		}
+	case "remove-snapshots":
+		b.removeSnapshots(u.SnapshotIDs)
+	case "set-location":
+		if err := b.checkLocation(*u.Location); err != nil {
+			return fail("%v", err)
+		}
+		md.Location = *u.Location
+	case "set-properties":
+		for k, v := range u.Updates {
+			md.Properties[k] = v
+		}
+	case "remove-properties":
+		for _, k := range u.Removals {
+			delete(md.Properties, k)
+		}
+	case "remove-partition-specs":
+		for _, id := range u.SpecIDs {
+			if id == md.DefaultSpecID {
+				return fail("cannot remove the default spec %d", id)
+			}
+		}
+		md.PartitionSpecs = slices.DeleteFunc(md.PartitionSpecs, func(s PartitionSpec) bool { return slices.Contains(u.SpecIDs, s.SpecID) })
+	case "remove-schemas":
+		for _, id := range u.SchemaIDs {
+			if id == md.CurrentSchemaID {
+				return fail("cannot remove the current schema %d", id)
+			}
+		}
+		md.Schemas = slices.DeleteFunc(md.Schemas, func(s Schema) bool { return slices.Contains(u.SchemaIDs, s.SchemaID) })
+	case "set-statistics":
+		return setStats(&md.Statistics, u.Statistics, fail)
+	case "remove-statistics":
+		md.Statistics = removeStats(md.Statistics, *u.SnapshotID)
+	case "set-partition-statistics":
+		return setStats(&md.PartitionStatistics, u.PartStats, fail)
+	case "remove-partition-statistics":
+		md.PartitionStatistics = removeStats(md.PartitionStatistics, *u.SnapshotID)
+	}
+	return nil
+}
+
+func (b *builder) addSchema(s Schema, lastColumnID *int, fail func(string, ...any) error) error {
+	ids := map[int]bool{}
+	if err := collectIDs(Type{Struct: s.Fields}, ids); err != nil {
+		return fail("%v", err)
+	}
+	for _, id := range s.IdentifierFieldIDs {
+		if !ids[id] {
+			return fail("identifier field %d is not in the schema", id)
+		}
+	}
+	highest := 0
+	for id := range ids {
+		highest = max(highest, id)
+	}
+	md := b.md
+	// An identical schema already known is reused rather than duplicated.
+	for _, old := range md.Schemas {
+		if reflect.DeepEqual(old.Fields, s.Fields) && slices.Equal(old.IdentifierFieldIDs, s.IdentifierFieldIDs) {
+			id := old.SchemaID
+			b.lastSchema = &id
+			return nil
+		}
+	}
+	next := 0
+	for _, old := range md.Schemas {
+		next = max(next, old.SchemaID+1)
+	}
+	s.SchemaID = next
+	md.Schemas = append(md.Schemas, s)
+	md.LastColumnID = max(md.LastColumnID, highest)
+	if lastColumnID != nil {
+		md.LastColumnID = max(md.LastColumnID, *lastColumnID)
+	}
+	b.lastSchema = &next
+	return nil
+}
+
+// collectIDs gathers every field id of a type, refusing duplicates.
+func collectIDs(t Type, ids map[int]bool) error {
+	add := func(id int) error {
+		if id <= 0 {
+			return fmt.Errorf("field id %d must be positive", id)
+		}
+		if ids[id] {
+			return fmt.Errorf("field id %d is used twice", id)
+		}
+		ids[id] = true
+		return nil
+	}
+	switch {
+	case t.List != nil:
+		if err := add(t.List.ElementID); err != nil {
+			return err
+		}
+		return collectIDs(t.List.Element, ids)
+	case t.Map != nil:
+		if err := add(t.Map.KeyID); err != nil {
+			return err
+		}
+		if err := add(t.Map.ValueID); err != nil {
+			return err
+		}
+		if err := collectIDs(t.Map.Key, ids); err != nil {
+			return err
+		}
+		return collectIDs(t.Map.Value, ids)
+	case t.Primitive != "":
+		if !validPrimitive(t.Primitive) {
+			return fmt.Errorf("unknown type %q", t.Primitive)
+		}
+		return nil
+	}
+	for _, f := range t.Struct {
+		if f.Name == "" {
+			return fmt.Errorf("field %d has no name", f.ID)
+		}
+		if err := add(f.ID); err != nil {
+			return err
+		}
+		if err := collectIDs(f.Type, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var parameterized = regexp.MustCompile(`^(decimal\(\s*\d+\s*,\s*\d+\s*\)|fixed\[\s*\d+\s*\])$`)
+
+func validPrimitive(p string) bool {
+	switch p {
+	case "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
+		"timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant", "geometry", "geography":
+		return true
+	}
+	return parameterized.MatchString(p)
+}
+
+var transformRe = regexp.MustCompile(`^(identity|year|month|day|hour|void|bucket\[\d+\]|truncate\[\d+\])$`)
+
+func (b *builder) addSpec(u unboundSpec, fail func(string, ...any) error) error {
+	md := b.md
+	cur, _ := md.schema(md.CurrentSchemaID)
+	ids := map[int]bool{}
+	_ = collectIDs(Type{Struct: cur.Fields}, ids)
+	spec := PartitionSpec{Fields: []PartitionField{}}
+	last := md.LastPartitionID
+	names := map[string]bool{}
+	for j, f := range u.Fields {
+		if f.SourceID == nil {
+			return fail("field %d needs source-id", j)
+		}
+		if !transformRe.MatchString(f.Transform) {
+			return fail("field %d: unknown transform %q", j, f.Transform)
+		}
+		if !ids[*f.SourceID] {
+			return fail("field %d: source column %d is not in the current schema", j, *f.SourceID)
+		}
+		if f.Name == "" || names[f.Name] {
+			return fail("field %d: partition names must be present and unique", j)
+		}
+		names[f.Name] = true
+		pf := PartitionField{SourceID: *f.SourceID, Name: f.Name, Transform: f.Transform}
+		if f.FieldID != nil {
+			pf.FieldID = *f.FieldID
+		} else if id, ok := existingPartitionField(md, pf); ok {
+			pf.FieldID = id
+		} else {
+			last++
+			pf.FieldID = last
+		}
+		last = max(last, pf.FieldID)
+		spec.Fields = append(spec.Fields, pf)
+	}
+	for _, old := range md.PartitionSpecs {
+		if samePartitioning(old.Fields, spec.Fields) {
+			id := old.SpecID
+			b.lastSpec = &id
+			return nil
+		}
+	}
+	next := 0
+	for _, old := range md.PartitionSpecs {
+		next = max(next, old.SpecID+1)
+	}
+	spec.SpecID = next
+	md.PartitionSpecs = append(md.PartitionSpecs, spec)
+	md.LastPartitionID = max(md.LastPartitionID, last)
+	b.lastSpec = &next
+	return nil
+}
+
+// existingPartitionField keeps a partition field's id stable across specs
+// (v2 readers rely on it).
+func existingPartitionField(md *tableMetadata, pf PartitionField) (int, bool) {
+	for _, s := range md.PartitionSpecs {
+		for _, f := range s.Fields {
+			if f.SourceID == pf.SourceID && f.Transform == pf.Transform {
+				return f.FieldID, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func samePartitioning(a, b []PartitionField) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].SourceID != b[i].SourceID || a[i].Transform != b[i].Transform || a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) addSortOrder(o SortOrder, fail func(string, ...any) error) error {
+	md := b.md
+	for j, f := range o.Fields {
+		if !transformRe.MatchString(f.Transform) {
+			return fail("field %d: unknown transform %q", j, f.Transform)
+		}
+		if f.Direction != "asc" && f.Direction != "desc" {
+			return fail("field %d: direction must be asc or desc", j)
+		}
+		if f.NullOrder != "nulls-first" && f.NullOrder != "nulls-last" {
+			return fail("field %d: null-order must be nulls-first or nulls-last", j)
+		}
+	}
+	if o.Fields == nil {
+		o.Fields = []SortField{}
+	}
+	for _, old := range md.SortOrders {
+		if slices.Equal(old.Fields, o.Fields) {
+			id := old.OrderID
+			b.lastOrder = &id
+			return nil
+		}
+	}
+	next := 0
+	if len(o.Fields) > 0 {
+		next = 1
+		for _, old := range md.SortOrders {
+			next = max(next, old.OrderID+1)
+		}
+	}
+	o.OrderID = next
+	md.SortOrders = append(md.SortOrders, o)
+	b.lastOrder = &next
+	return nil
+}
+
+func (b *builder) addSnapshot(s Snapshot, fail func(string, ...any) error) error {
+	md := b.md
+	if _, ok := md.snapshot(s.SnapshotID); ok {
+		return fail("snapshot %d already exists", s.SnapshotID)
+	}
+	if md.FormatVersion >= 2 && s.ParentSnapshotID != nil && s.SequenceNumber <= md.LastSequenceNumber {
+		return fail("sequence number %d is not after the table's last sequence number %d", s.SequenceNumber, md.LastSequenceNumber)
+	}
+	if s.ManifestList == "" && len(s.Manifests) == 0 {
+		return fail("snapshot %d has no manifest list", s.SnapshotID)
+	}
+	if s.ManifestList != "" && !within(s.ManifestList, md.Location) {
+		return fail("manifest list %q is outside the table location %q", s.ManifestList, md.Location)
+	}
+	if s.Summary == nil || s.Summary["operation"] == "" {
+		return fail("snapshot %d needs a summary with an operation", s.SnapshotID)
+	}
+	md.Snapshots = append(md.Snapshots, s)
+	md.LastSequenceNumber = max(md.LastSequenceNumber, s.SequenceNumber)
+	md.LastUpdatedMs = s.TimestampMs
+	b.addedSnapshots[s.SnapshotID] = s.TimestampMs
+	return nil
+}
+
+func (b *builder) setRef(name string, u update, fail func(string, ...any) error) error {
+	md := b.md
+	typ := *u.RefType
+	if typ != "branch" && typ != "tag" {
+		return fail("ref type must be branch or tag, not %q", typ)
+	}
+	id := *u.SnapshotID
+	if _, ok := md.snapshot(id); !ok {
+		return fail("no snapshot with id %d", id)
+	}
+	if name == mainBranch && typ != "branch" {
+		return fail("main must be a branch")
+	}
+	md.Refs[name] = SnapshotRef{SnapshotID: id, Type: typ, MaxRefAgeMs: u.MaxRefAgeMs, MaxSnapshotAgeMs: u.MaxSnapAgeMs, MinSnapshotsToKeep: u.MinSnapshots}
+	if name == mainBranch && md.CurrentSnapshotID != id {
+		ts, added := b.addedSnapshots[id]
+		if !added {
+			ts = b.nowMs
+		}
+		md.CurrentSnapshotID = id
+		md.SnapshotLog = append(md.SnapshotLog, SnapshotLogEntry{TimestampMs: ts, SnapshotID: id})
+		md.LastUpdatedMs = max(md.LastUpdatedMs, ts)
+	}
+	return nil
+}
+
+func (b *builder) removeSnapshots(ids []int64) {
+	md := b.md
+	gone := func(id int64) bool { return slices.Contains(ids, id) }
+	md.Snapshots = slices.DeleteFunc(md.Snapshots, func(s Snapshot) bool { return gone(s.SnapshotID) })
+	md.SnapshotLog = slices.DeleteFunc(md.SnapshotLog, func(e SnapshotLogEntry) bool { return gone(e.SnapshotID) })
+	for name, r := range md.Refs {
+		if gone(r.SnapshotID) {
+			delete(md.Refs, name)
+			if name == mainBranch {
+				md.CurrentSnapshotID = -1
+			}
+		}
+	}
+	for _, id := range ids {
+		md.Statistics = removeStats(md.Statistics, id)
+		md.PartitionStatistics = removeStats(md.PartitionStatistics, id)
+	}
+}
+
+func statsSnapshot(raw json.RawMessage) (int64, bool) {
+	var s struct {
+		SnapshotID *int64 `json:"snapshot-id"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.SnapshotID == nil {
+		return 0, false
+	}
+	return *s.SnapshotID, true
+}
+
+func setStats(list *[]json.RawMessage, raw json.RawMessage, fail func(string, ...any) error) error {
+	id, ok := statsSnapshot(raw)
+	if !ok {
+		return fail("statistics need a snapshot-id")
+	}
+	*list = append(removeStats(*list, id), raw)
+	return nil
+}
+
+func removeStats(list []json.RawMessage, id int64) []json.RawMessage {
+	return slices.DeleteFunc(list, func(r json.RawMessage) bool {
+		sid, ok := statsSnapshot(r)
+		return ok && sid == id
+	})
+}
+
+// metadataVersion reads NNNNN from ".../metadata/NNNNN-<uuid>.metadata.json".
+func metadataVersion(loc string) (int, bool) {
+	base := loc[lastSlash(loc)+1:]
+	end := 0
+	for end < len(base) && base[end] >= '0' && base[end] <= '9' {
+		end++
+	}
+	if end == 0 || end >= len(base) || base[end] != '-' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(base[:end])
+	return n, err == nil
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,338 @@
+// Package iceberg serves the Iceberg REST catalog over floe's catalog (one
+// catalog per ICEBERG or unset bucket, prefix = bucket), and reads Iceberg
+// metadata, manifests and Parquet data for the console.
+package iceberg
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/floe/floe/catalog"
+)
+
+// Config configures the Iceberg REST server.
+type Config struct {
+	Store  *catalog.Store
+	Logger *slog.Logger
+	// Anonymous lets every request through without an API key (local use).
+	Anonymous bool
+}
+
+// Server is the Iceberg REST catalog.
+type Server struct {
+	store     *catalog.Store
+	log       *slog.Logger
+	anonymous bool
+	files     fileStore
+	cache     *metadataCache
+	now       func() time.Time
+}
+
+// maxBodyBytes bounds one request body: a commit carries schemas and
+// snapshots, never data, so 8 MiB is far more than any real client sends.
+const maxBodyBytes = 8 << 20
+
+// New builds a Server.
+func New(cfg Config) *Server {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{
+		store:     cfg.Store,
+		log:       log,
+		anonymous: cfg.Anonymous,
+		files:     localStore{},
+		cache:     newMetadataCache(),
+		now:       time.Now,
+	}
+}
+
+// access says what a route does to its bucket.
+type access int
+
+const (
+	read access = iota
+	write
+)
+
+// bucketHandler serves one route inside a bucket-catalog.
+type bucketHandler func(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error
+
+// Handler returns the REST routes, to be mounted at the root of the Iceberg
+// address.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/config", s.getConfig)
+
+	ns := "/v1/{prefix}/namespaces"
+	s.route(mux, "GET "+ns, read, s.listNamespaces)
+	s.route(mux, "POST "+ns, write, s.createNamespace)
+	s.route(mux, "GET "+ns+"/{ns}", read, s.loadNamespace)
+	s.route(mux, "HEAD "+ns+"/{ns}", read, s.namespaceExists)
+	s.route(mux, "DELETE "+ns+"/{ns}", write, s.dropNamespace)
+	s.route(mux, "POST "+ns+"/{ns}/properties", write, s.updateNamespaceProperties)
+
+	tb := ns + "/{ns}/tables"
+	s.route(mux, "GET "+tb, read, s.listTables)
+	s.route(mux, "POST "+tb, write, s.createTable)
+	s.route(mux, "GET "+tb+"/{table}", read, s.loadTable)
+	s.route(mux, "HEAD "+tb+"/{table}", read, s.tableExists)
+	s.route(mux, "POST "+tb+"/{table}", write, s.commitTable)
+	s.route(mux, "DELETE "+tb+"/{table}", write, s.dropTable)
+	s.route(mux, "POST "+tb+"/{table}/metrics", read, s.reportMetrics)
+	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
+	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
+	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
+
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
+			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+// endpoints advertised in /v1/config, so clients know what we serve.
+var endpoints = []string{
+	"GET /v1/{prefix}/namespaces",
+	"POST /v1/{prefix}/namespaces",
+	"GET /v1/{prefix}/namespaces/{namespace}",
+	"HEAD /v1/{prefix}/namespaces/{namespace}",
+	"DELETE /v1/{prefix}/namespaces/{namespace}",
+	"POST /v1/{prefix}/namespaces/{namespace}/properties",
+	"GET /v1/{prefix}/namespaces/{namespace}/tables",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables",
+	"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+	"HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+	"POST /v1/{prefix}/namespaces/{namespace}/register",
+	"POST /v1/{prefix}/tables/rename",
+	"POST /v1/{prefix}/transactions/commit",
+}
+
+func (s *Server) route(mux *http.ServeMux, pattern string, a access, h bucketHandler) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		b, err := s.openBucket(r, r.PathValue("prefix"), a)
+		if err == nil {
+			err = h(w, r, b)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// openBucket authenticates, authorizes and resolves the bucket a request
+// names, in that order: no key is 401 before anything about the bucket leaks.
+func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Bucket, error) {
+	if err := s.authorize(r, name, a); err != nil {
+		return catalog.Bucket{}, err
+	}
+	if name == "" {
+		return catalog.Bucket{}, badRequest("name a bucket: GET /v1/config?warehouse=<bucket> or the prefix /v1/<bucket>/…")
+	}
+	if err := catalog.ValidateBucketName(name); err != nil {
+		return catalog.Bucket{}, badRequest("bucket %q: %v", name, err)
+	}
+	b, err := s.store.GetBucket(r.Context(), name)
+	if errors.Is(err, catalog.ErrNotFound) {
+		return catalog.Bucket{}, errorf(http.StatusNotFound, typeNoSuchWarehouse, "bucket %q does not exist", name)
+	}
+	if err != nil {
+		return catalog.Bucket{}, err
+	}
+	if b.Format == catalog.FormatLance {
+		return catalog.Bucket{}, badRequest("bucket %q holds Lance tables; it is served by the Lance REST catalog, not Iceberg", name)
+	}
+	return b, nil
+}
+
+// authorize applies API keys exactly as the Lance REST does.
+func (s *Server) authorize(r *http.Request, bucket string, a access) error {
+	if s.anonymous {
+		return nil
+	}
+	secret := r.Header.Get("x-api-key")
+	if secret == "" {
+		if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+			secret = strings.TrimSpace(h[7:])
+		}
+	}
+	if secret == "" {
+		return errorf(http.StatusUnauthorized, typeNotAuthorized, "an API key is required: send x-api-key or Authorization: Bearer <key>")
+	}
+	key, err := s.store.VerifyAPIKey(r.Context(), secret)
+	if errors.Is(err, catalog.ErrNotFound) {
+		return errorf(http.StatusUnauthorized, typeNotAuthorized, "the API key is unknown, revoked or expired")
+	}
+	if err != nil {
+		return err
+	}
+	if bucket != "" && !key.CanRead(bucket) {
+		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
+	}
+	if a == write && (bucket == "" || !key.CanWrite(bucket)) {
+		return errorf(http.StatusForbidden, typeForbidden, "this API key is read-only")
+	}
+	return nil
+}
+
+// getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
+// client must use for that bucket.
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	wh := strings.TrimSuffix(strings.TrimPrefix(r.URL.Query().Get("warehouse"), "s3://"), "/")
+	overrides := map[string]string{}
+	if wh != "" {
+		b, err := s.openBucket(r, wh, read)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		overrides["prefix"] = b.Name
+	} else if err := s.authorize(r, "", read); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"defaults":  map[string]string{},
+		"overrides": overrides,
+		"endpoints": endpoints,
+	})
+}
+
+// decodeBody reads a JSON body; anything malformed is a BadRequest.
+func decodeBody(r *http.Request, v any) error {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errorf(http.StatusRequestEntityTooLarge, typeBadRequest, "request body is larger than %d bytes", mbe.Limit)
+		}
+		return badRequest("reading the request body: %v", err)
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return badRequest("the request needs a JSON body")
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return badRequest("malformed JSON body: %v", err)
+	}
+	return nil
+}
+
+// namespaceParam splits the {ns} path segment on the unit separator (%1F)
+// and checks every level against the catalog's rules.
+func namespaceParam(r *http.Request) ([]string, error) {
+	return parseNamespace(r.PathValue("ns"))
+}
+
+func parseNamespace(s string) ([]string, error) {
+	if s == "" {
+		return nil, badRequest("namespace is empty")
+	}
+	levels := strings.Split(s, "\x1f")
+	return levels, checkLevels(levels)
+}
+
+func checkLevels(levels []string) error {
+	if len(levels) == 0 {
+		return badRequest("namespace is empty")
+	}
+	for _, l := range levels {
+		if err := catalog.ValidateNamespaceLevel(l); err != nil {
+			return badRequest("namespace level %q: %v", l, err)
+		}
+	}
+	return nil
+}
+
+func tableParam(r *http.Request) (catalog.TableRef, error) {
+	ns, err := namespaceParam(r)
+	if err != nil {
+		return catalog.TableRef{}, err
+	}
+	name := r.PathValue("table")
+	if err := catalog.ValidateTableName(name); err != nil {
+		return catalog.TableRef{}, badRequest("table name %q: %v", name, err)
+	}
+	return catalog.TableRef{Bucket: r.PathValue("prefix"), Namespace: ns, Name: name}, nil
+}
+
+// bucketRoot is the bucket's warehouse directory: every location a client
+// may name (table locations, metadata files) must lie inside it.
+func (s *Server) bucketRoot(bucket string) string {
+	p, err := filepath.Abs(filepath.Join(s.store.Warehouse(), bucket))
+	if err != nil {
+		return filepath.Join(s.store.Warehouse(), bucket)
+	}
+	return p
+}
+
+// metadataCache keeps parsed metadata files by location. Metadata files are
+// never rewritten (each commit writes a new one), so an entry never goes stale.
+type metadataCache struct {
+	mu sync.Mutex
+	m  map[string]*cachedMetadata
+}
+
+type cachedMetadata struct {
+	raw []byte
+	md  *tableMetadata
+}
+
+// metadataCacheCap bounds the cache; past it the cache starts over, which
+// costs one re-read per hot table.
+const metadataCacheCap = 512
+
+func newMetadataCache() *metadataCache { return &metadataCache{m: map[string]*cachedMetadata{}} }
+
+func (c *metadataCache) get(loc string) *cachedMetadata {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[loc]
+}
+
+func (c *metadataCache) put(loc string, e *cachedMetadata) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= metadataCacheCap {
+		clear(c.m)
+	}
+	c.m[loc] = e
+}
+
+// readMetadata returns a table's metadata at a location, from the cache when
+// it can.
+func (s *Server) readMetadata(ctx context.Context, loc string) (*cachedMetadata, error) {
+	if e := s.cache.get(loc); e != nil {
+		return e, nil
+	}
+	e, err := readMetadataFile(s.files, loc)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(loc, e)
+	return e, nil
+}
+
+func readMetadataFile(fs fileStore, loc string) (*cachedMetadata, error) {
+	raw, err := fs.ReadFile(loc)
+	if err != nil {
+		return nil, err
+	}
+	var md tableMetadata
+	if err := json.Unmarshal(raw, &md); err != nil {
+		return nil, err
+	}
+	return &cachedMetadata{raw: raw, md: &md}, nil
+}

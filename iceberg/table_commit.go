@@ -1,0 +1,264 @@
+package iceberg
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/floe/floe/catalog"
+	"github.com/google/uuid"
+)
+
+// commitRequest is the body of POST …/tables/{table} (and one entry of a
+// transaction).
+type commitRequest struct {
+	Identifier *struct {
+		Namespace []string `json:"namespace"`
+		Name      string   `json:"name"`
+	} `json:"identifier"`
+	Requirements []json.RawMessage `json:"requirements"`
+	Updates      []json.RawMessage `json:"updates"`
+}
+
+// commitResult is what a successful commit (or load) answers.
+type commitResult struct {
+	location string
+	raw      []byte
+	md       *tableMetadata
+}
+
+// maxPreviousVersions bounds the metadata log when the table does not set
+// write.metadata.previous-versions-max (the spec's default).
+const maxPreviousVersions = 100
+
+func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	var req commitRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	res, err := s.commit(r.Context(), b, ref, req)
+	if err != nil {
+		return err
+	}
+	writeLoadResult(w, res, false)
+	return nil
+}
+
+// commit checks the requirements against the current metadata, applies the
+// updates, writes the next metadata file and swaps it in with the catalog's
+// version token, so of two racing commits exactly one wins.
+func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, req commitRequest) (*commitResult, error) {
+	reqs, err := parseRequirements(req.Requirements)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := parseUpdates(req.Updates)
+	if err != nil {
+		return nil, err
+	}
+	create := false
+	for _, q := range reqs {
+		create = create || q.Type == "assert-create"
+	}
+	t, err := s.store.GetTable(ctx, ref)
+	switch {
+	case errors.Is(err, catalog.ErrNotFound) && create:
+		return s.commitCreate(ctx, b, ref, reqs, ups)
+	case errors.Is(err, catalog.ErrNotFound):
+		return nil, fromCatalog(err, typeNoSuchTable)
+	case err != nil:
+		return nil, err
+	case t.Format != catalog.FormatIceberg:
+		if create {
+			return nil, commitFailed("the name %q is taken by a %s table", ref.Name, t.Format)
+		}
+		return nil, noSuchTable(ref)
+	}
+	base, err := s.readMetadata(ctx, t.MetadataLocation)
+	if err != nil {
+		return nil, fmt.Errorf("reading current metadata of %s: %w", ref.Name, err)
+	}
+	for _, q := range reqs {
+		if err := q.check(base.md); err != nil {
+			return nil, commitFailed("requirement failed: %v", err)
+		}
+	}
+	if len(ups) == 0 {
+		return &commitResult{t.MetadataLocation, base.raw, base.md}, nil
+	}
+	next, err := s.applyUpdates(b, base.md, ups)
+	if err != nil {
+		return nil, err
+	}
+	version, ok := metadataVersion(t.MetadataLocation)
+	if !ok {
+		version = len(base.md.MetadataLog)
+	}
+	next.MetadataLog = append(next.MetadataLog, MetadataLogEntry{TimestampMs: base.md.LastUpdatedMs, MetadataFile: t.MetadataLocation})
+	keep := maxPreviousVersions
+	if v, err := strconv.Atoi(next.Properties["write.metadata.previous-versions-max"]); err == nil && v >= 1 {
+		keep = v
+	}
+	if over := len(next.MetadataLog) - keep; over > 0 {
+		next.MetadataLog = next.MetadataLog[over:]
+	}
+	res, err := s.writeMetadata(next, version+1)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.store.CommitTable(ctx, t.ID, t.VersionToken, res.location, next.Properties); err != nil {
+		s.files.Remove(res.location) // ours alone: never referenced by the catalog
+		if errors.Is(err, catalog.ErrConflict) {
+			return nil, commitFailed("table %s was changed by another commit; reload it and retry", ref.Name)
+		}
+		return nil, fromCatalog(err, typeNoSuchTable)
+	}
+	s.cache.put(res.location, &cachedMetadata{res.raw, next})
+	return res, nil
+}
+
+// commitCreate finishes a staged create: the table appears only now, built
+// from empty metadata by the commit's updates.
+func (s *Server) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, reqs []requirement, ups []update) (*commitResult, error) {
+	for _, q := range reqs {
+		if err := q.check(nil); err != nil {
+			return nil, commitFailed("requirement failed: %v", err)
+		}
+	}
+	loc, err := s.defaultLocation(ref)
+	if err != nil {
+		return nil, err
+	}
+	empty := &tableMetadata{
+		FormatVersion:     maxFormatVersion,
+		Location:          loc,
+		LastPartitionID:   unpartitionedLastID,
+		CurrentSnapshotID: -1,
+		Properties:        map[string]string{},
+		Refs:              map[string]SnapshotRef{},
+	}
+	md, err := s.applyUpdates(b, empty, ups)
+	if err != nil {
+		return nil, err
+	}
+	if len(md.Schemas) == 0 {
+		return nil, badRequest("a create commit must add a schema")
+	}
+	if _, ok := md.schema(md.CurrentSchemaID); !ok {
+		return nil, badRequest("a create commit must set the current schema")
+	}
+	if len(md.PartitionSpecs) == 0 {
+		md.PartitionSpecs = []PartitionSpec{{SpecID: 0, Fields: []PartitionField{}}}
+	}
+	if len(md.SortOrders) == 0 {
+		md.SortOrders = []SortOrder{{OrderID: 0, Fields: []SortField{}}}
+	}
+	if md.TableUUID == "" {
+		md.TableUUID = uuid.NewString()
+	}
+	return s.createEntry(ctx, ref, md, true)
+}
+
+// createEntry makes the catalog entry, then writes the first metadata file
+// under the location the catalog gave and swaps it in. explicitLoc keeps
+// md.Location (a staged create already told the client where to write).
+// If anything fails after the entry exists, the entry is forgotten again.
+func (s *Server) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool) (*commitResult, error) {
+	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties}
+	if explicitLoc {
+		in.Location = md.Location
+	}
+	t, created, err := s.store.CreateTable(ctx, in)
+	if err != nil {
+		return nil, fromCatalog(err, typeNoSuchNamespace)
+	}
+	if !created {
+		return nil, errorf(http.StatusConflict, typeAlreadyExists, "table %q already exists", ref.Name)
+	}
+	md.Location = t.Location
+	res, err := s.writeMetadata(md, 0)
+	if err == nil {
+		_, err = s.store.CommitTable(ctx, t.ID, t.VersionToken, res.location, md.Properties)
+		if err != nil {
+			s.files.Remove(res.location)
+		}
+	}
+	if err != nil {
+		if _, ferr := s.store.ForgetTable(ctx, ref); ferr != nil {
+			s.log.Error("iceberg: undoing a failed create", "table", ref.String(), "err", ferr)
+		}
+		return nil, err
+	}
+	s.cache.put(res.location, &cachedMetadata{res.raw, md})
+	return res, nil
+}
+
+func (s *Server) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
+	bl := &builder{
+		md:             base.clone(),
+		nowMs:          s.now().UnixMilli(),
+		addedSnapshots: map[int64]int64{},
+		checkLocation:  func(loc string) error { return s.checkTableLocation(b.Name, loc) },
+	}
+	for i, u := range ups {
+		if err := bl.apply(i, u); err != nil {
+			return nil, err
+		}
+	}
+	md := bl.md
+	md.LastUpdatedMs = max(md.LastUpdatedMs, bl.nowMs)
+	if len(bl.addedSnapshots) > 0 {
+		// A snapshot's own time is the table's update time, as writers expect.
+		for _, ts := range bl.addedSnapshots {
+			md.LastUpdatedMs = ts
+		}
+	}
+	return md, nil
+}
+
+// checkTableLocation keeps every location a client names inside its bucket.
+func (s *Server) checkTableLocation(bucket, loc string) error {
+	if _, err := localPath(loc); err != nil {
+		return err
+	}
+	if !within(loc, s.bucketRoot(bucket)) || loc == s.bucketRoot(bucket) {
+		return fmt.Errorf("location %q is outside bucket %q's warehouse directory", loc, bucket)
+	}
+	return nil
+}
+
+// writeMetadata writes md as <location>/metadata/NNNNN-<uuid>.metadata.json.
+func (s *Server) writeMetadata(md *tableMetadata, version int) (*commitResult, error) {
+	raw, err := md.encode()
+	if err != nil {
+		return nil, err
+	}
+	loc := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	if err := s.files.CreateExclusive(loc, raw); err != nil {
+		return nil, fmt.Errorf("writing metadata %s: %w", loc, err)
+	}
+	return &commitResult{loc, raw, md}, nil
+}
+
+func noSuchTable(ref catalog.TableRef) *apiError {
+	return errorf(http.StatusNotFound, typeNoSuchTable, "table %s does not exist in namespace %s", ref.Name, catalog.JoinNamespace(ref.Namespace))
+}
+
+// writeLoadResult answers a load, create or commit.
+func writeLoadResult(w http.ResponseWriter, res *commitResult, withConfig bool) {
+	out := map[string]any{"metadata": json.RawMessage(res.raw)}
+	if res.location != "" {
+		out["metadata-location"] = res.location
+	}
+	if withConfig {
+		out["config"] = map[string]string{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,146 @@
+package iceberg
+
+import (
+	"strconv"
+)
+
+// createRequest is the body of POST …/namespaces/{ns}/tables.
+type createRequest struct {
+	Name          string            `json:"name"`
+	Location      string            `json:"location"`
+	Schema        *Schema           `json:"schema"`
+	PartitionSpec *unboundSpec      `json:"partition-spec"`
+	WriteOrder    *SortOrder        `json:"write-order"`
+	StageCreate   bool              `json:"stage-create"`
+	Properties    map[string]string `json:"properties"`
+}
+
+// newTableMetadata builds a table's first metadata. Field ids are assigned
+// afresh, as the spec asks of a catalog: the client's numbering only links
+// the partition spec and sort order to the schema in the same request.
+func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*tableMetadata, error) {
+	if in.Schema == nil {
+		return nil, badRequest("create table needs a schema")
+	}
+	old := map[int]bool{}
+	if err := collectIDs(Type{Struct: in.Schema.Fields}, old); err != nil {
+		return nil, badRequest("schema: %v", err)
+	}
+	remap := map[int]int{}
+	next := 0
+	fields := freshStruct(in.Schema.Fields, remap, &next)
+	schema := Schema{SchemaID: 0, Fields: fields}
+	for _, id := range in.Schema.IdentifierFieldIDs {
+		n, ok := remap[id]
+		if !ok {
+			return nil, badRequest("identifier field %d is not in the schema", id)
+		}
+		schema.IdentifierFieldIDs = append(schema.IdentifierFieldIDs, n)
+	}
+	props := map[string]string{}
+	for k, v := range in.Properties {
+		props[k] = v
+	}
+	version := maxFormatVersion
+	if v, ok := props["format-version"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxFormatVersion {
+			return nil, badRequest("format-version %q is not supported (1 or %d)", v, maxFormatVersion)
+		}
+		version = n
+		delete(props, "format-version") // a table property, not metadata
+	}
+	md := &tableMetadata{
+		FormatVersion:     version,
+		TableUUID:         tableUUID,
+		Location:          loc,
+		LastUpdatedMs:     nowMs,
+		LastColumnID:      next,
+		Schemas:           []Schema{schema},
+		CurrentSchemaID:   0,
+		LastPartitionID:   unpartitionedLastID,
+		Properties:        props,
+		CurrentSnapshotID: -1,
+		Refs:              map[string]SnapshotRef{},
+	}
+	b := &builder{md: md, nowMs: nowMs, addedSnapshots: map[int64]int64{}}
+	fail := func(format string, args ...any) error { return badRequest("partition-spec: "+format, args...) }
+	spec := unboundSpec{}
+	if in.PartitionSpec != nil {
+		spec.Fields = in.PartitionSpec.Fields
+		for i := range spec.Fields {
+			f := &spec.Fields[i]
+			if f.SourceID != nil {
+				n, ok := remap[*f.SourceID]
+				if !ok {
+					return nil, fail("field %d: source column %d is not in the schema", i, *f.SourceID)
+				}
+				f.SourceID = &n
+			}
+			f.FieldID = nil // partition field ids are assigned from 1000 afresh
+		}
+	}
+	if err := b.addSpec(spec, fail); err != nil {
+		return nil, err
+	}
+	order := SortOrder{Fields: []SortField{}}
+	if in.WriteOrder != nil {
+		for i, f := range in.WriteOrder.Fields {
+			n, ok := remap[f.SourceID]
+			if !ok {
+				return nil, badRequest("write-order: field %d: source column %d is not in the schema", i, f.SourceID)
+			}
+			f.SourceID = n
+			order.Fields = append(order.Fields, f)
+		}
+	}
+	fail = func(format string, args ...any) error { return badRequest("write-order: "+format, args...) }
+	if err := b.addSortOrder(order, fail); err != nil {
+		return nil, err
+	}
+	md.DefaultSpecID = *b.lastSpec
+	md.DefaultSortOrderID = *b.lastOrder
+	return md, nil
+}
+
+// freshStruct renumbers a struct the way Java's assignFreshIds does: a
+// struct's own fields first, then what is nested inside each of them.
+func freshStruct(fields []Field, remap map[int]int, next *int) []Field {
+	out := make([]Field, len(fields))
+	for i, f := range fields {
+		*next++
+		remap[f.ID] = *next
+		f.ID = *next
+		out[i] = f
+	}
+	for i := range out {
+		out[i].Type = freshType(out[i].Type, remap, next)
+	}
+	return out
+}
+
+func freshType(t Type, remap map[int]int, next *int) Type {
+	switch {
+	case t.List != nil:
+		l := *t.List
+		*next++
+		remap[l.ElementID] = *next
+		l.ElementID = *next
+		l.Element = freshType(l.Element, remap, next)
+		return Type{List: &l}
+	case t.Map != nil:
+		m := *t.Map
+		*next++
+		remap[m.KeyID] = *next
+		m.KeyID = *next
+		*next++
+		remap[m.ValueID] = *next
+		m.ValueID = *next
+		m.Key = freshType(m.Key, remap, next)
+		m.Value = freshType(m.Value, remap, next)
+		return Type{Map: &m}
+	case t.Primitive != "":
+		return t
+	}
+	return Type{Struct: freshStruct(t.Struct, remap, next)}
+}
