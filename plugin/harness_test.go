@@ -25,7 +25,7 @@ import (
 const testWait = 20 * time.Second
 
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	store  *catalog.Store
 	obs    *observe.Store
 	p      *Plugin
@@ -39,7 +39,7 @@ type harness struct {
 	closeOnce sync.Once
 }
 
-func openStore(t *testing.T, dir string) *catalog.Store {
+func openStore(t testing.TB, dir string) *catalog.Store {
 	t.Helper()
 	st, err := catalog.Open(context.Background(), catalog.Options{
 		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
@@ -56,7 +56,7 @@ func newHarness(t *testing.T, opts Options) *harness {
 	return newHarnessIn(t, t.TempDir(), opts)
 }
 
-func newHarnessIn(t *testing.T, dir string, opts Options) *harness {
+func newHarnessIn(t testing.TB, dir string, opts Options) *harness {
 	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, store: openStore(t, dir)}
@@ -167,3 +167,9 @@ func compactDescriptor(version string) *pluginpb.Descriptor {
 			MaxJobsPerDetection: 10, GlobalConcurrency: 4, PerWorkerConcurrency: 2, Retries: 1, RetryBackoffSeconds: 1},
 	}
 }
+
+func newBenchHarness(b *testing.B) *harness {
+	return newHarnessIn(b, b.TempDir(), Options{DisableScheduler: true})
+}
+
+func (h *harness) connectB(cfg plugintest.Config) *plugintest.Worker { return h.connect(cfg) }

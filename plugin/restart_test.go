@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
 )
 
 // TestRestartAdoptsOrRetriesRunningJobs: jobs a previous console process left
@@ -73,4 +73,3 @@ func TestRestartAdoptsOrRetriesRunningJobs(t *testing.T) {
 		t.Fatalf("retried job: attempts %d summary %q activity %+v", b.Attempts, b.ResultSummary, b.Activity)
 	}
 }
-
