@@ -150,6 +150,17 @@ func (s *Service) holdEarly(u JobUpdate, st Status) {
 	}
 	s.early[u.JobID] = earlyJob{at: now, update: u}
 	s.earlyOrd = append(s.earlyOrd, u.JobID)
+	if len(s.earlyOrd) > 2*maxEarlyUpdates {
+		// Linked ids leave early but stay in earlyOrd until they reach the
+		// front; rebuild so the order list stays bounded too.
+		live := s.earlyOrd[:0:0]
+		for _, id := range s.earlyOrd {
+			if _, ok := s.early[id]; ok {
+				live = append(live, id)
+			}
+		}
+		s.earlyOrd = live
+	}
 }
 
 // link records the job id of a task and applies any update that arrived

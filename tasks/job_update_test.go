@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,19 @@ func TestRestart(t *testing.T) {
 	// The old process's job ids no longer move anything.
 	if ok, _ := s2.OnJobUpdate(ctx, JobUpdate{JobID: "job-2", State: "completed"}); ok {
 		t.Fatal("an old job id moved a re-submitted task")
+	}
+}
+
+// Updates for jobs that are no task's stay bounded.
+func TestEarlyUpdatesBounded(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	s := New(store.DB(), store, nil, nil)
+	for i := range maxEarlyUpdates + 100 {
+		s.OnJobUpdate(context.Background(), JobUpdate{JobID: fmt.Sprintf("other-%d", i), State: "running"})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.early) > maxEarlyUpdates || len(s.earlyOrd) > 2*maxEarlyUpdates {
+		t.Fatalf("early %d, order %d", len(s.early), len(s.earlyOrd))
 	}
 }
