@@ -24,7 +24,13 @@ func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
 		Name: strings.TrimSpace(r.PostFormValue("name"))}
 	err := catalog.ValidateTableName(ref.Name)
 	if err == nil {
-		_, _, err = h.store.CreateTable(r.Context(), catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance})
+		var created bool
+		_, created, err = h.store.CreateTable(r.Context(), catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance})
+		if err == nil && !created {
+			// The catalog treats a repeat declare as success (SDK retries);
+			// a person typing a taken name wants to hear it is taken.
+			err = &catalog.Error{Kind: catalog.ErrAlreadyExists, Field: "name", Message: "A table named " + ref.Name + " already exists in this namespace."}
+		}
 	}
 	if err != nil {
 		_, msg, status, ok := fieldError(err, "name")

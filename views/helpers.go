@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // BucketURL and friends build console URLs; every segment is path-escaped.
@@ -89,4 +91,26 @@ func boolStr(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// sentenceCase starts a message with a capital and ends it with a stop; the
+// catalog's rules read as clauses ("bucket name must be 3–63 characters").
+func sentenceCase(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }

@@ -260,6 +260,9 @@ func TestDeclareDropDeregister(t *testing.T) {
 	if tb, err := e.table("vec", "prod", "items"); err != nil || tb.State != catalog.StateDeclared || tb.Format != catalog.FormatLance {
 		t.Fatalf("declared table %+v %v", tb, err)
 	}
+	if r := e.post(c, "/buckets/vec/namespaces/prod/tables", url.Values{"name": {"items"}}); r.status != http.StatusConflict || !strings.Contains(r.text("error-name"), "already exists") {
+		t.Fatalf("declare taken name: %d %q", r.status, r.text("error-name"))
+	}
 
 	for _, wrong := range []string{"", "item", "ITEMS", " items"} {
 		r := e.post(c, "/buckets/vec/namespaces/prod/tables/items/drop", url.Values{"confirm": {wrong}})
