@@ -495,3 +495,19 @@ func TestSubmitJobDedupe(t *testing.T) {
 		t.Fatalf("missing job: %v", err)
 	}
 }
+
+func TestObservationsReachObserve(t *testing.T) {
+	h := newHarness(t, Options{DisableScheduler: true})
+	w := h.connect(plugintest.Config{WorkerID: "w-obs"})
+	w.Observe(
+		&pluginpb.Observation{ObjectId: "t1", Format: "LANCE", ObservedAtUnixMs: 1000, AttributesJson: `{"rows":42}`},
+		&pluginpb.Observation{ObjectId: "t1", Format: "lance", ObservedAtUnixMs: 500, AttributesJson: `{"rows":1}`}, // older: ignored
+		&pluginpb.Observation{ObjectId: "t2", Format: "PARQUET", AttributesJson: `{}`},                              // unknown format: dropped
+	)
+	w.Heartbeat(0, 1)
+	h.waitUntil("observation stored", func() bool { _, _, _, ok := h.obs.Rows("t1", "LANCE"); return ok })
+	rows, at, worker, _ := h.obs.Rows("t1", "LANCE")
+	if rows != 42 || at.UnixMilli() != 1000 || worker != "w-obs" {
+		t.Fatalf("rows %d at %v worker %q", rows, at, worker)
+	}
+}

@@ -20,8 +20,8 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
 )
 
 const testWait = 20 * time.Second
@@ -183,7 +183,10 @@ func TestFetchErrors(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
-		go func() { _, err := e.b.Fetch(ctx, Request{ObjectID: "t-slow", Format: catalog.FormatLance}); errc <- err }()
+		go func() {
+			_, err := e.b.Fetch(ctx, Request{ObjectID: "t-slow", Format: catalog.FormatLance})
+			errc <- err
+		}()
 		<-started
 		<-started
 		cancel()
@@ -206,7 +209,10 @@ func TestFetchErrors(t *testing.T) {
 		})
 		e.observed("t-drop", "w-drop")
 		errc := make(chan error, 1)
-		go func() { _, err := e.b.Fetch(context.Background(), Request{ObjectID: "t-drop", Format: catalog.FormatLance}); errc <- err }()
+		go func() {
+			_, err := e.b.Fetch(context.Background(), Request{ObjectID: "t-drop", Format: catalog.FormatLance})
+			errc <- err
+		}()
 		<-started
 		go w.Close()
 		assertKind(t, <-errc, ErrWorkerGone)
