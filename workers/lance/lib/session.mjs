@@ -39,6 +39,11 @@ export function configFromEnv(env = process.env) {
     tlsCA: env.FLOE_GRPC_TLS_CA || '',
     tlsCert: env.FLOE_GRPC_TLS_CERT || '',
     tlsKey: env.FLOE_GRPC_TLS_KEY || '',
+    // Shutdown means "the console is stopping": by default the worker drops
+    // its work, closes the stream and waits for the console to come back;
+    // with FLOE_EXIT_ON_SHUTDOWN=1 it exits instead (for supervisors that
+    // stop it together with the console).
+    exitOnShutdown: env.FLOE_EXIT_ON_SHUTDOWN === '1' || env.FLOE_EXIT_ON_SHUTDOWN === 'true',
   };
 }
 
@@ -102,7 +107,9 @@ export class Worker {
     let last = '';
     while (!this.stopped) {
       const started = Date.now();
+      this.shutdownReason = '';
       const end = await this.connectOnce();
+      if (this.shutdownReason) Object.assign(end, { reason: `the console shut down (${this.shutdownReason})`, kind: 'shutdown' });
       this.abortAll(`stream ended: ${end.reason}`);
       if (this.stopped) break;
       if (end.welcomed && Date.now() - started > healthyAfterMs) delay = backoffBaseMs;
@@ -111,7 +118,7 @@ export class Worker {
       last = end.reason;
       await new Promise((r) => {
         this.wake = r;
-        setTimeout(r, wait).unref?.();
+        setTimeout(r, wait); // keeps the process alive between attempts
       });
       delay = Math.min(backoffCapMs, delay * 2);
     }
@@ -232,8 +239,15 @@ export class Worker {
       case 'cancel':
         return this.onCancel(m.cancel);
       case 'shutdown':
-        log.info('console asked the worker to shut down', { reason: m.shutdown.reason });
-        this.stop(`console shutdown: ${m.shutdown.reason || 'no reason given'}`);
+        log.info('console asked the worker to shut down', { reason: m.shutdown.reason, then: this.cfg.exitOnShutdown ? 'exit' : 'wait for the console to return' });
+        if (this.cfg.exitOnShutdown) return this.stop(`console shutdown: ${m.shutdown.reason || 'no reason given'}`);
+        this.shutdownReason = m.shutdown.reason || 'no reason given';
+        this.abortAll('the console is shutting down');
+        try {
+          this.call?.end();
+        } catch {
+          /* already closed */
+        }
         return;
       default:
         log.debug('ignoring message', { kind: m.body });
