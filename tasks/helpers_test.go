@@ -12,7 +12,7 @@ import (
 )
 
 // openStore opens a real catalog in dir (reopening it when it exists).
-func openStore(t *testing.T, dir string) *catalog.Store {
+func openStore(t testing.TB, dir string) *catalog.Store {
 	t.Helper()
 	s, err := catalog.Open(context.Background(), catalog.Options{
 		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
@@ -25,7 +25,7 @@ func openStore(t *testing.T, dir string) *catalog.Store {
 
 // lanceTable creates bucket/ns/name as a Lance table, making the bucket and
 // namespace when missing.
-func lanceTable(t *testing.T, s *catalog.Store, bucket, ns, name string) catalog.Table {
+func lanceTable(t testing.TB, s *catalog.Store, bucket, ns, name string) catalog.Table {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := s.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: catalog.FormatLance}); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
