@@ -147,14 +147,3 @@ func groupDigits(n int64) string {
 	}
 	return b.String()
 }
-
-// DeleteNamespace drops a namespace; cascade=true drops its contents and data.
-func (h *Handlers) DeleteNamespace(w http.ResponseWriter, r *http.Request) {
-	bucket, ns := chi.URLParam(r, "bucket"), chi.URLParam(r, "ns")
-	cascade := r.PostFormValue("cascade") == "true"
-	if err := h.store.DropNamespace(r.Context(), bucket, catalog.SplitNamespace(ns), cascade); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	redirect(w, r, views.BucketURL(bucket))
-}

@@ -1,0 +1,52 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/views"
+)
+
+// CreateNamespace creates one namespace in a bucket; a.b needs a to exist.
+func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
+	bucket := chi.URLParam(r, "bucket")
+	raw := strings.TrimSpace(r.PostFormValue("namespace"))
+	levels := catalog.SplitNamespace(raw)
+	err := validateLevels(levels)
+	if err == nil {
+		_, err = h.store.CreateNamespace(r.Context(), bucket, levels, nil)
+	}
+	if err != nil {
+		field, msg, status, ok := fieldError(err, "namespace")
+		if !ok {
+			h.fail(w, r, err)
+			return
+		}
+		_ = field // every refusal here belongs to the one namespace input
+		v, verr := h.bucketView(r, bucket)
+		if verr != nil {
+			h.fail(w, r, verr)
+			return
+		}
+		h.logError(r, status, err)
+		v.NewNS, v.Errors = raw, views.FieldErrors{"namespace": msg}
+		h.render(w, r, status, views.BucketPage(v))
+		return
+	}
+	redirect(w, r, views.NamespaceURL(bucket, raw))
+}
+
+func validateLevels(levels []string) error {
+	if len(levels) == 0 {
+		return catalog.Invalid("namespace", "Type a namespace name, e.g. sales or sales.eu.")
+	}
+	for _, l := range levels {
+		if err := catalog.ValidateNamespaceLevel(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
