@@ -46,6 +46,15 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	defer stopRoot()
 	log := p.log.With("worker", s.workerID, "instance", s.instanceID)
 
+	// Welcome is queued before the session is visible, so it goes first;
+	// the queue is empty and buffered, so this cannot block.
+	s.out <- &pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Welcome{Welcome: &pluginpb.Welcome{
+		ConsoleVersion: p.cfg.ConsoleVersion, HeartbeatIntervalSeconds: heartbeatIntervalSeconds,
+	}}}
+	// Jobs dispatched to earlier sessions of this worker are marked before
+	// the new session can receive any, so the first heartbeat settles
+	// exactly those.
+	p.jobs.onConnect(s)
 	if old := p.reg.add(s); old != nil {
 		log.Warn("worker id connected again; the older stream is replaced",
 			"old_instance", old.instanceID, "new_instance", s.instanceID,
@@ -60,14 +69,9 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 		defer close(writerDone)
 		p.writeLoop(stream, s)
 	})
-	// Welcome goes first: nothing else can be queued before add returned.
-	_ = s.enqueue(&pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Welcome{Welcome: &pluginpb.Welcome{
-		ConsoleVersion: p.cfg.ConsoleVersion, HeartbeatIntervalSeconds: heartbeatIntervalSeconds,
-	}}}, p.cfg.EnqueueTimeout)
 
 	p.wg.Go(func() { p.readLoop(stream, s, log) })
 	p.wg.Go(func() { p.types.onHello(s) })
-	p.jobs.onConnect(s)
 
 	<-s.ctx.Done()
 	<-writerDone

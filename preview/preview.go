@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -120,19 +121,22 @@ func (e *Error) Unwrap() error { return e.Kind }
 
 func (b *Broker) pickWorker(req Request) (string, error) {
 	format := string(req.Format)
-	if id, ok := b.obs.WorkerFor(req.ObjectID, req.Format); ok {
-		if b.w.Connected(id) {
-			return id, nil
-		}
-		if others := b.w.PreviewWorkers(format); len(others) > 0 {
-			return others[0], nil
-		}
-		return "", &Error{Kind: ErrWorkerGone, WorkerID: id, Message: fmt.Sprintf(
-			"Worker %s, which last looked at this table, is not connected, and no other worker can preview %s tables. "+
-				"Start the worker again (floe serve --with-worker starts the bundled one), then reload.", id, format)}
+	live := b.w.PreviewWorkers(format)
+	observer, observed := b.obs.WorkerFor(req.ObjectID, req.Format)
+	if observed && slices.Contains(live, observer) {
+		return observer, nil
 	}
-	if others := b.w.PreviewWorkers(format); len(others) > 0 {
-		return others[0], nil
+	if len(live) > 0 {
+		return live[0], nil
+	}
+	if observed {
+		why := "is not connected"
+		if b.w.Connected(observer) {
+			why = "cannot preview " + format + " tables"
+		}
+		return "", &Error{Kind: ErrWorkerGone, WorkerID: observer, Message: fmt.Sprintf(
+			"Worker %s, which last looked at this table, %s, and no other worker can preview %s tables. "+
+				"Start the worker again (floe serve --with-worker starts the bundled one), then reload.", observer, why, format)}
 	}
 	return "", &Error{Kind: ErrNotObserved, Message: fmt.Sprintf(
 		"No worker has looked at this table yet, and none that can preview %s tables is connected. "+
