@@ -11,7 +11,7 @@ import (
 
 // rawTable creates ns "ns" and an Iceberg table "t" through the REST API and
 // returns its load result.
-func rawTable(t *testing.T, e *testEnv, bucket, key string) map[string]any {
+func rawTable(t testing.TB, e *testEnv, bucket, key string) map[string]any {
 	t.Helper()
 	if code, body := e.call(t, "POST", "/v1/"+bucket+"/namespaces", key, map[string]any{"namespace": []string{"ns"}}); code != 200 {
 		t.Fatalf("create namespace: %d %v", code, body)

@@ -80,6 +80,11 @@ func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 			return nil, commitFailed("the name %q is taken by a %s table", ref.Name, t.Format)
 		}
 		return nil, noSuchTable(ref)
+	case t.MetadataLocation == "": // being created right now
+		if create {
+			return nil, commitFailed("table %q is being created by another request", ref.Name)
+		}
+		return nil, noSuchTable(ref)
 	}
 	base, err := s.readMetadata(ctx, t.MetadataLocation)
 	if err != nil {
@@ -213,12 +218,11 @@ func (s *Server) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 		}
 	}
 	md := bl.md
-	md.LastUpdatedMs = max(md.LastUpdatedMs, bl.nowMs)
-	if len(bl.addedSnapshots) > 0 {
-		// A snapshot's own time is the table's update time, as writers expect.
-		for _, ts := range bl.addedSnapshots {
-			md.LastUpdatedMs = ts
-		}
+	md.LastUpdatedMs = max(bl.nowMs, base.LastUpdatedMs)
+	// A snapshot's own time is the table's update time, as writers expect,
+	// but never earlier than the metadata it replaces (readers check).
+	for _, ts := range bl.addedSnapshots {
+		md.LastUpdatedMs = max(ts, base.LastUpdatedMs)
 	}
 	return md, nil
 }
