@@ -34,7 +34,7 @@ func TestStagedCreateAndTransaction(t *testing.T) {
 		t.Fatalf("entry after staged create = %+v, %v", entry, err)
 	}
 	if err := cat.CommitTransaction(ctx, []table.TableCommit{{
-		Identifier: ident,
+		Identifier:   ident,
 		Requirements: []table.Requirement{table.AssertTableUUID(tbl.Metadata().TableUUID())},
 		Updates:      []table.Update{table.NewSetPropertiesUpdate(iceberggo.Properties{"txn": "1"})},
 	}}); err != nil {
