@@ -141,6 +141,11 @@ func (h *Handlers) NotFound(w http.ResponseWriter, r *http.Request) {
 	h.showError(w, r, http.StatusNotFound, "Not found", "There is no console page at this address.")
 }
 
+// MethodNotAllowed answers e.g. a GET on a form's action URL.
+func (h *Handlers) MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	h.showError(w, r, http.StatusMethodNotAllowed, "Not a page", "This address only accepts the console's form submissions; follow the link below instead.")
+}
+
 // Forbidden refuses a write from a read-only user.
 func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request) {
 	h.logError(r, http.StatusForbidden, errors.New("read-only user attempted a write"))

@@ -215,6 +215,9 @@ func TestSecurityHeadersAndProbes(t *testing.T) {
 		!strings.Contains(m.body, "floe_console_request_duration_seconds_bucket") {
 		t.Fatalf("metrics lack the request series:\n%s", m.body[:min(len(m.body), 2000)])
 	}
+	if r := e.get(c, "/buckets/x/delete"); r.status != http.StatusMethodNotAllowed || !r.has("error-page") {
+		t.Fatalf("GET on a form action: %d", r.status)
+	}
 	if r := e.get(c, "/nope"); r.status != 404 || !r.has("error-page") {
 		t.Fatalf("unknown path: %d", r.status)
 	}

@@ -17,6 +17,7 @@ func (s *Server) routes() http.Handler {
 	r.Use(requestID, s.instrument, securityHeaders, limitBody)
 	r.Use(s.crossOrigin().Handler)
 	r.NotFound(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.NotFound))).ServeHTTP)
+	r.MethodNotAllowed(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.MethodNotAllowed))).ServeHTTP)
 
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", s.readyz)
