@@ -222,6 +222,17 @@ func TestTableCountFollowsChanges(t *testing.T) {
 			if o, _ := s.GetBucket(ctx, "other"); o.TableCount != 0 {
 				t.Errorf("other bucket counts %d", o.TableCount)
 			}
+			for _, ns := range []string{"ns", "ns2"} {
+				var want int
+				s.DB().QueryRow(`SELECT COUNT(*) FROM tables WHERE bucket = 'lake' AND namespace = ? AND state <> 'deregistered'`, ns).Scan(&want)
+				got, err := s.CountTables(ctx, "lake", []string{ns}, ListTablesOptions{IncludeDeclared: true})
+				if _, gone := s.GetNamespace(ctx, "lake", []string{ns}); gone != nil {
+					continue
+				}
+				if err != nil || got != want {
+					t.Errorf("CountTables(%s) = %d, %v, want %d", ns, got, err, want)
+				}
+			}
 		})
 	}
 }

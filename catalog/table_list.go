@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -120,6 +122,15 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return 0, err
 	}
+	var n int
+	if opt.Format == FormatUnset && opt.NameContains == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
+		// Every visible table: the trigger-kept count (migration 0004).
+		if err := s.db.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
+			bucket, JoinNamespace(ns)).Scan(&n); err != nil {
+			return 0, dbErr("count tables", err)
+		}
+		return n, nil
+	}
 	where, args := tableFilter(bucket, JoinNamespace(ns), opt, false)
 	if !opt.IncludeDeclared {
 		if err := s.refreshDeclared(ctx, where, args); err != nil {
@@ -127,7 +138,6 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		}
 		where += " AND state <> 'declared'"
 	}
-	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, dbErr("count tables", err)
 	}
@@ -215,4 +225,35 @@ func (s *Store) ListAllTables(ctx context.Context, f Format, buckets []string, c
 		}
 	}
 	return items, next, nil
+}
+
+// SkipTables returns the After value that starts a ListTables page n
+// tables into the listing (n <= 0 gives ""), for numbered pages. It walks
+// the index only: no rows are read and no states refreshed for the
+// skipped tables, so page 50 costs about what page 1 does.
+func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions, n int) (string, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+		return "", err
+	}
+	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	if !opt.IncludeDeclared {
+		if err := s.refreshDeclared(ctx, where, args); err != nil {
+			return "", err
+		}
+		where += " AND state <> 'declared'"
+	}
+	var name string
+	err := s.db.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
+		append(args, n-1)...).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Fewer than n tables: start after the last one, an empty page.
+		err = s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(name), '') FROM tables WHERE `+where, args...).Scan(&name)
+	}
+	if err != nil {
+		return "", dbErr("skip tables", err)
+	}
+	return name, nil
 }

@@ -68,6 +68,25 @@ func TestListTables(t *testing.T) {
 			}
 		})
 	}
+	t.Run("skip tables", func(t *testing.T) {
+		for _, c := range []struct {
+			n     int
+			opt   ListTablesOptions
+			after string
+		}{
+			{0, ListTablesOptions{IncludeDeclared: true}, ""},
+			{1, ListTablesOptions{IncludeDeclared: true}, "alpha"},
+			{4, ListTablesOptions{IncludeDeclared: true}, "lance_declared"},
+			{4, ListTablesOptions{}, "lance_live"},
+			{2, ListTablesOptions{Format: FormatLance, IncludeDeclared: true}, "lance_live"},
+			{99, ListTablesOptions{IncludeDeclared: true}, "lance_live"},
+		} {
+			got, err := s.SkipTables(ctx, "any-b", []string{"ns"}, c.opt, c.n)
+			if err != nil || got != c.after {
+				t.Errorf("SkipTables(%d, %+v) = %q, %v, want %q", c.n, c.opt, got, err, c.after)
+			}
+		}
+	})
 	t.Run("states are refreshed in listings", func(t *testing.T) {
 		items, _, _ := s.ListTables(ctx, "any-b", []string{"ns"}, ListTablesOptions{Format: FormatLance, IncludeDeclared: true})
 		for _, tb := range items {
