@@ -3,9 +3,9 @@ package catalog
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
