@@ -21,8 +21,16 @@ func checkBucketAccepts(b Bucket, f Format) error {
 
 func formatConflict(ref TableRef, existing Format) error {
 	return newErr(ErrConflict, "name",
-		"table %q already exists in namespace %q as a %s table; one name holds one table across formats, so pick another name",
-		ref.Name, JoinNamespace(ref.Namespace), existing)
+		"table %q already exists in namespace %q as %s table; one name holds one table across formats, so pick another name",
+		ref.Name, JoinNamespace(ref.Namespace), withArticle(existing))
+}
+
+// withArticle says "a LANCE" or "an ICEBERG".
+func withArticle(f Format) string {
+	if f == FormatIceberg {
+		return "an " + string(f)
+	}
+	return "a " + string(f)
 }
 
 // CreateTable creates a table entry (Lance: state declared, marker

@@ -139,7 +139,7 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		}
 		if t.Format != FormatLance {
 			return newErr(ErrConflict, "format",
-				"table %q is a %s table; only Lance tables can be deregistered (drop it, or forget it to keep its data)", t.Name, t.Format)
+				"table %q is %s table; only Lance tables can be deregistered (drop it, or forget it to keep its data)", t.Name, withArticle(t.Format))
 		}
 		if t.State == StateDeregistered {
 			return nil

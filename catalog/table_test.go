@@ -62,7 +62,7 @@ func TestCreateTableInvariants(t *testing.T) {
 		{"same format again is idempotent", CreateTableInput{TableRef: ref("any-b", "vectors"), Format: FormatLance}, nil, &lance, ""},
 		{"iceberg again is idempotent", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatIceberg}, nil, &ice, ""},
 		{"other format on a lance name", CreateTableInput{TableRef: ref("any-b", "vectors"), Format: FormatIceberg}, ErrConflict, nil, "as a LANCE table"},
-		{"other format on an iceberg name", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatLance}, ErrConflict, nil, "as a ICEBERG table"},
+		{"other format on an iceberg name", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatLance}, ErrConflict, nil, "as an ICEBERG table"},
 		{"lance bucket refuses iceberg", CreateTableInput{TableRef: ref("lance-b", "t"), Format: FormatIceberg}, ErrConflict, nil, "declared for LANCE"},
 		{"iceberg bucket refuses lance", CreateTableInput{TableRef: ref("ice-b", "t"), Format: FormatLance}, ErrConflict, nil, "declared for ICEBERG"},
 		{"missing namespace", CreateTableInput{TableRef: TableRef{Bucket: "any-b", Namespace: []string{"nope"}, Name: "t"}, Format: FormatLance}, ErrNotFound, nil, `namespace "nope"`},
