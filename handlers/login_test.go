@@ -29,6 +29,7 @@ func TestParentOf(t *testing.T) {
 		{"/buckets/a/namespaces/n/tables/t", "/buckets/a/namespaces/n"},
 		{"/buckets/a/namespaces/n/tables/t/data", "/buckets/a/namespaces/n"},
 		{"/elsewhere", "/buckets"},
+		{"/jobs/j-1", "/jobs"},
 	}
 	for _, tc := range tests {
 		if got, _ := parentOf(tc.in); got != tc.want {

@@ -132,6 +132,8 @@ func parentOf(p string) (href, label string) {
 		return "/" + strings.Join(segs[:2], "/"), "Back to bucket " + segs[1]
 	case len(segs) == 2 && segs[0] == "buckets":
 		return "/buckets", "Back to buckets"
+	case len(segs) >= 2 && segs[0] == "jobs":
+		return "/jobs", "Back to jobs"
 	}
 	return "/buckets", "Back to buckets"
 }

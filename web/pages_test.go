@@ -47,6 +47,7 @@ func TestPagesRender(t *testing.T) {
 		{"/api-keys", []string{"keys-empty", "create-key-form"}, nil, nil},
 		{"/workers", []string{"workers-empty"}, []string{"plugin channel"}, nil},
 		{"/jobs", []string{"jobs-empty"}, []string{"plugin channel"}, nil},
+		{"/job-types/lance_compact", []string{"job-type-empty"}, []string{"lance_compact", "descriptor"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
@@ -108,6 +109,7 @@ func TestNotFoundPages(t *testing.T) {
 		{"/buckets/vec/namespaces/prod/tables/nope", "/buckets/vec/namespaces/prod"},
 		{"/buckets/vec/namespaces/prod/tables/nope/data", "/buckets/vec/namespaces/prod"},
 		{"/buckets/nope/namespaces/prod/tables/items", "/buckets/nope/namespaces/prod"},
+		{"/jobs/j-1", "/jobs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
