@@ -13,7 +13,9 @@ import (
 	"sync"
 )
 
-//go:generate sh -c "cp ../node_modules/htmx.org/dist/htmx.min.js ../node_modules/htmx-ext-ws/dist/ws.min.js vendor/"
+// The vendored files are copied from node_modules by `make vendor`
+// (htmx.org 2.0.11 → vendor/htmx.min.js, htmx-ext-ws 2.0.4 → vendor/ws.min.js)
+// and committed, so building never needs npm.
 
 // FS holds the embedded assets, rooted so that "css/app.css" is a valid name.
 //
