@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -22,6 +23,8 @@ const busyTimeoutMillis = 10000
 // keys on, and BEGIN IMMEDIATE so a transaction takes the write lock up
 // front (a deferred read-then-write upgrade fails at once with SQLITE_BUSY).
 func dsn(path string) string {
+	// SQLite URIs give '%', '?' and '#' meaning; escape them in the path.
+	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)"+
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
 		path, busyTimeoutMillis)

@@ -118,6 +118,19 @@ func TestTwoStoresWriteConcurrently(t *testing.T) {
 	}
 }
 
+func TestOpenOddPaths(t *testing.T) {
+	for _, name := range []string{"with space", "per%cent", "what?", "hash#tag"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), name)
+			s := openAt(t, dir)
+			mustBucket(t, s, "lake", FormatUnset)
+			if !exists(t, filepath.Join(dir, "catalog.db")) {
+				t.Fatal("catalog.db not at the literal path")
+			}
+		})
+	}
+}
+
 func TestOpenOptions(t *testing.T) {
 	cases := []struct {
 		name string
