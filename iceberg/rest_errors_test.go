@@ -3,6 +3,7 @@ package iceberg
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +108,7 @@ func TestBadInput(t *testing.T) {
 		{"rename onto existing", "POST", "/v1/lake/tables/rename", rw, map[string]any{"source": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "destination": map[string]any{"namespace": []string{"ns"}, "name": "ds"}}, 409, typeAlreadyExists},
 		{"bad page size", "GET", "/v1/lake/namespaces?pageSize=-3", rw, nil, 400, typeBadRequest},
 		{"unknown route", "GET", "/v2/whatever", rw, nil, 404, typeNotFound},
+		{"wrong method", "PUT", "/v1/lake/namespaces", rw, map[string]any{}, 405, typeBadRequest},
 		{"multi-table transaction", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
 			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
 			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "u"}, "updates": []any{}}}}, 406, typeUnsupported},
@@ -127,6 +129,10 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The Lance table beside it never shows in an Iceberg listing.
+	if code, body := e.call(t, "GET", "/v1/lake/namespaces/ns/tables", rw, nil); code != 200 || len(body["identifiers"].([]any)) != 1 {
+		t.Fatalf("list tables = %d %v", code, body)
 	}
 	// Nothing above changed the table.
 	_, after := e.call(t, "GET", tbl, rw, nil)
@@ -242,5 +248,29 @@ func TestMaintenanceAllowed(t *testing.T) {
 	}
 	if len(picked) != 2 {
 		t.Fatalf("maintenance would touch %v", picked)
+	}
+}
+
+// TestAPIKeyHeader: x-api-key works like the Bearer header, and a key whose
+// scope is the bucket may write it.
+func TestAPIKeyHeader(t *testing.T) {
+	e := newEnv(t, false)
+	e.bucket(t, "lake", catalog.FormatIceberg)
+	_, key, err := e.store.CreateAPIKey(context.Background(), "k", catalog.RoleReadWrite, "lake", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", e.http.URL+"/v1/lake/namespaces", strings.NewReader(`{"namespace":["a"]}`))
+	req.Header.Set("x-api-key", key)
+	resp, err := e.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("x-api-key create = %d", resp.StatusCode)
+	}
+	if code, _ := e.call(t, "GET", "/v1/config?warehouse=lake", key, nil); code != 200 {
+		t.Fatalf("config = %d", code)
 	}
 }

@@ -93,6 +93,17 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
 
+	// Any other method on a known path answers in the spec's error shape
+	// rather than the mux's plain-text 405.
+	paths := map[string]bool{"/v1/config": true}
+	for _, p := range endpoints {
+		paths[strings.ReplaceAll(strings.Fields(p)[1], "{namespace}", "{ns}")] = true
+	}
+	for p := range paths {
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, errorf(http.StatusMethodNotAllowed, typeBadRequest, "%s is not served on %s", r.Method, r.URL.Path))
+		})
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
 			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
