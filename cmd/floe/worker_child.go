@@ -213,13 +213,11 @@ func (l *lineLogger) emit(line string) {
 		return
 	}
 	level := slog.LevelInfo
-	switch {
-	case strings.HasPrefix(line, "level=error"):
-		level = slog.LevelError
-	case strings.HasPrefix(line, "level=warn"):
-		level = slog.LevelWarn
-	case strings.HasPrefix(line, "level=debug"):
-		level = slog.LevelDebug
+	for prefix, lv := range map[string]slog.Level{"level=error ": slog.LevelError, "level=warn ": slog.LevelWarn, "level=info ": slog.LevelInfo, "level=debug ": slog.LevelDebug} {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			level, line = lv, rest // the level moves into floe's own record
+			break
+		}
 	}
 	l.log.Log(context.Background(), level, "worker", "line", line)
 }

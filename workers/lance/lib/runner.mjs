@@ -61,7 +61,14 @@ export function startExecution(spec, ref, cb) {
     log.error('execution process error', { job_id: spec.job_id, error: e.message });
   });
   child.send({ type: 'run', spec, ref });
-  return {
+  // The console enforces the attempt deadline too; stopping here as well
+  // means a build never outlives an attempt the console has given up on.
+  const deadline = Number(spec.deadline_unix_ms) || 0;
+  let deadlineTimer = null;
+  if (deadline > 0) {
+    deadlineTimer = setTimeout(() => handle.cancel('the attempt deadline passed'), Math.min(2 ** 31 - 1, Math.max(0, deadline - Date.now())));
+  }
+  const handle = {
     child,
     cancel(reason) {
       if (finished || canceled !== null) return;
@@ -77,4 +84,6 @@ export function startExecution(spec, ref, cb) {
       child.kill('SIGKILL');
     },
   };
+  child.once('exit', () => clearTimeout(deadlineTimer));
+  return handle;
 }
