@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	iceberggo "github.com/apache/iceberg-go"
@@ -124,5 +125,41 @@ func TestNestedSchemaRendering(t *testing.T) {
 	lance.Format = catalog.FormatLance
 	if _, err := LoadTableMetadata(context.Background(), lance); err == nil {
 		t.Error("a Lance table was read as Iceberg")
+	}
+}
+
+// TestMultiLevelNamespaces: iceberg-go sends nested namespaces with the
+// unit separator (%1F); a child needs its parent; listing by parent works.
+func TestMultiLevelNamespaces(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, true)
+	e.bucket(t, "lake", catalog.FormatIceberg)
+	cat := newClient(t, e.http.URL, "lake", "")
+	if err := cat.CreateNamespace(ctx, table.Identifier{"sales", "eu"}, nil); err == nil {
+		t.Fatal("a child namespace was created without its parent")
+	}
+	for _, ns := range []table.Identifier{{"sales"}, {"sales", "eu"}, {"sales", "us"}} {
+		if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
+			t.Fatalf("create %v: %v", ns, err)
+		}
+	}
+	kids, err := cat.ListNamespaces(ctx, table.Identifier{"sales"})
+	if err != nil || len(kids) != 2 || kids[0][1] != "eu" {
+		t.Fatalf("children of sales = %v, %v", kids, err)
+	}
+	ident := table.Identifier{"sales", "eu", "orders"}
+	tbl := createEventsTable(t, ctx, cat, ident)
+	if _, err := tbl.AppendTable(ctx, batch(0, 3), 1024, nil); err != nil {
+		t.Fatalf("append in nested namespace: %v", err)
+	}
+	if ok, err := cat.CheckTableExists(ctx, ident); !ok || err != nil {
+		t.Fatalf("exists = %v, %v", ok, err)
+	}
+	if err := cat.DropNamespace(ctx, table.Identifier{"sales", "eu"}); !errors.Is(err, icecatalog.ErrNamespaceNotEmpty) {
+		t.Fatalf("dropping a non-empty namespace = %v", err)
+	}
+	sum, err := cat.UpdateNamespaceProperties(ctx, table.Identifier{"sales", "us"}, []string{"absent"}, iceberggo.Properties{"tier": "gold"})
+	if err != nil || len(sum.Updated) != 1 || len(sum.Missing) != 1 {
+		t.Fatalf("properties update = %+v, %v", sum, err)
 	}
 }
