@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAuth(t *testing.T) {
@@ -69,8 +70,13 @@ func TestAuth(t *testing.T) {
 		if err := e.store.RevokeAPIKey(t.Context(), k.ID); err != nil {
 			t.Fatal(err)
 		}
+		// Within keyCacheTTL the verified key is still trusted; after it, never.
+		if r := e.do("POST", "/v1/table/lnc$ns$t1/exists", secret, nil); r.status != 200 {
+			t.Fatalf("revoked key inside the cache TTL = %d, want 200 (cached)", r.status)
+		}
+		e.clock.Add(int64(keyCacheTTL))
 		if r := e.do("POST", "/v1/table/lnc$ns$t1/exists", secret, nil); r.status != 401 {
-			t.Fatalf("revoked key = %d, want 401", r.status)
+			t.Fatalf("revoked key after the cache TTL = %d, want 401", r.status)
 		}
 	})
 }
@@ -111,4 +117,22 @@ func TestMount(t *testing.T) {
 		{name: "mounted error shape", path: "/lance/oss/v1/table/a$b/compact", key: "ro", status: 403, code: 15},
 		{name: "namespace routes still served", method: "GET", path: "/v1/namespace/%24/list", status: 200, code: -1},
 	})
+}
+
+func TestKeyCacheExpiringKey(t *testing.T) {
+	e := newTestEnv(t, false)
+	e.seed()
+	e.must("POST", "/v1/table/lnc$ns$t1/declare", "")
+	_, secret, err := e.store.CreateAPIKey(t.Context(), "minted", "readonly", "", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("POST", "/v1/table/lnc$ns$t1/exists", secret, nil); r.status != 200 {
+		t.Fatalf("minted key = %d", r.status)
+	}
+	// A cached key past its own expiry is not trusted even inside the TTL.
+	e.clock.Add(int64(time.Hour + time.Second))
+	if r := e.do("POST", "/v1/table/lnc$ns$t1/exists", secret, nil); r.status == 200 {
+		t.Fatalf("expired key = %d, want refusal", r.status)
+	}
 }

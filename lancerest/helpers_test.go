@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/floe/floe/catalog"
 )
@@ -21,21 +23,24 @@ type testEnv struct {
 	store     *catalog.Store
 	srv       *httptest.Server
 	warehouse string
-	rw        string // readwrite, every bucket
-	ro        string // readonly, every bucket
-	scoped    string // readwrite, bucket "lnc" only
+	rw        string        // readwrite, every bucket
+	ro        string        // readonly, every bucket
+	scoped    string        // readwrite, bucket "lnc" only
+	clock     *atomic.Int64 // how far the catalog's and key cache's clock runs ahead of time.Now, in ns
 }
 
 func newTestEnv(t *testing.T, anonymous bool) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	clock := new(atomic.Int64)
+	now := func() time.Time { return time.Now().Add(time.Duration(clock.Load())) }
+	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), Now: now})
 	if err != nil {
 		t.Fatalf("catalog.Open: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e := &testEnv{t: t, store: st, warehouse: st.Warehouse()}
+	e := &testEnv{t: t, store: st, warehouse: st.Warehouse(), clock: clock}
 	mint := func(role catalog.Role, bucket string) string {
 		_, secret, err := st.CreateAPIKey(ctx, "test-"+string(role)+bucket, role, bucket, 0)
 		if err != nil {
@@ -46,6 +51,7 @@ func newTestEnv(t *testing.T, anonymous bool) *testEnv {
 	e.rw, e.ro, e.scoped = mint(catalog.RoleReadWrite, ""), mint(catalog.RoleReadonly, ""), mint(catalog.RoleReadWrite, "lnc")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := New(Config{Store: st, Logger: logger, Anonymous: anonymous})
+	s.keys.now = now // the catalog and the key cache share one test clock
 	e.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(e.srv.Close)
 	return e

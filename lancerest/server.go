@@ -5,7 +5,6 @@
 package lancerest
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -31,7 +30,7 @@ type Server struct {
 	store     *catalog.Store
 	log       *slog.Logger
 	anonymous bool
-	keys      keyVerifier
+	keys      *keyVerifier
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -56,7 +55,7 @@ func New(cfg Config) *Server {
 		store:     cfg.Store,
 		log:       lg.With("component", "lancerest"),
 		anonymous: cfg.Anonymous,
-		keys:      keyVerifier{store: cfg.Store},
+		keys:      newKeyVerifier(cfg.Store, keyCacheTTL),
 		idPrefix:  "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }
@@ -145,13 +144,4 @@ func writeJSON(w http.ResponseWriter, v any) *Error {
 func writeEmpty(w http.ResponseWriter) *Error {
 	w.WriteHeader(http.StatusOK)
 	return nil
-}
-
-// keyVerifier checks API keys against the catalog.
-type keyVerifier struct {
-	store *catalog.Store
-}
-
-func (v keyVerifier) verify(ctx context.Context, secret string) (catalog.APIKey, error) {
-	return v.store.VerifyAPIKey(ctx, secret)
 }
