@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tableFromIPC } from 'apache-arrow';
+import { rmSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { detect, decide } from './lib/detect.mjs';
 import { runPreview } from './lib/preview.mjs';
 import { readSettings } from './lib/params.mjs';
@@ -69,14 +71,27 @@ describe('detection', () => {
   });
 
   it('skips a table that cannot be opened with one warning naming it', async () => {
-    const db = await H.connect(h);
-    await H.ensureNamespace(db, 'det', 'broken');
-    // declared through the REST but never written: listed, not openable
-    const r = await fetch(`${h.lanceURL}/v1/table/det$broken$ghost/declare?delimiter=%24`, { method: 'POST', headers: { 'x-api-key': h.apiKey, 'content-type': 'application/json' }, body: '{}' });
-    assert.equal(r.status, 200);
-    const s = await sweep('lance_compact');
-    assert.equal(s.error, '');
-    assert.ok(!s.observations.some((o) => /ghost/.test(o.object_id)));
+    await H.seedTable(h, { bucket: 'det', ns: 'broken', name: 'gone', appends: 1, perAppend: 5 });
+    const { Catalog } = await import('./lib/catalog.mjs');
+    const d = await new Catalog({ url: h.lanceURL, apiKey: h.apiKey }).describe({ bucket: 'det', namespace: ['broken'], name: 'gone' });
+    rmSync(fileURLToPath(d.location.startsWith('file:') ? d.location : pathToFileURL(d.location)), { recursive: true, force: true });
+    const lines = [];
+    const write = process.stderr.write;
+    process.stderr.write = (chunk, ...rest) => {
+      lines.push(String(chunk));
+      return write.call(process.stderr, chunk, ...rest);
+    };
+    let s;
+    try {
+      s = await sweep('lance_compact');
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.equal(s.error, '', 'one broken table does not fail the sweep');
+    const warnings = lines.filter((l) => /level=warn/.test(l) && /det\$broken\$gone/.test(l));
+    assert.equal(warnings.length, 1, lines.join(''));
+    assert.match(warnings[0], /skipping table.*reason=/);
+    assert.ok(s.observations.length >= 1, 'the other tables are still observed');
   });
 
   it('cleanup decision counts versions older than the window against the floor', () => {

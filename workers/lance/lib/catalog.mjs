@@ -6,6 +6,7 @@
 
 import * as lancedb from '@lancedb/lancedb';
 import http from 'node:http';
+import { shortError } from './log.mjs';
 
 const DELIM = '$';
 // requestTimeoutMs bounds one catalog call: a catalog that accepts the
@@ -73,7 +74,9 @@ export class Catalog {
     const out = [];
     let token = '';
     for (let page = 0; page < maxListPages; page++) {
-      const q = new URLSearchParams({ delimiter: DELIM });
+      // Only tables with a dataset: a name that is merely declared has
+      // nothing to observe or maintain yet.
+      const q = new URLSearchParams({ delimiter: DELIM, include_declared: 'false' });
       if (token) q.set('page_token', token);
       const r = await this.request('GET', `/v1/table?${q}`);
       if (r.status === 404 || r.status === 406) return this.walkTables();
@@ -96,6 +99,7 @@ export class Catalog {
     let token = '';
     for (let page = 0; page < maxListPages; page++) {
       const q = new URLSearchParams({ delimiter: DELIM });
+      if (kind !== 'namespaces') q.set('include_declared', 'false');
       if (token) q.set('page_token', token);
       const p = `/v1/namespace/${encodeURIComponent(id)}/${path}?${q}`;
       const r = await this.request('GET', p);
@@ -177,7 +181,7 @@ export class Catalog {
       return await conn.openTable(ref.name, [ref.bucket, ...ref.namespace]);
     } catch (e) {
       if (/not found|does not exist|TableNotFound/i.test(String(e?.message))) {
-        throw new TableGoneError(`table ${identOf(ref)} could not be opened: ${e.message}`);
+        throw new TableGoneError(`table ${identOf(ref)} could not be opened: ${shortError(e)}`);
       }
       throw e;
     }

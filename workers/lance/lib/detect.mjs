@@ -5,7 +5,7 @@
 
 import { catalogFor, identOf } from './catalog.mjs';
 import { descriptors } from './descriptors.mjs';
-import { log } from './log.mjs';
+import { log, shortError } from './log.mjs';
 import { observeTable, observationMessage } from './observe.mjs';
 import { parseSettings, readSettings } from './params.mjs';
 import { pool } from './semaphore.mjs';
@@ -110,7 +110,7 @@ export async function detect(req, out, signal) {
       entry = await observeRef(catalog, ref);
     } catch (e) {
       skipped++;
-      log.warn('detect: skipping table', { table: ident, job_type: jobType, reason: e.message });
+      log.warn('detect: skipping table', { table: ident, job_type: jobType, reason: shortError(e) });
       return;
     }
     ids.set(entry.tableId, ref);

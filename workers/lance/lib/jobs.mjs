@@ -8,6 +8,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { catalogFor, identOf, refFromIdent, TableGoneError } from './catalog.mjs';
 import { descriptors } from './descriptors.mjs';
 import { observeTable } from './observe.mjs';
+import { shortError } from './log.mjs';
 import { Params, ParamError, parseDurationSeconds, parseSettings, readSettings } from './params.mjs';
 
 export class CanceledError extends Error {}
@@ -88,7 +89,7 @@ export async function runJob(spec, ctx) {
     if (e instanceof CanceledError) return { success: false, canceled: true, error: `canceled: ${e.message}`, result: { canceled: 'true' }, result_json: '', summary: 'canceled' };
     if (e instanceof ParamError) return fail(e.message);
     if (e instanceof TableGoneError) return fail(e.message);
-    return fail(`${spec.job_type} on ${ident} failed: ${e?.message || e}`);
+    return fail(`${spec.job_type} on ${ident} failed: ${shortError(e)}`);
   }
 }
 

@@ -27,3 +27,14 @@ export const log = {
   warn: (msg, f) => emit('warn', msg, f),
   error: (msg, f) => emit('error', msg, f),
 };
+
+/**
+ * An engine error in one readable sentence: LanceDB's messages repeat
+ * themselves in "Caused by" chains and carry Rust source paths.
+ */
+export function shortError(e) {
+  let s = String(e?.message ?? e);
+  s = s.replace(/,?\s*\/[^\s,]*\.rs:\d+:\d+/g, '');
+  s = s.split(/\s+Caused by:\s+/)[0].trim();
+  return s.length > 400 ? s.slice(0, 397) + '...' : s;
+}

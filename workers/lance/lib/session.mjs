@@ -10,7 +10,7 @@ import { identOf, refFromIdent } from './catalog.mjs';
 import { capabilities, descriptorMessage } from './descriptors.mjs';
 import { detect } from './detect.mjs';
 import { jobRef } from './jobs.mjs';
-import { log } from './log.mjs';
+import { log, shortError } from './log.mjs';
 import { runPreview } from './preview.mjs';
 import { descriptorField, pluginPackage } from './proto.mjs';
 import { startExecution } from './runner.mjs';
@@ -272,7 +272,7 @@ export class Worker {
       this.send({ request_id: rid, detection_done: { job_type: jobType, error: res.error } });
     } catch (e) {
       log.warn('detection failed', { job_type: jobType, error: e.message });
-      this.send({ request_id: rid, detection_done: { job_type: jobType, error: ac.signal.aborted ? 'canceled' : e.message } });
+      this.send({ request_id: rid, detection_done: { job_type: jobType, error: ac.signal.aborted ? 'canceled' : shortError(e) } });
     } finally {
       release?.();
       this.requests.delete(rid);
@@ -330,7 +330,7 @@ export class Worker {
       for (const c of out.chunks) this.send({ request_id: rid, preview_chunk: { arrow_ipc: Buffer.from(c.buffer, c.byteOffset, c.byteLength) } });
       this.send({ request_id: rid, preview_done: { total_rows: out.total_rows, rows_sent: out.rows_sent, truncated: out.truncated, error: '' } });
     } catch (e) {
-      this.send({ request_id: rid, preview_done: { total_rows: -1, rows_sent: 0, truncated: false, error: ac.signal.aborted ? 'canceled' : e.message } });
+      this.send({ request_id: rid, preview_done: { total_rows: -1, rows_sent: 0, truncated: false, error: ac.signal.aborted ? 'canceled' : shortError(e) } });
     } finally {
       release?.();
       this.requests.delete(rid);
