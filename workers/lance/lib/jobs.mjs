@@ -25,7 +25,13 @@ function checkCanceled(signal) {
 export function jobRef(spec, known) {
   const o = spec.object;
   if (o && o.bucket && o.name) return { bucket: o.bucket, namespace: o.namespace || [], name: o.name };
-  return known?.get?.(spec.object_id) || refFromIdent(spec.object_id);
+  const fromKnown = known?.get?.(spec.object_id);
+  if (fromKnown) return fromKnown;
+  // Task-API jobs name their table in the parameters (namespace levels
+  // joined by ".", as the catalog joins them).
+  const p = spec.parameters || {};
+  if (p.bucket && p.table && p.namespace) return { bucket: p.bucket, namespace: p.namespace.split('.'), name: p.table };
+  return refFromIdent(spec.object_id);
 }
 
 function figures(a) {
