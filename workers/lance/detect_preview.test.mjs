@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { detect, decide } from './lib/detect.mjs';
 import { runPreview } from './lib/preview.mjs';
-import { readSettings } from './lib/params.mjs';
+import { Params, parseDurationSeconds, readSettings } from './lib/params.mjs';
 import { descriptors, descriptorMessage, JOB_TYPES } from './lib/descriptors.mjs';
 import * as H from './testutil/harness.mjs';
 
@@ -131,6 +131,23 @@ describe('settings', () => {
       assert.equal(m.runtime.enabled, periodic, t);
       if (periodic) assert.ok(m.runtime.detection_interval_seconds >= 300);
     }
+  });
+});
+
+describe('parameters', () => {
+  it('reads task-API durations and lists, and refuses what it cannot read', () => {
+    assert.equal(parseDurationSeconds('7d'), 604800);
+    assert.equal(parseDurationSeconds('168h'), 604800);
+    assert.equal(parseDurationSeconds('30m'), 1800);
+    assert.equal(parseDurationSeconds('10s'), 10);
+    for (const bad of ['7w', '1.5h', '-1d', '1h30m', '7D', ' ', 'd']) assert.equal(parseDurationSeconds(bad), null, bad);
+    const p = new Params({ a: '["x","y"]', b: 'x, y\nz', n: '12', f: 'yes' });
+    assert.deepEqual(p.list('a'), ['x', 'y']);
+    assert.deepEqual(p.list('b'), ['x', 'y', 'z']);
+    assert.deepEqual(p.list('missing'), []);
+    assert.equal(p.int('n', 0, { min: 1, max: 20 }), 12);
+    assert.throws(() => p.int('n', 0, { max: 5 }), /between/);
+    assert.throws(() => p.bool('f', false), /true or false/);
   });
 });
 
