@@ -117,10 +117,6 @@ func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
 	return true
 }
 
-type ctxT = context.Context
-
-func filepathJoin(elem ...string) string { return filepath.Join(elem...) }
-
 // statDir reports whether path is an existing directory.
 func statDir(path string) (bool, error) {
 	fi, err := os.Stat(path)

@@ -1,6 +1,7 @@
 package lancerest
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"path/filepath"
@@ -96,7 +97,7 @@ func registerTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 // point at anything floe does not own.
 func (s *Server) registerLocation(ref catalog.TableRef, loc string) (string, *Error) {
 	p, ok := localPath(loc)
-	bucketDir := filepathJoin(s.store.Warehouse(), ref.Bucket)
+	bucketDir := filepath.Join(s.store.Warehouse(), ref.Bucket)
 	if !ok || !insideDir(p, bucketDir) {
 		return "", invalid("location must be inside the bucket's warehouse directory",
 			"Register a dataset that lives under "+quote(bucketDir)+"; floe deletes a table's location when it is dropped, so it only records locations it owns.")
@@ -111,7 +112,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // checkDeclaredLocation accepts a location in DeclareTable only when it is the
 // one floe would choose or already recorded: floe chooses where data lives.
-func (s *Server) checkDeclaredLocation(ctx ctxT, ref catalog.TableRef, loc string) *Error {
+func (s *Server) checkDeclaredLocation(ctx context.Context, ref catalog.TableRef, loc string) *Error {
 	want := s.store.DefaultLocation(ref, catalog.FormatLance)
 	p, ok := localPath(loc)
 	if ok && p == filepath.Clean(want) {

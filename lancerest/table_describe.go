@@ -2,6 +2,8 @@ package lancerest
 
 import (
 	"net/http"
+
+	"github.com/floe/floe/catalog"
 )
 
 type describeTableResponse struct {
@@ -65,7 +67,7 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
 				"Leave version out for the latest, or pick one listed in the dataset's _versions/.")
 		}
-		if latest > 0 && t.State != "created" {
+		if latest > 0 && t.State != catalog.StateCreated {
 			s.observeCreated(ctx, t)
 		}
 		if detailed || checkDeclared {

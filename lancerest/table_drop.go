@@ -1,6 +1,7 @@
 package lancerest
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/floe/floe/catalog"
@@ -24,7 +25,7 @@ func deregisterTable(s *Server, w http.ResponseWriter, r *http.Request, c *call)
 }
 
 func (s *Server) removeTable(w http.ResponseWriter, r *http.Request, c *call,
-	remove func(*catalog.Store, ctxT, catalog.TableRef) (catalog.Table, error)) *Error {
+	remove func(*catalog.Store, context.Context, catalog.TableRef) (catalog.Table, error)) *Error {
 	if e := withBody(r, func(b []byte) *Error { return decodeIDOnly(b, c.id) }); e != nil {
 		return e
 	}
