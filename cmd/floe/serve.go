@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
 )
@@ -138,25 +139,68 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		surfaces.Iceberg = icebergLn.Addr().String()
 	}
 
-	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies})
+	grpcLn, err := bind("grpc", c.GRPC)
 	if err != nil {
+		return err
+	}
+	if grpcLn == nil {
+		return usageError{"--grpc must name an address: workers dial it"}
+	}
+	surfaces.GRPC = grpcLn.Addr().String()
+	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
+		grpcLn.Close()
+		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
+	}
+
+	svc, err := newServices(st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
+	if err != nil {
+		grpcLn.Close()
+		return err
+	}
+	defer svc.close()
+
+	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
+		Stats: handlers.StatsFromRows(svc.observe)})
+	if err != nil {
+		grpcLn.Close()
 		return err
 	}
 	lns = append(lns, listener{"console", httpLn, srv.Handler()})
 	if lanceLn != nil {
-		ts := tasks.New(st.DB(), st, nil, log)
-		lns = append(lns, listener{"lance", lanceLn, lanceHandler(st, log, c, ts)})
+		lns = append(lns, listener{"lance", lanceLn, lanceHandler(st, log, c, svc.tasks)})
 	}
 	if icebergLn != nil {
 		lns = append(lns, listener{"iceberg", icebergLn, icebergHandler(st, log, c)})
 	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	errc := make(chan error, len(lns)+1)
+	var tlsCfg *plugin.TLSConfig
+	if c.GRPCCert != "" {
+		tlsCfg = &plugin.TLSConfig{CertFile: c.GRPCCert, KeyFile: c.GRPCKey, CAFile: c.GRPCCA}
+	}
+	grpcOpts, err := plugin.ServerOptions(tlsCfg)
+	if err != nil {
+		grpcLn.Close()
+		return err
+	}
+	wg.Go(func() {
+		if err := svc.plugin.Serve(runCtx, grpcLn, grpcOpts...); err != nil {
+			errc <- fmt.Errorf("grpc: %w", err)
+		}
+	})
+	wg.Go(func() { svc.run(runCtx, st, log) })
+	if c.WithWorker {
+		if err := startBundledWorker(runCtx, st, log, paths, surfaces, &wg); err != nil {
+			log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
+		}
+	}
 	servers := make([]*http.Server, 0, len(lns))
-	errc := make(chan error, len(lns))
 	for _, l := range lns {
 		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		servers = append(servers, hs)
@@ -180,6 +224,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	for _, hs := range servers {
 		hs.Shutdown(sctx)
 	}
+	cancelRun()
 	wg.Wait()
 	return runErr
 }
@@ -197,4 +242,12 @@ func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) er
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
 	return nil
+}
+
+// httpURL turns a bound address into the URL workers use; "" stays "".
+func httpURL(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return "http://" + addr
 }

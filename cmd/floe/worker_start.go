@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/web"
+)
+
+// bundledKeyTTL bounds the API key handed to the demo seeder: it only needs
+// to outlive one seeding run.
+const bundledKeyTTL = time.Hour
+
+// startBundledWorker mints a worker token for the bundled Lance worker,
+// starts it as a child process, and seeds the demo data once per data dir.
+func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, paths dataPaths, s web.Surfaces, wg *sync.WaitGroup) error {
+	_, token, err := st.CreateWorkerToken(ctx, "bundled-lance-worker")
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	env := []string{
+		"FLOE_GRPC=" + s.GRPC,
+		"FLOE_WORKER_TOKEN=" + token,
+		"FLOE_WORKER_ID=bundled-lance-" + host,
+	}
+	wait, err := startWorkerChild(ctx, log, env)
+	if err != nil {
+		return err
+	}
+	wg.Go(wait)
+	if s.Lance == "" {
+		log.Info("demo data not seeded: the Lance REST is off")
+		return nil
+	}
+	_, key, err := st.CreateAPIKey(ctx, "demo-seed", catalog.RoleReadWrite, "", bundledKeyTTL)
+	if err != nil {
+		return fmt.Errorf("mint a key for the demo seeder: %w", err)
+	}
+	seedEnv := []string{"FLOE_LANCE_URL=" + httpURL(s.Lance), "FLOE_API_KEY=" + key}
+	wg.Go(func() {
+		if err := seedDemoOnce(ctx, log, paths.Data, seedEnv); err != nil && ctx.Err() == nil {
+			log.Warn("demo data not seeded", "err", err)
+		}
+	})
+	return nil
+}
