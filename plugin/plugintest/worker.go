@@ -7,6 +7,7 @@ package plugintest
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"time"
 
@@ -178,7 +179,9 @@ func (w *Worker) writeLoop() {
 			return
 		case m := <-w.out:
 			if err := w.stream.Send(m); err != nil {
-				w.fail(err)
+				if !errors.Is(err, io.EOF) { // io.EOF: the status comes from Recv
+					w.fail(err)
+				}
 				return
 			}
 		}
