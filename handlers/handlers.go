@@ -10,6 +10,10 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/observe"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/preview"
+	"github.com/floe/floe/tasks"
 )
 
 // Surfaces are the host:port addresses floe actually bound; "" means the
@@ -36,6 +40,13 @@ type Deps struct {
 	Surfaces Surfaces
 	Stats    StatsSource // may be nil
 	Sessions *scs.SessionManager
+
+	// The services below may be nil (tests, or a console without workers);
+	// pages then say plainly what is missing.
+	Plugin  *plugin.Plugin  // workers, job types, jobs
+	Observe *observe.Store  // what workers last saw of each table
+	Preview *preview.Broker // Browse Data rows from workers
+	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
 }
 
 // Handlers serves the console pages. Create with New.
@@ -45,6 +56,10 @@ type Handlers struct {
 	surfaces Surfaces
 	stats    StatsSource
 	sessions *scs.SessionManager
+	plugin   *plugin.Plugin
+	observe  *observe.Store
+	preview  *preview.Broker
+	tasks    *tasks.Service
 }
 
 // New builds the handlers.
@@ -53,7 +68,8 @@ func New(d Deps) *Handlers {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions}
+	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks}
 }
 
 // Session keys.

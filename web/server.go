@@ -13,6 +13,10 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/observe"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/preview"
+	"github.com/floe/floe/tasks"
 )
 
 // Surfaces are the host:port addresses floe bound; "" means the surface is off.
@@ -25,6 +29,13 @@ type Config struct {
 	Surfaces      Surfaces
 	SecureCookies bool                 // false for http on loopback
 	Stats         handlers.StatsSource // may be nil: Rows shows a dash
+
+	// Services behind the worker, job, Browse Data and maintenance pages;
+	// each may be nil and the page then says what is missing.
+	Plugin  *plugin.Plugin
+	Observe *observe.Store
+	Preview *preview.Broker
+	Tasks   *tasks.Service
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -73,7 +84,8 @@ func New(cfg Config) (*Server, error) {
 		sessions: sm,
 		metrics:  newMetrics(prometheus.NewRegistry()),
 	}
-	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm})
+	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
+		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks})
 	s.handler = s.routes()
 	return s, nil
 }

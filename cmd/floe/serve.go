@@ -160,7 +160,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	defer svc.close()
 
 	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
-		Stats: handlers.StatsFromRows(svc.observe)})
+		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
 	if err != nil {
 		grpcLn.Close()
 		return err
