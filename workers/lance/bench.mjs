@@ -83,7 +83,7 @@ try {
   const r = await runJob({ job_id: 'bench', job_type: 'lance_compact', object_id: '', parameters: {}, cluster: h.cluster, object: { bucket: 'bench', namespace: ['compact'], name: 'c' } }, {});
   const ms = Date.now() - s;
   if (!r.success) throw new Error(r.error);
-  say('compaction (20 → 1 fragments), whole job', `${Number(r.result.rows_after).toLocaleString('en')} rows in ${(ms / 1000).toFixed(2)} s = ${Math.round(Number(r.result.rows_after) / (ms / 1000)).toLocaleString('en')} rows/s`);
+  say(`compaction (${r.result.fragments_before} → ${r.result.fragments_after} fragments), whole job`, `${Number(r.result.rows_after).toLocaleString('en')} rows in ${(ms / 1000).toFixed(2)} s = ${Math.round(Number(r.result.rows_after) / (ms / 1000)).toLocaleString('en')} rows/s`);
 } finally {
   await h.stop();
 }
