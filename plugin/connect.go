@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -30,7 +31,7 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	if err != nil {
 		return err
 	}
-	first, err := stream.Recv()
+	first, err := p.recvHello(stream)
 	if err != nil {
 		return err
 	}
@@ -94,6 +95,28 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	default:
 		log.Warn("worker stream ended", "err", cause)
 		return nil
+	}
+}
+
+func (p *Plugin) recvHello(stream pluginpb.PluginService_ConnectServer) (*pluginpb.WorkerMessage, error) {
+	type recvd struct {
+		m   *pluginpb.WorkerMessage
+		err error
+	}
+	ch := make(chan recvd, 1) // buffered: the receiver may be gone when Recv returns
+	p.wg.Go(func() {
+		m, err := stream.Recv()
+		ch <- recvd{m, err}
+	})
+	t := time.NewTimer(p.cfg.HelloTimeout)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.m, r.err
+	case <-t.C:
+		return nil, status.Errorf(codes.DeadlineExceeded, "no Hello within %s of opening the stream; send Hello first", p.cfg.HelloTimeout)
+	case <-p.root.Done():
+		return nil, errUnavailable()
 	}
 }
 

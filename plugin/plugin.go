@@ -48,6 +48,10 @@ type Options struct {
 	// EnqueueTimeout bounds the wait for room in a worker's outgoing queue
 	// before a request fails as busy (default 5s).
 	EnqueueTimeout time.Duration
+	// HelloTimeout bounds the wait for a new stream's first message, so a
+	// client that opens a stream and says nothing holds no handler
+	// (default 10s).
+	HelloTimeout time.Duration
 	// DescribeTimeout bounds a DescribeJobType round trip (default 15s).
 	DescribeTimeout time.Duration
 	// JobIdleExpiry expires a job with no progress for this long while its
@@ -79,6 +83,7 @@ func (o *Options) fill() {
 	def(&o.HeartbeatTimeout, 30*time.Second)
 	def(&o.DisconnectedRetention, 10*time.Minute)
 	def(&o.EnqueueTimeout, 5*time.Second)
+	def(&o.HelloTimeout, 10*time.Second)
 	def(&o.DescribeTimeout, 15*time.Second)
 	def(&o.JobIdleExpiry, 24*time.Hour)
 	def(&o.JobOrphanExpiry, 15*time.Minute)

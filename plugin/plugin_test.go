@@ -47,6 +47,18 @@ func TestAuthRefused(t *testing.T) {
 			}
 		})
 	}
+	t.Run("no first message", func(t *testing.T) {
+		h := newHarness(t, Options{HelloTimeout: 50 * time.Millisecond})
+		w, err := plugintest.Connect(context.Background(), h.conn, plugintest.Config{WorkerID: "mute", Token: h.token, SkipHello: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		<-w.Done()
+		if code := status.Code(w.Err()); code != codes.DeadlineExceeded {
+			t.Fatalf("code = %v, want DeadlineExceeded", code)
+		}
+	})
 	t.Run("first message not hello", func(t *testing.T) {
 		w, err := plugintest.Connect(context.Background(), h.conn, plugintest.Config{WorkerID: "x", Token: h.token, SkipHello: true})
 		if err != nil {
