@@ -84,7 +84,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 	var role string
 	var stored []byte
 	var created, lastUsed, expires int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, role, bucket, secret_hash, created_at, last_used_at, expires_at
+	err := s.ro.QueryRowContext(ctx, `SELECT id, name, role, bucket, secret_hash, created_at, last_used_at, expires_at
 		FROM api_keys WHERE secret_hash = ?`, want).
 		Scan(&k.ID, &k.Name, &role, &k.Bucket, &stored, &created, &lastUsed, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -114,7 +114,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
 		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, s.now().UnixNano())
 	if err != nil {
 		return nil, dbErr("list API keys", err)
@@ -185,7 +185,7 @@ func (s *Store) VerifyWorkerToken(ctx context.Context, secret string) (WorkerTok
 	var w WorkerToken
 	var stored []byte
 	var created, lastUsed int64
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, secret_hash, created_at, last_used_at FROM worker_tokens WHERE secret_hash = ?`, want).
+	err := s.ro.QueryRowContext(ctx, `SELECT id, name, secret_hash, created_at, last_used_at FROM worker_tokens WHERE secret_hash = ?`, want).
 		Scan(&w.ID, &w.Name, &stored, &created, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return WorkerToken{}, errUnknownWorkerToken()
@@ -209,7 +209,7 @@ func (s *Store) VerifyWorkerToken(ctx context.Context, secret string) (WorkerTok
 
 // ListWorkerTokens lists worker tokens, newest first.
 func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, created_at, last_used_at FROM worker_tokens ORDER BY created_at DESC, id`)
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, created_at, last_used_at FROM worker_tokens ORDER BY created_at DESC, id`)
 	if err != nil {
 		return nil, dbErr("list worker tokens", err)
 	}

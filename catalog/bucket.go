@@ -91,7 +91,7 @@ func (s *Store) GetBucket(ctx context.Context, name string) (Bucket, error) {
 	if err := validateBucket("bucket", name); err != nil {
 		return Bucket{}, err
 	}
-	return s.getBucket(ctx, s.db, name)
+	return s.getBucket(ctx, s.ro, name)
 }
 
 func (s *Store) getBucket(ctx context.Context, q querier, name string) (Bucket, error) {
@@ -113,7 +113,7 @@ func bucketNotFound(name string) error {
 // last page, else the After value for the next page.
 func (s *Store) ListBuckets(ctx context.Context, opt ListOptions) (items []Bucket, next string, err error) {
 	limit := pageLimit(opt.Limit)
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.ro.QueryContext(ctx,
 		`SELECT `+bucketColumns+` FROM buckets b WHERE b.name > ? ORDER BY b.name LIMIT ?`, opt.After, limit+1)
 	if err != nil {
 		return nil, "", dbErr("list buckets", err)

@@ -122,7 +122,7 @@ func (s *Store) GetNamespace(ctx context.Context, bucket string, levels []string
 	if err := validateNamespace(levels); err != nil {
 		return Namespace{}, err
 	}
-	return s.getNamespace(ctx, s.db, bucket, JoinNamespace(levels))
+	return s.getNamespace(ctx, s.ro, bucket, JoinNamespace(levels))
 }
 
 func (s *Store) getNamespace(ctx context.Context, q querier, bucket, name string) (Namespace, error) {
@@ -149,10 +149,10 @@ func (s *Store) ListNamespaces(ctx context.Context, bucket string, parent []stri
 		if err := validateNamespace(parent); err != nil {
 			return nil, "", err
 		}
-		if err := s.requireNamespace(ctx, s.db, bucket, JoinNamespace(parent)); err != nil {
+		if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(parent)); err != nil {
 			return nil, "", err
 		}
-	} else if _, err := s.getBucket(ctx, s.db, bucket); err != nil {
+	} else if _, err := s.getBucket(ctx, s.ro, bucket); err != nil {
 		return nil, "", err
 	}
 	// After may be a full name ("a.b") or just the last level ("b").
@@ -161,7 +161,7 @@ func (s *Store) ListNamespaces(ctx context.Context, bucket string, parent []stri
 		after = JoinNamespace(append(append([]string(nil), parent...), after))
 	}
 	limit := pageLimit(opt.Limit)
-	rows, err := s.db.QueryContext(ctx,
+	rows, err := s.ro.QueryContext(ctx,
 		`SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? AND parent = ? AND name > ? ORDER BY name LIMIT ?`,
 		bucket, JoinNamespace(parent), after, limit+1)
 	if err != nil {
@@ -191,10 +191,10 @@ func (s *Store) ListAllNamespaces(ctx context.Context, bucket string) ([]Namespa
 	if err := validateBucket("bucket", bucket); err != nil {
 		return nil, err
 	}
-	if _, err := s.getBucket(ctx, s.db, bucket); err != nil {
+	if _, err := s.getBucket(ctx, s.ro, bucket); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? ORDER BY name`, bucket)
+	rows, err := s.ro.QueryContext(ctx, `SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? ORDER BY name`, bucket)
 	if err != nil {
 		return nil, dbErr("list namespaces", err)
 	}

@@ -25,7 +25,7 @@ func (s *Store) Delete(token string) error { return s.DeleteCtx(context.Backgrou
 // prefers when a store offers it).
 func (s *Store) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
 	var b []byte
-	err := s.db.QueryRowContext(ctx, `SELECT data FROM sessions WHERE token = ? AND expiry > ?`, token, s.now().UnixNano()).Scan(&b)
+	err := s.ro.QueryRowContext(ctx, `SELECT data FROM sessions WHERE token = ? AND expiry > ?`, token, s.now().UnixNano()).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

@@ -33,9 +33,11 @@ type Options struct {
 // Store is the catalog on SQLite. It is safe for concurrent use, and several
 // processes (floe serve and the CLI) may open the same file at once.
 type Store struct {
-	db   *sql.DB
-	opts Options
-	fs   Storage
+	db    *sql.DB
+	ro    *stmtCache // prepared statements for reads outside transactions
+	lists listCache  // name listings, valid while the table generation holds
+	opts  Options
+	fs    Storage
 
 	// writeSlot (capacity 1) queues this process's write transactions in
 	// Go, so they wait on each other without SQLite's sleeping busy handler

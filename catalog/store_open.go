@@ -69,7 +69,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: open %s: %w", opts.Path, err)
 	}
-	s := &Store{db: db, opts: opts, fs: opts.Storage, writeSlot: make(chan struct{}, 1)}
+	// Keep enough idle connections for a burst of concurrent readers; the
+	// default of two makes bursts reopen connections and re-read the schema.
+	db.SetMaxIdleConns(maxIdleConns)
+	s := &Store{db: db, ro: newStmtCache(db), opts: opts, fs: opts.Storage, writeSlot: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -78,6 +81,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 // Close releases the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.ro.close()
+	return s.db.Close()
+}
+
+// maxIdleConns is the idle pool size: about the number of concurrent API
+// clients a single floe serves comfortably on a small machine.
+const maxIdleConns = 16
 
 func (s *Store) now() time.Time { return s.opts.Now() }

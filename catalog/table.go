@@ -87,11 +87,11 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
-	t, err := s.getTable(ctx, s.db, ref)
+	t, err := s.getTable(ctx, s.ro, ref)
 	if err != nil {
 		return Table{}, err
 	}
-	return s.refreshState(ctx, s.db, t)
+	return s.refreshState(ctx, s.ro, t)
 }
 
 // GetTableByID returns a table by its table id.
@@ -99,14 +99,14 @@ func (s *Store) GetTableByID(ctx context.Context, id string) (Table, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist", id)
 	}
-	t, err := s.scanTable(s.db.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
+	t, err := s.scanTable(s.ro.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
 	}
 	if err != nil {
 		return Table{}, dbErr("get table", err)
 	}
-	return s.refreshState(ctx, s.db, t)
+	return s.refreshState(ctx, s.ro, t)
 }
 
 // refreshState moves a declared Lance table to created once its _versions/

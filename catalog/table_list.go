@@ -35,7 +35,7 @@ func tableFilter(bucket, ns string, opt ListTablesOptions, after bool) (string, 
 // the ones with a _versions/ directory to created. Used before a listing
 // that leaves declared tables out, so the filter sees current states.
 func (s *Store) refreshDeclared(ctx context.Context, where string, args []any) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, location FROM tables WHERE `+where+
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, location FROM tables WHERE `+where+
 		` AND state = 'declared' AND format = 'LANCE'`, args...)
 	if err != nil {
 		return dbErr("list tables", err)
@@ -54,7 +54,7 @@ func (s *Store) refreshDeclared(ctx context.Context, where string, args []any) e
 		return dbErr("list tables", err)
 	}
 	for _, t := range declared {
-		if _, err := s.refreshState(ctx, s.db, t); err != nil {
+		if _, err := s.refreshState(ctx, s.ro, t); err != nil {
 			return err
 		}
 	}
@@ -68,7 +68,7 @@ func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string)
 	if err := validateNamespace(ns); err != nil {
 		return err
 	}
-	return s.requireNamespace(ctx, s.db, bucket, JoinNamespace(ns))
+	return s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns))
 }
 
 // ListTables lists the tables directly in a namespace, sorted by name.
@@ -86,7 +86,7 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 		where += " AND state <> 'declared'"
 	}
 	limit := pageLimit(opt.Limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` ORDER BY name LIMIT ?`,
+	rows, err := s.ro.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` ORDER BY name LIMIT ?`,
 		append(args, limit+1)...)
 	if err != nil {
 		return nil, "", dbErr("list tables", err)
@@ -109,7 +109,7 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 		next = items[limit-1].Name
 	}
 	for i := range items {
-		if items[i], err = s.refreshState(ctx, s.db, items[i]); err != nil {
+		if items[i], err = s.refreshState(ctx, s.ro, items[i]); err != nil {
 			return nil, "", err
 		}
 	}
@@ -125,7 +125,7 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 	var n int
 	if opt.Format == FormatUnset && opt.NameContains == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
 		// Every visible table: the trigger-kept count (migration 0004).
-		if err := s.db.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
+		if err := s.ro.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
 			bucket, JoinNamespace(ns)).Scan(&n); err != nil {
 			return 0, dbErr("count tables", err)
 		}
@@ -138,7 +138,7 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		}
 		where += " AND state <> 'declared'"
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
+	if err := s.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, dbErr("count tables", err)
 	}
 	return n, nil
@@ -198,7 +198,7 @@ func (s *Store) ListAllTables(ctx context.Context, f Format, buckets []string, c
 		args = append(args, c.Bucket, c.Namespace, c.Name)
 	}
 	limit = pageLimit(limit)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+strings.Join(where, " AND ")+
+	rows, err := s.ro.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY bucket, namespace, name LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", dbErr("list tables", err)
@@ -220,7 +220,7 @@ func (s *Store) ListAllTables(ctx context.Context, f Format, buckets []string, c
 		next = encodeCursor(items[limit-1])
 	}
 	for i := range items {
-		if items[i], err = s.refreshState(ctx, s.db, items[i]); err != nil {
+		if items[i], err = s.refreshState(ctx, s.ro, items[i]); err != nil {
 			return nil, "", err
 		}
 	}
@@ -246,14 +246,64 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 		where += " AND state <> 'declared'"
 	}
 	var name string
-	err := s.db.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
+	err := s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
 		append(args, n-1)...).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Fewer than n tables: start after the last one, an empty page.
-		err = s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(name), '') FROM tables WHERE `+where, args...).Scan(&name)
+		err = s.ro.QueryRowContext(ctx, `SELECT COALESCE(MAX(name), '') FROM tables WHERE `+where, args...).Scan(&name)
 	}
 	if err != nil {
 		return "", dbErr("skip tables", err)
 	}
 	return name, nil
+}
+
+// ListTableNames is ListTables returning names only: it reads no other
+// column and stats nothing unless declared tables are to be left out, so a
+// catalog API can list a thousand tables cheaply.
+func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (names []string, next string, err error) {
+	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+		return nil, "", err
+	}
+	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	if !opt.IncludeDeclared {
+		if err := s.refreshDeclared(ctx, where, args); err != nil {
+			return nil, "", err
+		}
+		where += " AND state <> 'declared'"
+	}
+	limit := pageLimit(opt.Limit)
+	// Read the generation before the rows: a change landing in between
+	// makes the cached entry stale at once rather than wrongly fresh.
+	gen, genErr := s.tableGeneration(ctx)
+	key := listKey(where, args, limit)
+	if genErr == nil {
+		if e, ok := s.lists.get(key, gen); ok {
+			return append([]string(nil), e.names...), e.next, nil
+		}
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	defer rows.Close()
+	names = make([]string, 0, min(limit+1, 128))
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, "", dbErr("list tables", err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", dbErr("list tables", err)
+	}
+	if len(names) > limit {
+		names = names[:limit]
+		next = names[limit-1]
+	}
+	if genErr == nil {
+		s.lists.put(key, cachedListing{gen: gen, names: append([]string(nil), names...), next: next})
+	}
+	return names, next, nil
 }

@@ -93,7 +93,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	var u User
 	var hash, role string
 	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
+	err := s.ro.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
 		Scan(&u.Name, &hash, &role, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
@@ -115,7 +115,7 @@ func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
 	var u User
 	var role string
 	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
+	err := s.ro.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, newErr(ErrNotFound, "username", "user %q does not exist", name)
 	}
@@ -129,7 +129,7 @@ func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
 
 // ListUsers lists users by name.
 func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
+	rows, err := s.ro.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
 	if err != nil {
 		return nil, dbErr("list users", err)
 	}
@@ -163,7 +163,7 @@ func (s *Store) DeleteUser(ctx context.Context, name string) error {
 // CountUsers counts users (0 on first start).
 func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+	if err := s.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
 		return 0, dbErr("count users", err)
 	}
 	return n, nil

@@ -57,7 +57,9 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 		}
 		return writeJSON(w, resp)
 	}
-	items, next, err := s.store.ListTables(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
+	// Names only: the listing needs nothing else, and a 1,000-table page
+	// must stay cheap. Deregistered tables are filtered by the query.
+	names, next, err := s.store.ListTableNames(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
 		ListOptions: opt, Format: catalog.FormatLance, IncludeDeclared: withDeclared,
 	})
 	if errors.Is(err, catalog.ErrNotFound) {
@@ -66,19 +68,14 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 	if err != nil {
 		return asError(err, CodeNamespaceNotFound)
 	}
-	if len(items) == 0 && opt.After == "" {
+	if len(names) == 0 && opt.After == "" {
 		// An empty answer may also mean a bucket declared for Iceberg, which
 		// the Lance API does not serve; only then pay for the check.
 		if e := s.namespaceVisible(ctx, c.id, c.delim); e != nil {
 			return e
 		}
 	}
-	resp.Tables = make([]string, 0, len(items))
-	for _, t := range items {
-		if t.Format == catalog.FormatLance && t.State != catalog.StateDeregistered {
-			resp.Tables = append(resp.Tables, t.Name)
-		}
-	}
+	resp.Tables = names
 	resp.PageToken = next
 	return writeJSON(w, resp)
 }
