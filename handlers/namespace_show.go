@@ -88,20 +88,10 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	return v, nil
 }
 
-// skipTables finds the cursor that starts at offset n. The catalog pages by
-// name cursor, so it reads the names before the wanted page in large chunks.
+// skipTables finds the name cursor that starts at offset n; the catalog
+// walks its index for it, so a deep page costs what the first one does.
 func (h *Handlers) skipTables(r *http.Request, bucket string, ns []string, opt catalog.ListTablesOptions, n int) (string, error) {
-	after := ""
-	for n > 0 {
-		opt.ListOptions = catalog.ListOptions{After: after, Limit: min(n, catalog.MaxPageSize)}
-		items, _, err := h.store.ListTables(r.Context(), bucket, ns, opt)
-		if err != nil || len(items) == 0 {
-			return after, err
-		}
-		after = items[len(items)-1].Name
-		n -= len(items)
-	}
-	return after, nil
+	return h.store.SkipTables(r.Context(), bucket, ns, opt, n)
 }
 
 func pageHref(bucket, ns, q string, page int) string {
