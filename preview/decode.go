@@ -151,6 +151,8 @@ func writeValue(sb *strings.Builder, arr arrow.Array, i, depth int) bool {
 	case *array.LargeList:
 		s, e := a.ValueOffsets(i)
 		return writeItems(sb, a.ListValues(), int(s), int(e), maxNestedItems, depth)
+	case *array.Dictionary: // Node's Arrow encodes string columns this way
+		return writeValue(sb, a.Dictionary(), a.GetValueIndex(i), depth)
 	case *array.Struct:
 		if depth >= maxDepth {
 			sb.WriteString("{…}")
