@@ -23,6 +23,13 @@ const maxActivityPerJob = 200
 // maxErrorLen bounds stored error and message text from workers.
 const maxErrorLen = 4000
 
+// maxActiveJobs bounds the jobs waiting or running at once (they live in
+// memory); a detection or a client that queues more is told to wait.
+const maxActiveJobs = 10_000
+
+// ErrTooManyJobs: the active-job cap is reached.
+var ErrTooManyJobs = errors.New("too many jobs are waiting or running; retry when some finish")
+
 // jobRec is an active job plus what only the scheduler needs.
 type jobRec struct {
 	Job
@@ -210,6 +217,9 @@ func (st *jobStore) create(ctx context.Context, spec JobSpec, source string, rt 
 	lane = laneOf(lane)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if len(st.active) >= maxActiveJobs {
+		return Job{}, ErrTooManyJobs
+	}
 	if spec.DedupeKey != "" {
 		if id, ok := st.dedupe[spec.DedupeKey]; ok {
 			if r, ok := st.active[id]; ok {
@@ -601,3 +611,20 @@ func truncate(s string, n int) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// prune deletes finished jobs (and their activity) older than retention.
+func (st *jobStore) prune(ctx context.Context, retention time.Duration) (int64, error) {
+	cutoff := st.p.now().Add(-retention).UnixMilli()
+	res, err := st.p.db.ExecContext(ctx, `DELETE FROM plugin_jobs WHERE state IN (?,?,?,?) AND finished_at > 0 AND finished_at < ?`,
+		string(JobSucceeded), string(JobFailed), string(JobCanceled), string(JobExpired), cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("plugin: prune jobs: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if _, err := st.p.db.ExecContext(ctx, `DELETE FROM plugin_job_events WHERE job_id NOT IN (SELECT id FROM plugin_jobs)`); err != nil {
+			return n, fmt.Errorf("plugin: prune job activity: %w", err)
+		}
+	}
+	return n, nil
+}

@@ -60,6 +60,9 @@ type Options struct {
 	// JobOrphanExpiry expires a job with no progress for this long once its
 	// worker is gone (default 15m).
 	JobOrphanExpiry time.Duration
+	// JobRetention keeps finished jobs listed this long before they are
+	// deleted (default 30 days; checked hourly).
+	JobRetention time.Duration
 	// APIKeyTTL is the lifetime of the key minted for each worker's
 	// ClusterContext (default 1h); it is reused until a quarter remains.
 	APIKeyTTL time.Duration
@@ -87,6 +90,7 @@ func (o *Options) fill() {
 	def(&o.DescribeTimeout, 15*time.Second)
 	def(&o.JobIdleExpiry, 24*time.Hour)
 	def(&o.JobOrphanExpiry, 15*time.Minute)
+	def(&o.JobRetention, 30*24*time.Hour)
 	def(&o.APIKeyTTL, time.Hour)
 	def(&o.SchedulerTick, time.Second)
 	if o.Now == nil {
@@ -177,6 +181,7 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	p.sched = newScheduler(p)
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
+	p.wg.Go(func() { p.pruneLoop(p.root) })
 	if !cfg.DisableScheduler {
 		p.sched.start(p.root)
 	}
@@ -236,4 +241,26 @@ func (p *Plugin) Shutdown(ctx context.Context) error {
 
 func errUnavailable() error {
 	return status.Error(codes.Unavailable, "the console is shutting down; reconnect to its next start")
+}
+
+// pruneInterval is how often finished jobs past retention are deleted.
+const pruneInterval = time.Hour
+
+func (p *Plugin) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(pruneInterval)
+	defer t.Stop()
+	for {
+		if n, err := p.jobs.prune(ctx, p.cfg.JobRetention); err != nil {
+			if ctx.Err() == nil {
+				p.log.Warn("could not delete old jobs", "err", err)
+			}
+		} else if n > 0 {
+			p.log.Info("deleted finished jobs past retention", "jobs", n, "retention", p.cfg.JobRetention)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -168,3 +168,24 @@ func TestAttemptDeadlineRetryAndOrphanExpiry(t *testing.T) {
 		}
 	})
 }
+
+func TestFinishedJobsPrunedAfterRetention(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		p, stop := newBubblePlugin(t, dir, Options{JobRetention: 48 * time.Hour, DisableScheduler: true})
+		defer stop()
+		old, _ := p.SubmitJob(context.Background(), JobSpec{Type: "x"})
+		if _, err := p.CancelJob(context.Background(), old.ID); err != nil {
+			t.Fatal(err)
+		}
+		live, _ := p.SubmitJob(context.Background(), JobSpec{Type: "x"})
+		time.Sleep(49 * time.Hour)
+		synctest.Wait()
+		if _, err := p.GetJob(context.Background(), old.ID); err != ErrJobNotFound {
+			t.Fatalf("finished job past retention: %v", err)
+		}
+		if j, err := p.GetJob(context.Background(), live.ID); err != nil || j.State != JobPending {
+			t.Fatalf("active job pruned: %v", err)
+		}
+	})
+}
