@@ -80,7 +80,8 @@ func (c *TLSConfig) credentials() (credentials.TransportCredentials, error) {
 
 // ListenAndServe serves the plugin channel on addr until ctx ends or
 // Shutdown is called; tlsCfg nil means plaintext (loopback by default).
-// When ctx ends it calls Shutdown with a 10s grace.
+// When ctx ends it calls Shutdown with a 10s grace and returns once that
+// has finished.
 func (p *Plugin) ListenAndServe(ctx context.Context, addr string, tlsCfg *TLSConfig) error {
 	opts, err := ServerOptions(tlsCfg)
 	if err != nil {
@@ -97,14 +98,23 @@ func (p *Plugin) ListenAndServe(ctx context.Context, addr string, tlsCfg *TLSCon
 func (p *Plugin) Serve(ctx context.Context, lis net.Listener, opts ...grpc.ServerOption) error {
 	srv := grpc.NewServer(opts...)
 	p.Register(srv)
+	shutDown := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer close(shutDown)
+		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownGrace)
 		defer cancel()
 		_ = p.Shutdown(sctx)
 	})
-	defer stop()
-	if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+	err := srv.Serve(lis)
+	if !stop() {
+		<-shutDown // ctx ended: return only once the plugin has stopped
+	}
+	if err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return err
 	}
 	return nil
 }
+
+// serveShutdownGrace is how long Serve lets open streams finish after its
+// context ends before forcing them closed.
+const serveShutdownGrace = 10 * time.Second
