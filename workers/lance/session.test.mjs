@@ -59,11 +59,11 @@ describe('through floe', () => {
   it('a worker killed mid-job: the console retries the job when the worker comes back', async () => {
     for (const w of h.workers) await w.stop();
     h.workers.length = 0;
-    await H.seedTable(h, { bucket: 'e2e', name: 'big', appends: 1, perAppend: 20000, dims: 64 });
+    await H.seedTable(h, { bucket: 'e2e', name: 'big', appends: 1, perAppend: 10000, dims: 32 });
     const w1 = H.startWorker(h, { FLOE_WORKER_ID: 'killed-worker' });
     await w1.waitFor(/msg=connected/);
     const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$big/create_vector_index', {
-      column: 'vector', index_type: 'IVF_PQ', num_partitions: 64, num_sub_vectors: 16, max_iterations: 100, sample_rate: 1024,
+      column: 'vector', index_type: 'IVF_PQ', num_partitions: 32, num_sub_vectors: 8, max_iterations: 50, // a few seconds of building
     });
     assert.equal(sub.status, 200, sub.text);
     const line = await w1.waitFor(/msg=execute job_id=\S+ job_type=lance_vector_index table=e2e\$docs\$big attempt=1/);
@@ -78,5 +78,61 @@ describe('through floe', () => {
     await w2.waitFor(new RegExp(`msg=execute job_id=${jobId} job_type=lance_vector_index .*attempt=2`), 60000);
     const g = await H.taskApi(h, 'e2e', 'GET', `/table/docs$big/tasks/${sub.json.task_id}`);
     assert.notEqual(g.json.task_info.status, 'completed');
+  });
+
+  it('a console that crashes mid-job: the worker keeps building, and the restarted console adopts the job and gets its result', async () => {
+    for (const w of h.workers) await w.stop();
+    h.workers.length = 0;
+    await H.seedTable(h, { bucket: 'e2e', name: 'survivor', appends: 1, perAppend: 10000, dims: 32 });
+    const w = H.startWorker(h, { FLOE_WORKER_ID: 'steady-worker' });
+    await w.waitFor(/msg=connected/);
+    const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$survivor/create_vector_index', {
+      column: 'vector', index_type: 'IVF_PQ', num_partitions: 32, num_sub_vectors: 8, max_iterations: 50, name: 'survivor_idx',
+    });
+    assert.equal(sub.status, 200, sub.text);
+    const line = await w.waitFor(/msg=execute job_id=\S+ job_type=lance_vector_index table=e2e\$docs\$survivor attempt=1/);
+    const jobId = /job_id=(\S+)/.exec(line)[1];
+    await H.sleep(500);
+    await h.crashAndRestart();
+    await w.waitFor(/executions keep running until the console is back/);
+    await w.waitFor(new RegExp(`msg="execute done" job_id=${jobId} .*success=true`), 60000);
+    // The restarted console adopted the job (the first heartbeat listed it)
+    // and took its result: the job page shows it succeeded on attempt 1.
+    const c = await H.consoleClient(h);
+    const page = await H.eventually(async () => {
+      const p = await c.get(`/jobs/${jobId}`);
+      return /data-testid="job-result-summary">[^<]*built IVF_PQ index survivor_idx/.test(p.text) ? p.text : null;
+    }, 20000);
+    assert.match(page, /data-testid="job-attempts">1 of/);
+    assert.ok(!w.lines.some((l) => new RegExp(`execute job_id=${jobId} .*attempt=2`).test(l)), 'the job was adopted, not retried');
+    const t = await H.openTable(h, 'e2e', 'docs', 'survivor');
+    assert.deepEqual((await t.listIndices()).map((i) => i.name), ['survivor_idx']);
+  });
+
+  it('cancel from the console stops a running index build and the job ends canceled', async () => {
+    for (const w of h.workers) await w.stop();
+    h.workers.length = 0;
+    await H.seedTable(h, { bucket: 'e2e', name: 'tocancel', appends: 1, perAppend: 10000, dims: 32 });
+    const w = H.startWorker(h);
+    await w.waitFor(/msg=connected/);
+    const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$tocancel/create_vector_index', {
+      column: 'vector', index_type: 'IVF_PQ', num_partitions: 32, num_sub_vectors: 8, max_iterations: 50,
+    });
+    assert.equal(sub.status, 200, sub.text);
+    const line = await w.waitFor(/msg=execute job_id=\S+ job_type=lance_vector_index table=e2e\$docs\$tocancel/);
+    const jobId = /job_id=(\S+)/.exec(line)[1];
+    await H.sleep(500);
+    const c = await H.consoleClient(h);
+    const started = Date.now();
+    const r = await c.post(`/jobs/${jobId}/cancel`);
+    assert.ok(r.status < 400, `cancel answered ${r.status}: ${r.text.slice(0, 200)}`);
+    await w.waitFor(new RegExp(`msg=cancel job_id=${jobId}`));
+    const done = await w.waitFor(new RegExp(`msg="execute done" job_id=${jobId} .*success=false`), 20000);
+    assert.match(done, /error="canceled: /);
+    assert.ok(Date.now() - started < 15000, 'the build was stopped, not waited for');
+    const page = await c.get(`/jobs/${jobId}`);
+    assert.match(page.text, /canceled/i);
+    const t = await H.openTable(h, 'e2e', 'docs', 'tocancel');
+    assert.deepEqual(await t.listIndices(), []);
   });
 });

@@ -27,6 +27,14 @@ const backoffCapMs = Number(process.env.FLOE_BACKOFF_CAP_MS || 30000);
 const healthyAfterMs = 30000;
 // knownCap bounds the object-id → table map learnt from detections.
 const knownCap = 100000;
+// undeliveredCap bounds results kept for a console that is away; each is
+// one small message, and a worker rarely finishes more than a few jobs
+// during an outage.
+const undeliveredCap = 200;
+// Stream ends after which running executions keep going: the console may be
+// back in a moment and adopts jobs the first heartbeat lists. After being
+// replaced, refused or shut down, they are stopped instead.
+const keepJobsOn = new Set(['unreachable', 'closed', 'error']);
 
 export function configFromEnv(env = process.env) {
   const int = (v, d) => (Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : d);
@@ -87,6 +95,7 @@ export class Worker {
     this.requests = new Map(); // request id -> AbortController (detect / preview)
     this.jobs = new Map(); // job id -> {handle, ac}
     this.known = new Map(); // object id -> table ref, learnt from detections
+    this.undelivered = []; // Completed/Observations written while no stream was up
     this.stopped = false;
     this.call = null;
     this.stopResolve = null;
@@ -110,7 +119,8 @@ export class Worker {
       this.shutdownReason = '';
       const end = await this.connectOnce();
       if (this.shutdownReason) Object.assign(end, { reason: `the console shut down (${this.shutdownReason})`, kind: 'shutdown' });
-      this.abortAll(`stream ended: ${end.reason}`);
+      this.abortAll(`stream ended: ${end.reason}`, !keepJobsOn.has(end.kind));
+      if (this.jobs.size && keepJobsOn.has(end.kind)) log.info('executions keep running until the console is back', { jobs: [...this.jobs.keys()].join(',') });
       if (this.stopped) break;
       if (end.welcomed && Date.now() - started > healthyAfterMs) delay = backoffBaseMs;
       const wait = end.kind === 'replaced' ? backoffCapMs : delay;
@@ -173,6 +183,9 @@ export class Worker {
           const every = Math.max(1, m.welcome.heartbeat_interval_seconds || 5) * 1000;
           clearInterval(hb);
           hb = setInterval(() => this.heartbeat(), every);
+          // Results first: a job that finished while the console was away
+          // must read as done before a heartbeat that no longer lists it.
+          this.flushUndelivered();
           this.heartbeat();
           log.info('connected', { console: this.cfg.grpcAddr, worker_id: this.cfg.workerId, console_version: m.welcome.console_version, message: m.welcome.message || undefined });
           return;
@@ -211,10 +224,26 @@ export class Worker {
     });
   }
 
-  abortAll(reason) {
+  /** Send what finished while the console was away (Completed by job id). */
+  flushUndelivered() {
+    const queued = this.undelivered.splice(0);
+    if (queued.length) log.info('delivering results kept while the console was away', { messages: queued.length });
+    for (const m of queued) this.send(m);
+  }
+
+  /** Send now, or keep for the next stream when none is up. */
+  sendOrKeep(msg) {
+    if (this.send(msg)) return;
+    if (this.undelivered.length >= undeliveredCap) this.undelivered.shift();
+    this.undelivered.push(msg);
+  }
+
+  abortAll(reason, jobsToo = true) {
     for (const ac of this.requests.values()) ac.abort(new Error(reason));
     this.requests.clear();
+    if (!jobsToo) return;
     for (const j of this.jobs.values()) {
+      j.dropResult = true; // the console has let go of it; a late result would confuse a retry
       j.ac.abort(new Error(reason));
       j.handle?.kill();
     }
@@ -280,12 +309,16 @@ export class Worker {
   }
 
   async onExecute(rid, job) {
+    if (this.jobs.has(job.job_id)) {
+      log.warn('ignoring a second Execute for a job this worker is running', { job_id: job.job_id, attempt: job.attempt });
+      return;
+    }
     const ac = new AbortController();
-    const entry = { ac, handle: null };
+    const entry = { ac, handle: null, dropResult: false };
     this.jobs.set(job.job_id, entry);
     const progress = (p) => this.send({ request_id: rid, progress: { job_id: job.job_id, state: p.state || 'running', percent: p.percent ?? 0, stage: p.stage || '', message: p.message || '', metrics: p.metrics || {} } });
     const complete = (c) => {
-      this.send({ request_id: rid, completed: { job_id: job.job_id, success: !!c.success, error: c.error || '', result: c.result || {}, result_json: c.result_json || '', summary: c.summary || '' } });
+      (entry.dropResult ? this.send : this.sendOrKeep).call(this, { request_id: rid, completed: { job_id: job.job_id, success: !!c.success, error: c.error || '', result: c.result || {}, result_json: c.result_json || '', summary: c.summary || '' } });
     };
     let release = null;
     try {
@@ -302,7 +335,7 @@ export class Worker {
       entry.handle = startExecution(job, ref, {
         progress: (p) => progress(p),
         done: ({ completed, observation }) => {
-          if (observation) this.send({ observations: { observations: [{ object_id: observation.object_id, format: 'LANCE', observed_at_unix_ms: Date.now(), attributes_json: observation.attributes_json }] } });
+          if (observation) this.sendOrKeep({ observations: { observations: [{ object_id: observation.object_id, format: 'LANCE', observed_at_unix_ms: Date.now(), attributes_json: observation.attributes_json }] } });
           if (completed.canceled) progress({ state: 'canceled', stage: 'canceled', percent: 100, message: completed.error });
           log.info('execute done', { job_id: job.job_id, job_type: job.job_type, success: completed.success, summary: completed.summary, error: completed.error || undefined });
           complete(completed);

@@ -66,39 +66,59 @@ export async function startFloe({ extraArgs = [] } = {}) {
   const apiKey = await lastLine(bin, ['token', 'create', '--role', 'readwrite', '--data', dir]);
   const workerToken = await lastLine(bin, ['worker-token', 'create', '--data', dir]);
   const logs = [];
-  const proc = spawn(serveBin, ['serve', '--data', dir, '--http', `127.0.0.1:${httpPort}`, '--grpc', `127.0.0.1:${grpcPort}`, '--lance', `127.0.0.1:${lancePort}`, '--iceberg', '', ...extraArgs], {
-    cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOE_ADMIN_PASSWORD: process.env.FLOE_ADMIN_PASSWORD || 'test-admin-password' },
-  });
-  const collect = (buf) => {
-    for (const l of buf.toString().split('\n')) if (l) logs.push(l);
-    if (logs.length > 5000) logs.splice(0, logs.length - 5000);
-  };
-  proc.stdout.on('data', collect);
-  proc.stderr.on('data', collect);
-  let exited = null;
-  proc.on('exit', (code) => (exited = code));
+  const args = ['serve', '--data', dir, '--http', `127.0.0.1:${httpPort}`, '--grpc', `127.0.0.1:${grpcPort}`, '--lance', `127.0.0.1:${lancePort}`, '--iceberg', '', ...extraArgs];
   const lanceURL = `http://127.0.0.1:${lancePort}`;
-  const deadline = Date.now() + 30000;
-  for (;;) {
-    if (exited !== null) throw new Error(`floe serve exited with ${exited}:\n${logs.slice(-30).join('\n')}`);
-    try {
-      const r = await fetch(`${lanceURL}/v1/namespace/%24/list?delimiter=%24`, { headers: { 'x-api-key': apiKey } });
-      if (r.status === 200) break;
-    } catch {
-      /* not up yet */
+  let proc = null;
+  let exited = null;
+  const spawnServe = async () => {
+    exited = null;
+    proc = spawn(serveBin, args, {
+      cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOE_ADMIN_PASSWORD: process.env.FLOE_ADMIN_PASSWORD || 'test-admin-password' },
+    });
+    const collect = (buf) => {
+      for (const l of buf.toString().split('\n')) if (l) logs.push(l);
+      if (logs.length > 5000) logs.splice(0, logs.length - 5000);
+    };
+    proc.stdout.on('data', collect);
+    proc.stderr.on('data', collect);
+    const mine = proc;
+    proc.on('exit', (code) => {
+      if (proc === mine) exited = code;
+    });
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      if (exited !== null) throw new Error(`floe serve exited with ${exited}:\n${logs.slice(-30).join('\n')}`);
+      try {
+        const r = await fetch(`${lanceURL}/v1/namespace/%24/list?delimiter=%24`, { headers: { 'x-api-key': apiKey } });
+        if (r.status === 200) break;
+      } catch {
+        /* not up yet */
+      }
+      if (Date.now() > deadline) throw new Error(`floe serve did not answer on ${lanceURL}:\n${logs.slice(-30).join('\n')}`);
+      await sleep(100);
     }
-    if (Date.now() > deadline) throw new Error(`floe serve did not answer on ${lanceURL}:\n${logs.slice(-30).join('\n')}`);
-    await sleep(100);
-  }
+  };
+  await spawnServe();
   const h = {
-    dir, bin, proc, logs, apiKey, workerToken, lanceURL,
+    dir, bin, logs, apiKey, workerToken, lanceURL,
+    get proc() {
+      return proc;
+    },
+    /** Kill floe without warning (SIGKILL) and start it again on the same ports and data. */
+    async crashAndRestart() {
+      const old = proc;
+      const gone = new Promise((r) => old.once('exit', r));
+      old.kill('SIGKILL');
+      await gone;
+      await spawnServe();
+    },
     grpcAddr: `127.0.0.1:${grpcPort}`,
     httpURL: `http://127.0.0.1:${httpPort}`,
     cluster: { lance_rest_url: lanceURL, api_key: apiKey },
     workers: [],
     async stop() {
       for (const w of h.workers) await w.stop();
-      if (exited === null) {
+      if (exited === null && proc.exitCode === null) {
         proc.kill('SIGTERM');
         await new Promise((r) => {
           const t = setTimeout(() => { proc.kill('SIGKILL'); r(); }, 10000);
@@ -274,6 +294,10 @@ export async function consoleClient(h) {
     async get(path) {
       const res = await fetch(`${h.httpURL}${path}`, { headers: { cookie: cookies }, redirect: 'manual' });
       return { status: res.status, text: await res.text() };
+    },
+    async post(path, fields = {}) {
+      const res = await fetch(`${h.httpURL}${path}`, { method: 'POST', body: new URLSearchParams(fields), headers: { cookie: cookies }, redirect: 'manual' });
+      return { status: res.status, text: await res.text(), location: res.headers.get('location') };
     },
   };
 }
