@@ -53,6 +53,7 @@ type Server struct {
 	h        *handlers.Handlers
 	metrics  *metrics
 	handler  http.Handler
+	live     *liveHub // nil without a plugin channel
 }
 
 // New builds the console from cfg. The Store doubles as the session store.
@@ -87,7 +88,20 @@ func New(cfg Config) (*Server, error) {
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks})
 	s.handler = s.routes()
+	if cfg.Plugin != nil {
+		s.live = newLiveHub(cfg.Plugin, s.h, s)
+		go s.live.run() // stopped by Close
+	}
 	return s, nil
+}
+
+// Close stops the live-progress hub and closes every open /live websocket
+// (http.Server.Shutdown does not touch hijacked connections). Call it when
+// the console stops; it is safe to call more than once.
+func (s *Server) Close() {
+	if s.live != nil {
+		s.live.close()
+	}
 }
 
 // Handler serves the console, /static/, /healthz, /readyz and /metrics.

@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/views"
+)
+
+// MaxLiveJobs bounds the job ids one live page may follow: the longest list
+// a page shows (a page of /jobs) fits well within it.
+const MaxLiveJobs = 2 * jobsPageSize
+
+// LiveSub is what a page asks the live websocket (/live) for. Pages put it in
+// their ws-connect URL, so a reconnect asks for the same again.
+type LiveSub struct {
+	Jobs   []string // job ids whose job-<id> progress the page shows
+	Table  string   // a table id: every job on it, its tasks' rows (task-<id>), and a refresh when one finishes
+	Detail string   // a job id whose detail section (job-detail-<id>) the page shows
+}
+
+// LiveURL is the websocket address a page connects to for s.
+func LiveURL(s LiveSub) string {
+	q := url.Values{}
+	if len(s.Jobs) > 0 {
+		q.Set("jobs", strings.Join(s.Jobs, ","))
+	}
+	if s.Table != "" {
+		q.Set("table", s.Table)
+	}
+	if s.Detail != "" {
+		q.Set("detail", s.Detail)
+	}
+	return "/live?" + q.Encode()
+}
+
+// ParseLiveSub reads a LiveSub from /live's query.
+func ParseLiveSub(q url.Values) (LiveSub, error) {
+	s := LiveSub{Table: q.Get("table"), Detail: q.Get("detail")}
+	for id := range strings.SplitSeq(q.Get("jobs"), ",") {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(s.Jobs, id) {
+			s.Jobs = append(s.Jobs, id)
+		}
+	}
+	if len(s.Jobs) > MaxLiveJobs {
+		return LiveSub{}, errors.New("a live page follows too many jobs")
+	}
+	if s.Detail != "" && !slices.Contains(s.Jobs, s.Detail) {
+		s.Jobs = append(s.Jobs, s.Detail)
+	}
+	return s, nil
+}
+
+// LiveProgress renders a job's job-<id> fragment for an out-of-band swap.
+func LiveProgress(ctx context.Context, j plugin.Job) ([]byte, error) {
+	var buf bytes.Buffer
+	err := views.JobProgress(JobProgress(j), true).Render(ctx, &buf)
+	return buf.Bytes(), err
+}
+
+// LiveDetail renders the job page's changing section for job id (read again,
+// with its activity log).
+func (h *Handlers) LiveDetail(ctx context.Context, id string, canWrite bool) ([]byte, error) {
+	if h.plugin == nil {
+		return nil, nil
+	}
+	j, err := h.plugin.GetJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	err = views.JobDetail(JobDetail(j, canWrite), true).Render(ctx, &buf)
+	return buf.Bytes(), err
+}
+
+// LiveTable renders what a table's pages need when job j changes: the row of
+// the task it runs (when it runs one), and, when j has just finished,
+// an instruction to reload the table page's panels so the figures the
+// worker observed after the job show (the worker sends its observation
+// before it reports the job complete).
+func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, justFinished, canWrite bool) ([]byte, error) {
+	var buf bytes.Buffer
+	_, tableURL := h.tableNamer()(ctx, j.ObjectID)
+	if id := j.Parameters["task_id"]; id != "" && h.tasks != nil && tableURL != "" {
+		t, err := h.tasks.Get(ctx, j.ObjectID, id)
+		if err == nil {
+			base := ""
+			if canWrite {
+				base = tableURL + "/maintenance"
+			}
+			row := taskRow(t, &j, base)
+			if err := views.TaskRow(row, true).Render(ctx, &buf); err != nil {
+				return nil, err
+			}
+		} else if !errors.Is(err, tasks.ErrNotFound) {
+			return nil, err
+		}
+	}
+	if justFinished && !j.State.Active() && tableURL != "" {
+		if err := views.TableRefresh(tableURL, true).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}

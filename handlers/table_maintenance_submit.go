@@ -1,0 +1,117 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/views"
+)
+
+// SubmitTask validates a maintenance form with the task API's own rules and
+// submits the task; a bad value re-renders the tab with 422 next to its field.
+func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
+	v, t, err := h.maintenanceView(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.taskWritable(t); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		h.showError(w, r, http.StatusBadRequest, "Unreadable form", "The form could not be read; reload the page and submit it again.")
+		return
+	}
+	typ := r.PostForm.Get("task_type")
+	forms := maintForms()
+	at := -1
+	for i, f := range forms {
+		if f.Type == typ {
+			at = i
+		}
+	}
+	if at < 0 {
+		h.showError(w, r, http.StatusUnprocessableEntity, "Unknown task type", "There is no task type "+typ+"; use one of the forms on the Maintenance tab.")
+		return
+	}
+	form := withValues(forms[at], r.PostForm)
+	task, err := h.tasks.Submit(r.Context(), t, tasks.Type(typ), taskBody(form, r.PostForm))
+	var te *tasks.Error
+	if errors.As(err, &te) && (errors.Is(err, tasks.ErrInvalid) || errors.Is(err, tasks.ErrQuota)) {
+		status := http.StatusUnprocessableEntity
+		if errors.Is(err, tasks.ErrQuota) {
+			status = http.StatusConflict
+		}
+		if f := fieldOf(form, te.Message); f != "" && status == http.StatusUnprocessableEntity {
+			form.Errors = views.FieldErrors{f: te.Message}
+		} else {
+			form.Notice = te.Message
+		}
+		h.logError(r, status, err)
+		forms[at] = form
+		v.Forms = forms
+		v.SelectedType = typ
+		r.URL.RawQuery = url.Values{"type": {typ}}.Encode()
+		if err := h.fillTaskHistory(r, &v, t); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		h.render(w, r, status, views.MaintenancePage(v))
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {typ}}.Encode()+"#task-"+task.ID)
+}
+
+// DeleteTask removes a finished task's record; submitted and running tasks
+// are refused with 409 by the task service.
+func (h *Handlers) DeleteTask(w http.ResponseWriter, r *http.Request) {
+	v, t, err := h.maintenanceView(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if err := h.taskWritable(t); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	id := chi.URLParam(r, "task")
+	task, err := h.tasks.Get(r.Context(), t.ID, id)
+	if err == nil {
+		err = h.tasks.Delete(r.Context(), t.ID, id)
+	}
+	var te *tasks.Error
+	switch {
+	case errors.As(err, &te) && errors.Is(err, tasks.ErrNotFound):
+		h.showError(w, r, http.StatusNotFound, "No such task", te.Message)
+		return
+	case errors.As(err, &te) && errors.Is(err, tasks.ErrConflict):
+		h.logError(r, http.StatusConflict, err)
+		h.showError(w, r, http.StatusConflict, "Task still active", te.Message)
+		return
+	case err != nil:
+		h.fail(w, r, err)
+		return
+	}
+	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {string(task.Type)}}.Encode())
+}
+
+// taskWritable refuses task writes on a table that takes none.
+func (h *Handlers) taskWritable(t catalog.Table) error {
+	if h.tasks == nil {
+		return &catalog.Error{Kind: errors.New("tasks unavailable"), Message: "The Lance task service is not running in this console."}
+	}
+	if t.Format != catalog.FormatLance {
+		return &catalog.Error{Kind: catalog.ErrInvalid, Message: "Maintenance tasks are for Lance tables; " + t.Name + " is an Iceberg table."}
+	}
+	return nil
+}

@@ -1,0 +1,408 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/plugin"
+)
+
+// Live-progress caps and timings.
+const (
+	// liveSendQueue bounds each connection's pending messages; a browser
+	// that falls this far behind is dropped (it reconnects and catches up)
+	// rather than holding up everyone else.
+	liveSendQueue = 64
+	// liveWriteTimeout bounds one write to a connection.
+	liveWriteTimeout = 10 * time.Second
+	// livePongWait is how long a connection may stay silent (no pong, no
+	// message) before it counts as dead; it is the idle cap.
+	livePongWait = 60 * time.Second
+	// livePingEvery keeps proxies from closing quiet connections and
+	// proves the peer alive; well inside livePongWait.
+	livePingEvery = 25 * time.Second
+	// liveLifetime closes every connection after this long; the htmx ws
+	// extension reconnects and the catch-up sends the current state, so
+	// a signed-out or revoked session cannot keep a stream forever.
+	liveLifetime = 30 * time.Minute
+	// liveResyncEvery re-reads active jobs, because plugin.Subscribe drops
+	// events for a slow subscriber (the hub) instead of blocking the plugin.
+	liveResyncEvery = 3 * time.Second
+	// liveReadLimit caps a client message; clients send nothing we use.
+	liveReadLimit = 4 << 10
+	// liveRenderTimeout bounds the catalog reads behind one fragment.
+	liveRenderTimeout = 5 * time.Second
+)
+
+// liveConn is one websocket. Its writer goroutine is the only caller of
+// WriteMessage; everyone else hands it bytes through send.
+type liveConn struct {
+	ws       *websocket.Conn
+	sub      handlers.LiveSub
+	canWrite bool
+	send     chan []byte   // owned by the hub: never closed, see done
+	done     chan struct{} // closed once (by kill) to stop the writer
+	once     sync.Once
+}
+
+func (c *liveConn) kill() { c.once.Do(func() { close(c.done) }) }
+
+// drop ends a connection that cannot keep up: closing the socket also
+// unblocks a writer stuck on a full TCP buffer.
+func (c *liveConn) drop() {
+	c.kill()
+	if c.ws != nil {
+		_ = c.ws.NetConn().Close()
+	}
+}
+
+// offer queues msg without waiting; a full queue drops the connection.
+func (c *liveConn) offer(msg []byte) bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+	}
+	select {
+	case c.send <- msg:
+		return true
+	default:
+		c.drop()
+		return false
+	}
+}
+
+func (c *liveConn) wants(j plugin.Job) (job, table, detail bool) {
+	return slices.Contains(c.sub.Jobs, j.ID), c.sub.Table != "" && c.sub.Table == j.ObjectID, c.sub.Detail == j.ID
+}
+
+// liveHub fans plugin job changes out to websocket pages as server-rendered
+// out-of-band fragments.
+type liveHub struct {
+	p   *plugin.Plugin
+	h   *handlers.Handlers
+	log interface {
+		Warn(string, ...any)
+	}
+
+	mu     sync.Mutex
+	conns  map[*liveConn]struct{}
+	closed bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server) *liveHub {
+	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// run is the hub's one goroutine: the only reader of the plugin
+// subscription. It stops when stop closes.
+func (lh *liveHub) run() {
+	defer close(lh.done)
+	events, unsubscribe := lh.p.Subscribe()
+	defer unsubscribe()
+	tick := time.NewTicker(liveResyncEvery)
+	defer tick.Stop()
+	seen := map[string]time.Time{} // active job id → UpdatedAt last pushed
+	for {
+		select {
+		case <-lh.stop:
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.Kind != plugin.EventJob {
+				continue
+			}
+			lh.push(ev.Job, true)
+			if ev.Job.State.Active() {
+				seen[ev.Job.ID] = ev.Job.UpdatedAt
+			} else {
+				delete(seen, ev.Job.ID)
+			}
+		case <-tick.C:
+			lh.resync(seen)
+		}
+	}
+}
+
+// resync pushes active jobs whose change the subscription may have dropped,
+// and jobs that finished without the hub hearing of it.
+func (lh *liveHub) resync(seen map[string]time.Time) {
+	active := map[string]bool{}
+	for _, j := range lh.p.ActiveJobs() {
+		active[j.ID] = true
+		if at, ok := seen[j.ID]; !ok || !at.Equal(j.UpdatedAt) {
+			seen[j.ID] = j.UpdatedAt
+			lh.push(j, true)
+		}
+	}
+	for id := range seen {
+		if active[id] {
+			continue
+		}
+		delete(seen, id)
+		ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
+		j, err := lh.p.GetJob(ctx, id)
+		cancel()
+		if err == nil {
+			lh.push(j, true)
+		}
+	}
+}
+
+// push renders j's fragments once per kind and offers them to every page
+// that follows j. Rendering happens outside the lock.
+func (lh *liveHub) push(j plugin.Job, live bool) {
+	lh.mu.Lock()
+	var targets []*liveConn
+	for c := range lh.conns {
+		if job, table, detail := c.wants(j); job || table || detail {
+			targets = append(targets, c)
+		}
+	}
+	lh.mu.Unlock()
+	if len(targets) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
+	defer cancel()
+	cache := map[string][]byte{}
+	frag := func(key string, render func() ([]byte, error)) []byte {
+		if b, ok := cache[key]; ok {
+			return b
+		}
+		b, err := render()
+		if err != nil {
+			lh.log.Warn("live fragment not rendered", "job", j.ID, "kind", key, "err", err)
+			b = nil
+		}
+		cache[key] = b
+		return b
+	}
+	for _, c := range targets {
+		job, table, detail := c.wants(j)
+		var msg bytes.Buffer
+		if table {
+			msg.Write(frag("table"+boolKey(c.canWrite), func() ([]byte, error) { return lh.h.LiveTable(ctx, j, live, c.canWrite) }))
+		}
+		if job || table {
+			msg.Write(frag("job", func() ([]byte, error) { return handlers.LiveProgress(ctx, j) }))
+		}
+		if detail {
+			msg.Write(frag("detail"+boolKey(c.canWrite), func() ([]byte, error) { return lh.h.LiveDetail(ctx, j.ID, c.canWrite) }))
+		}
+		if msg.Len() > 0 {
+			c.offer(msg.Bytes())
+		}
+	}
+}
+
+func boolKey(b bool) string {
+	if b {
+		return "+w"
+	}
+	return "-w"
+}
+
+// catchUp sends a new connection the current state of what it follows, so
+// a reconnect after a drop misses nothing.
+func (lh *liveHub) catchUp(c *liveConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
+	defer cancel()
+	jobs := map[string]plugin.Job{}
+	for _, id := range c.sub.Jobs {
+		if j, err := lh.p.GetJob(ctx, id); err == nil {
+			jobs[j.ID] = j
+		}
+	}
+	if c.sub.Table != "" {
+		list, _, err := lh.p.ListJobs(ctx, plugin.JobFilter{ObjectID: c.sub.Table, Limit: liveCatchUpTableJobs})
+		if err == nil {
+			for _, j := range list {
+				jobs[j.ID] = j
+			}
+		}
+	}
+	var msg bytes.Buffer
+	for _, j := range jobs {
+		job, table, detail := c.wants(j)
+		if table {
+			if b, err := lh.h.LiveTable(ctx, j, false, c.canWrite); err == nil {
+				msg.Write(b)
+			}
+		}
+		if job || table {
+			if b, err := handlers.LiveProgress(ctx, j); err == nil {
+				msg.Write(b)
+			}
+		}
+		if detail {
+			if b, err := lh.h.LiveDetail(ctx, j.ID, c.canWrite); err == nil {
+				msg.Write(b)
+			}
+		}
+	}
+	if msg.Len() > 0 {
+		c.offer(msg.Bytes())
+	}
+}
+
+// liveCatchUpTableJobs is how many of a table's latest jobs a (re)connecting
+// table page is sent: more than a task history page shows at once.
+const liveCatchUpTableJobs = 25
+
+func (lh *liveHub) add(c *liveConn) bool {
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	if lh.closed {
+		return false
+	}
+	lh.conns[c] = struct{}{}
+	return true
+}
+
+func (lh *liveHub) isClosed() bool {
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	return lh.closed
+}
+
+func (lh *liveHub) remove(c *liveConn) {
+	lh.mu.Lock()
+	delete(lh.conns, c)
+	lh.mu.Unlock()
+}
+
+// close stops the hub goroutine and every connection's writer.
+func (lh *liveHub) close() {
+	lh.mu.Lock()
+	if lh.closed {
+		lh.mu.Unlock()
+		return
+	}
+	lh.closed = true
+	conns := make([]*liveConn, 0, len(lh.conns))
+	for c := range lh.conns {
+		conns = append(conns, c)
+	}
+	lh.mu.Unlock()
+	close(lh.stop)
+	<-lh.done
+	for _, c := range conns {
+		c.kill()
+	}
+}
+
+// sameHost allows only upgrades whose Origin is this console's own host.
+func sameHost(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return false
+	}
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host
+}
+
+// Live upgrades /live to a websocket (signed-in users only: the route sits
+// behind requireUser) and streams fragments for what the query names.
+func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
+	if s.live == nil || s.live.isClosed() {
+		http.Error(w, "Live updates need the plugin channel, which is not running in this console.", http.StatusServiceUnavailable)
+		return
+	}
+	sub, err := handlers.ParseLiveSub(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !sameHost(r) {
+		http.Error(w, "Live updates are only for pages of this console (Origin refused).", http.StatusForbidden)
+		return
+	}
+	up := websocket.Upgrader{CheckOrigin: sameHost, ReadBufferSize: 1024, WriteBufferSize: 4096}
+	ws, err := up.Upgrade(hijackable{w}, r, nil)
+	if err != nil {
+		return // Upgrade already answered
+	}
+	u, _ := handlers.UserFrom(r.Context())
+	c := &liveConn{ws: ws, sub: sub, canWrite: u.CanWrite(), send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
+	if !s.live.add(c) {
+		ws.Close()
+		return
+	}
+	defer s.live.remove(c)
+	var wg sync.WaitGroup
+	wg.Go(func() { c.writeLoop() })
+	s.live.catchUp(c)
+	c.readLoop()
+	c.kill()
+	wg.Wait()
+}
+
+// readLoop discards client messages and notices a dead or closed peer.
+func (c *liveConn) readLoop() {
+	c.ws.SetReadLimit(liveReadLimit)
+	_ = c.ws.SetReadDeadline(time.Now().Add(livePongWait))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(livePongWait)) })
+	for {
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(livePongWait))
+	}
+}
+
+// writeLoop is the connection's only writer. It ends on kill, a write
+// error or the lifetime cap, and closes the socket (which ends readLoop).
+func (c *liveConn) writeLoop() {
+	ping := time.NewTicker(livePingEvery)
+	life := time.NewTimer(liveLifetime)
+	defer func() {
+		ping.Stop()
+		life.Stop()
+		c.kill()
+		_ = c.ws.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "reconnect"))
+		c.ws.Close()
+	}()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-life.C:
+			return
+		case msg := <-c.send:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+				return
+			}
+		case <-ping.C:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
+			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// hijackable lets the upgrader reach the connection through wrappers that
+// do not implement http.Hijacker themselves (the session middleware's).
+type hijackable struct{ http.ResponseWriter }
+
+func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(h.ResponseWriter).Hijack()
+}

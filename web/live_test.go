@@ -1,0 +1,302 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
+	"github.com/floe/floe/tasks"
+)
+
+// liveWait bounds every wait: far longer than anything should take, so only
+// a real hang trips it (no timing assertions).
+const liveWait = 20 * time.Second
+
+// liveEnv is a console with a real plugin channel (over bufconn) and task
+// service on a real catalog.
+type liveEnv struct {
+	*env
+	p     *plugin.Plugin
+	tasks *tasks.Service
+	conn  *grpc.ClientConn
+	token string
+}
+
+type pluginRunner struct{ p *plugin.Plugin }
+
+func (r pluginRunner) SubmitJob(ctx context.Context, typ, obj string, params map[string]string) (string, error) {
+	j, err := r.p.SubmitJob(ctx, plugin.JobSpec{Type: typ, ObjectID: obj, Parameters: params,
+		DedupeKey: "lance-task:" + params["task_id"], Lane: "lance"})
+	if errors.Is(err, plugin.ErrDuplicateJob) {
+		return j.ID, nil
+	}
+	return j.ID, err
+}
+
+func newLiveEnv(t testing.TB) *liveEnv {
+	t.Helper()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := os.ReadFile(templateDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	p, err := plugin.New(plugin.Config{Store: store, Logger: log, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := tasks.New(store.DB(), store, pluginRunner{p}, log)
+	stats := &fakeStats{m: map[string]handlers.TableStats{}}
+	s, err := New(Config{Store: store, Logger: log, Surfaces: allSurfaces, Stats: stats, Plugin: p, Tasks: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	lis := bufconn.Listen(1 << 20)
+	gs := grpc.NewServer()
+	p.Register(gs)
+	go gs.Serve(lis)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := store.CreateWorkerToken(ctx, "test-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		srv.Close()
+		conn.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), liveWait)
+		defer cancel()
+		_ = p.Shutdown(sctx)
+		store.Close()
+	})
+	return &liveEnv{env: &env{t: t, store: store, srv: srv, stats: stats, server: s}, p: p, tasks: ts, conn: conn, token: token}
+}
+
+// lanceWorker connects a scripted worker executing the five Lance job types.
+func (e *liveEnv) lanceWorker(onExecute func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed) *plugintest.Worker {
+	e.t.Helper()
+	var caps []*pluginpb.Capability
+	for _, typ := range tasks.Types {
+		caps = append(caps, &pluginpb.Capability{JobType: string(typ), Lane: "lance", CanExecute: true, MaxExecuteSlots: 4})
+	}
+	w, err := plugintest.Connect(context.Background(), e.conn, plugintest.Config{Token: e.token, WorkerID: "w-live",
+		Capabilities: caps, OnExecute: onExecute, HeartbeatEvery: time.Second})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(w.Close)
+	deadline := time.Now().Add(liveWait)
+	for {
+		if ws := e.p.Snapshot(); len(ws) > 0 && ws[0].Status == plugin.WorkerConnected {
+			return w
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal("worker never connected")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// dial opens /live as a browser on this console would.
+func (e *liveEnv) dial(query string, hdr http.Header) (*websocket.Conn, *http.Response, error) {
+	u := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/live?" + query
+	d := websocket.Dialer{HandshakeTimeout: liveWait}
+	return d.Dial(u, hdr)
+}
+
+func (e *liveEnv) browser(role catalog.Role) http.Header {
+	c := e.sessionCookie("admin", role)
+	return http.Header{"Cookie": {c.Name + "=" + c.Value}, "Origin": {e.srv.URL}}
+}
+
+// readUntil reads messages until one contains all of want.
+func readUntil(t testing.TB, ws *websocket.Conn, want ...string) string {
+	t.Helper()
+	_ = ws.SetReadDeadline(time.Now().Add(liveWait))
+	for {
+		_, msg, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("waiting for %q: %v", want, err)
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(string(msg), w)
+		}
+		if ok {
+			return string(msg)
+		}
+	}
+}
+
+func TestLiveRefusals(t *testing.T) {
+	e := newLiveEnv(t)
+	cookie := e.sessionCookie("admin", catalog.RoleAdmin)
+	for _, tc := range []struct {
+		name string
+		hdr  http.Header
+		want int
+	}{
+		{"no session", http.Header{"Origin": {e.srv.URL}}, http.StatusSeeOther},
+		{"other origin", http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}, "Origin": {"http://evil.example"}}, http.StatusForbidden},
+		{"no origin", http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}}, http.StatusForbidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, resp, err := e.dial("jobs=x", tc.hdr)
+			if err == nil {
+				ws.Close()
+				t.Fatal("upgrade succeeded")
+			}
+			if resp == nil || resp.StatusCode != tc.want {
+				t.Fatalf("status %v, want %d", resp, tc.want)
+			}
+		})
+	}
+	t.Run("signed in, same origin", func(t *testing.T) {
+		ws, _, err := e.dial("jobs=x", e.browser(catalog.RoleReadonly))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws.Close()
+	})
+}
+
+func TestLiveCatchUpAndEvents(t *testing.T) {
+	e := newLiveEnv(t)
+	ctx := context.Background()
+	j, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: "lance_compact", ObjectID: "tbl-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := e.dial("jobs="+j.ID, e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	// Catch-up: the current state arrives without any new event.
+	readUntil(t, ws, `id="job-`+j.ID+`"`, `hx-swap-oob="true"`, `data-state="pending"`)
+	if _, err := e.p.CancelJob(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, ws, `id="job-`+j.ID+`"`, `data-state="canceled"`)
+}
+
+func TestLiveProgressReachesClient(t *testing.T) {
+	e := newLiveEnv(t)
+	release := make(chan struct{})
+	e.lanceWorker(func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed {
+		progress(&pluginpb.Progress{JobId: job.GetJobId(), State: "running", Percent: 42, Stage: "rewriting fragments"})
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &pluginpb.Completed{JobId: job.GetJobId(), Success: true, Summary: "compacted"}
+	})
+	e.seed("lbk", catalog.FormatLance, "ns", "t1")
+	tb, _ := e.table("lbk", "ns", "t1")
+	ws, _, err := e.dial("table="+tb.ID, e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	task, err := e.tasks.Submit(context.Background(), tb, tasks.TypeCompact, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := readUntil(t, ws, "rewriting fragments", `id="task-`+task.ID+`"`)
+	if !strings.Contains(msg, `value="42.0"`) {
+		t.Errorf("progress fragment without the bar at 42%%: %s", msg)
+	}
+	close(release)
+	readUntil(t, ws, `data-state="succeeded"`, `id="table-refresh"`)
+}
+
+// TestLiveSlowClientDropped: a page that stops reading is cut off once its
+// queue is full, and the others keep getting every message.
+func TestLiveSlowClientDropped(t *testing.T) {
+	e := newLiveEnv(t)
+	ctx := context.Background()
+	slow, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: "lance_compact", ObjectID: "tbl-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: "lance_compact", ObjectID: "tbl-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := e.dial("jobs="+slow.ID+","+other.ID, e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	readUntil(t, ws, `id="job-`+other.ID+`"`)
+	// A stalled page: registered, but no writer drains its queue.
+	stalled := &liveConn{sub: handlers.LiveSub{Jobs: []string{slow.ID}}, send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
+	if !e.server.live.add(stalled) {
+		t.Fatal("hub closed")
+	}
+	for range liveSendQueue + 1 {
+		e.server.live.push(slow, true)
+	}
+	select {
+	case <-stalled.done:
+	case <-time.After(liveWait):
+		t.Fatal("the stalled connection was not dropped")
+	}
+	// The healthy page still gets the next real event.
+	if _, err := e.p.ExpireJob(ctx, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, ws, `id="job-`+other.ID+`"`, `data-state="expired"`)
+}
+
+func TestLiveCloseEndsConnections(t *testing.T) {
+	e := newLiveEnv(t)
+	ws, _, err := e.dial("jobs=x", e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	e.server.Close()
+	_ = ws.SetReadDeadline(time.Now().Add(liveWait))
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			break
+		}
+	}
+	if _, _, err := e.dial("jobs=x", e.browser(catalog.RoleAdmin)); err == nil {
+		t.Fatal("a closed console still accepted a live connection")
+	}
+}
