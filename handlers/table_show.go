@@ -48,5 +48,8 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 			v.Rows, v.ObservedAt, v.WorkerID = groupDigits(st.Rows), st.ObservedAt, st.WorkerID
 		}
 	}
+	if t.Format != catalog.FormatIceberg {
+		v.Observed = h.observedView(t)
+	}
 	return v, nil
 }

@@ -161,6 +161,7 @@ type TableView struct {
 	WorkerID     string
 	Errors       FieldErrors
 	Notice       string
+	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
 }
 
 // TableSubView is a table's /data or /maintenance page before its feature lands.
