@@ -24,6 +24,14 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if v.Format == string(catalog.FormatIceberg) {
+		t, err := h.store.GetTable(r.Context(), tableRef(r))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		v.Iceberg = h.icebergPanel(r.Context(), t)
+	}
 	h.render(w, r, http.StatusOK, views.TablePage(v))
 }
 

@@ -161,6 +161,7 @@ type TableView struct {
 	WorkerID     string
 	Errors       FieldErrors
 	Notice       string
+	Iceberg      IcebergPanel // ICEBERG tables only
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
 }
 
