@@ -42,7 +42,7 @@ const onDemand = () => ({
   detection_timeout_seconds: 60,
   execution_timeout_seconds: 7200,
   max_jobs_per_detection: 0,
-  global_concurrency: 1,
+  global_concurrency: 2,
   per_worker_concurrency: 1,
   retries: 1,
   retry_backoff_seconds: 15, // a build lost with its worker is worth retrying soon
