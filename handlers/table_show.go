@@ -31,6 +31,9 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		v.Iceberg = h.icebergPanel(r.Context(), t)
+		if v.Iceberg.Error == "" {
+			v.Rows = v.Iceberg.Records // the metadata knows; no worker observes Iceberg
+		}
 	}
 	h.render(w, r, http.StatusOK, views.TablePage(v))
 }

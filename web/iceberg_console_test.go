@@ -315,6 +315,9 @@ func TestIcebergTableWithData(t *testing.T) {
 	if page.status != 200 {
 		t.Fatalf("table page: %d %s", page.status, page.body)
 	}
+	if got := page.text("meta-rows"); got != "50" {
+		t.Errorf("Rows = %q", got)
+	}
 	if got := page.text("iceberg-records"); got != "50" {
 		t.Errorf("records card = %q", got)
 	}
