@@ -23,7 +23,9 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v.IsLance {
-		v.Forms = maintForms()
+		if h.tasks != nil {
+			v.Forms = maintForms()
+		}
 		if err := h.fillTaskHistory(r, &v, t); err != nil {
 			h.fail(w, r, err)
 			return

@@ -114,7 +114,9 @@ func fieldOf(form views.MaintForm, msg string) string {
 // indexWord finds name in msg as a whole word (so "name" does not match
 // inside "index_names").
 func indexWord(msg, name string) int {
-	isWord := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	isWord := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
 	for off := 0; ; {
 		i := strings.Index(msg[off:], name)
 		if i < 0 {

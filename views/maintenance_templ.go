@@ -837,7 +837,7 @@ func MaintenancePage(v MaintenanceView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				if v.CanWrite {
+				if v.CanWrite && len(v.Forms) > 0 {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, "<section data-testid=\"maintenance-forms\"><h2>Submit a task</h2>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

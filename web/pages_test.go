@@ -40,7 +40,7 @@ func TestPagesRender(t *testing.T) {
 		{"/buckets/vec/namespaces/prod/tables/items", []string{"table-metadata", "meta-arn", "meta-id", "meta-location", "meta-state", "lance-empty", "drop-table-form", "deregister-table-form"},
 			[]string{"No worker has described this table yet", "declared", "deletes the table", "the data stays"}, nil},
 		{"/buckets/vec/namespaces/prod/tables/items/data", []string{"data-unavailable", "data-form"}, []string{"Browse Data needs a connected Lance worker"}, nil},
-		{"/buckets/vec/namespaces/prod/tables/items/maintenance", []string{"table-sub-empty"}, []string{"Maintenance"}, nil},
+		{"/buckets/vec/namespaces/prod/tables/items/maintenance", []string{"notice", "task-history"}, []string{"Maintenance", "task service is not running"}, nil},
 		{"/connect", []string{"snippet-lancedb-js", "snippet-pyiceberg", "snippet-duckdb-lance", "snippet-duckdb-iceberg", "snippet-lance-spark", "copy-lancedb-js"},
 			[]string{"http://127.0.0.1:9101", "http://127.0.0.1:8181", "&lt;API_KEY&gt;", `[&#34;vec&#34;, &#34;default&#34;]`, `warehouse=&#34;lake&#34;`}, nil},
 		{"/connect?bucket=lake", []string{"snippet-pyiceberg"}, nil, []string{"snippet-lancedb-js"}},
