@@ -306,7 +306,7 @@ func TestIcebergTableWithData(t *testing.T) {
 	if tbl, err = tbl.AppendTable(ctx, eventsBatch(0, 30), 1024, nil); err != nil {
 		t.Fatalf("first append: %v", err)
 	}
-	if _, err = tbl.AppendTable(ctx, eventsBatch(30, 50), 1024, nil); err != nil {
+	if tbl, err = tbl.AppendTable(ctx, eventsBatch(30, 50), 1024, nil); err != nil {
 		t.Fatalf("second append: %v", err)
 	}
 
@@ -402,6 +402,29 @@ func TestIcebergTableWithData(t *testing.T) {
 		t.Errorf("limit=7 gave %d rows", n)
 	}
 
+	// An equality delete (id 7): Browse Data warns that rows are raw.
+	ds := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "region", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	db := array.NewRecordBuilder(memory.DefaultAllocator, ds)
+	db.Field(0).(*array.Int64Builder).Append(7)
+	db.Field(1).(*array.StringBuilder).Append("us")
+	del := db.NewRecordBatch()
+	db.Release()
+	defer del.Release()
+	txn := tbl.NewTransaction()
+	if err := txn.CommitEqualityDeletes(ctx, []int{1}, func(yield func(arrow.RecordBatch, error) bool) { yield(del, nil) }, nil); err != nil {
+		t.Fatalf("equality delete: %v", err)
+	}
+	if _, err := txn.Commit(ctx); err != nil {
+		t.Fatalf("commit delete: %v", err)
+	}
+	withDeletes := e.get(c, base+"/data")
+	if !withDeletes.has("iceberg-deletes-warning") || withDeletes.doc.Find(`[data-testid="grid-row"]`).Length() != 50 {
+		t.Errorf("after a delete: warning %v, %d rows", withDeletes.has("iceberg-deletes-warning"), withDeletes.doc.Find(`[data-testid="grid-row"]`).Length())
+	}
+	if p := e.get(c, base); p.text("iceberg-delete-files") == "0" || p.doc.Find(`[data-testid="iceberg-snapshot"]`).Length() != 3 {
+		t.Errorf("after a delete: delete files %q, %d snapshots", p.text("iceberg-delete-files"), p.doc.Find(`[data-testid="iceberg-snapshot"]`).Length())
+	}
+
 	// The metadata file goes bad: the page says so in a sentence, never a 500.
 	entry, err := e.table("lake", "raw", "events")
 	if err != nil {
@@ -416,5 +439,60 @@ func TestIcebergTableWithData(t *testing.T) {
 	}
 	if r := e.get(c, base+"/data"); r.status != 200 || !r.has("iceberg-data-error") {
 		t.Fatalf("Browse Data with unreadable metadata: %d", r.status)
+	}
+}
+
+// A table an engine created with nested types, a sort order and properties:
+// nested fields are indented under their parent, every panel reads.
+func TestIcebergTableNestedSchema(t *testing.T) {
+	e := newEnv(t, allSurfaces)
+	e.seed("lake", catalog.FormatIceberg, "raw")
+	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	body := `{"name":"people","schema":{"type":"struct","schema-id":0,"fields":[
+		{"id":1,"name":"id","required":true,"type":"long"},
+		{"id":2,"name":"address","required":false,"type":{"type":"struct","fields":[
+			{"id":3,"name":"city","required":false,"type":"string"},
+			{"id":4,"name":"zip","required":true,"type":"int"}]}},
+		{"id":5,"name":"tags","required":false,"type":{"type":"list","element-id":6,"element-required":false,"element":"string"}},
+		{"id":7,"name":"visits","required":false,"type":{"type":"list","element-id":8,"element-required":true,"element":{"type":"struct","fields":[
+			{"id":9,"name":"at","required":true,"type":"timestamptz"}]}}}]},
+		"write-order":{"order-id":1,"fields":[{"source-id":1,"transform":"identity","direction":"desc","null-order":"nulls-last"}]},
+		"properties":{"owner":"ops","write.format.default":"parquet"}}`
+	req := httptest.NewRequest(http.MethodPost, "/v1/lake/namespaces/raw/tables", strings.NewReader(body))
+	rec := httptest.NewRecorder()
+	rs.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("REST create: %d %s", rec.Code, rec.Body)
+	}
+	page := e.get(e.admin(), "/buckets/lake/namespaces/raw/tables/people")
+	if page.status != 200 {
+		t.Fatalf("table page %d", page.status)
+	}
+	var got []string
+	page.doc.Find(`[data-testid="iceberg-column"]`).Each(func(_ int, s *goquery.Selection) {
+		path, _ := s.Attr("data-path")
+		depth, _ := s.Attr("data-depth")
+		got = append(got, path+"@"+depth+":"+strings.TrimSpace(s.Find(`[data-testid="iceberg-column-type"]`).Text()))
+	})
+	want := []string{
+		"id@0:long",
+		"address@0:struct<city: string, zip: int not null>", "address.city@1:string", "address.zip@1:int",
+		"tags@0:list<string>",
+		"visits@0:list<struct<at: timestamptz not null>>", "visits.element@1:struct<at: timestamptz not null>", "visits.element.at@2:timestamptz",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("schema rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if cls, _ := page.doc.Find(`[data-path="visits.element.at"] td`).Eq(1).Attr("class"); cls != "col-depth-2" {
+		t.Errorf("nested cell class = %q", cls)
+	}
+	if got := page.text("iceberg-sort-field"); got != "id desc nulls-last" {
+		t.Errorf("sort order = %q", got)
+	}
+	if got := page.doc.Find(`[data-testid="iceberg-property"][data-key="owner"]`).Text(); got != "ops" {
+		t.Errorf("owner property = %q", got)
+	}
+	if !page.has("iceberg-unpartitioned") || !page.has("iceberg-no-snapshots") || page.has("iceberg-refs") {
+		t.Error("an unwritten, unpartitioned table should say so")
 	}
 }
