@@ -71,12 +71,20 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-	} else {
+	} else { // nothing is saved; still check everything so each field gets its message at once
 		_, saveErrs = plugin.ValidateSettings(info.Descriptor, values)
+		for k, msg := range plugin.ValidateRuntime(rt) {
+			if saveErrs == nil {
+				saveErrs = map[string]string{}
+			}
+			saveErrs[k] = msg
+		}
 	}
 	for k, msg := range saveErrs {
 		if runtimeKeys[k] {
-			errs[runtimePrefix+k] = msg
+			if _, unparsed := errs[runtimePrefix+k]; !unparsed {
+				errs[runtimePrefix+k] = msg
+			}
 		} else {
 			errs[settingPrefix+k] = msg
 		}
