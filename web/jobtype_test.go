@@ -58,7 +58,7 @@ func validForm() url.Values {
 		"s_label": {"hello"}, "s_secret": {"pw"}, "s_notes": {"short"}, "s_target_rows": {"500"}, "s_ratio": {"0.25"},
 		"s_advanced": {"false", "true"}, "s_mode": {"thorough"}, "s_min_age": {"90m"}, "s_columns": {"id\nvector"},
 		"s_deep_level": {"3"},
-		"rt_enabled": {"false", "true"}, "rt_detection_interval_seconds": {"300"}, "rt_detection_timeout_seconds": {"60"},
+		"rt_enabled":   {"false", "true"}, "rt_detection_interval_seconds": {"300"}, "rt_detection_timeout_seconds": {"60"},
 		"rt_execution_timeout_seconds": {"3600"}, "rt_max_jobs_per_detection": {"5"}, "rt_global_concurrency": {"3"},
 		"rt_per_worker_concurrency": {"1"}, "rt_retries": {"2"}, "rt_retry_backoff_seconds": {"30"},
 	}
