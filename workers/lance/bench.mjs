@@ -1,7 +1,7 @@
 // Worker benchmarks against a real floe: `node workers/lance/bench.mjs`.
 //   1. detection sweep over BENCH_TABLES (1,000) small tables  (target ≤ 10 s)
 //   2. preview of 200 rows from a BENCH_PREVIEW_ROWS (1,000,000)-row table: worker-side p50
-//   3. compaction throughput (rows/s) on BENCH_COMPACT_ROWS rows in 20 appends
+//   3. compaction throughput (rows/s) on BENCH_COMPACT_ROWS (1,000,000) rows in 20 appends
 // Prints one line per figure. FLOE_TEST_BIN / FLOE_TEST_SERVE_BIN as in the tests.
 
 import * as lancedb from '@lancedb/lancedb';
@@ -13,7 +13,7 @@ import * as H from './testutil/harness.mjs';
 
 const TABLES = Number(process.env.BENCH_TABLES || 1000);
 const PREVIEW_ROWS = Number(process.env.BENCH_PREVIEW_ROWS || 1_000_000);
-const COMPACT_ROWS = Number(process.env.BENCH_COMPACT_ROWS || 200_000);
+const COMPACT_ROWS = Number(process.env.BENCH_COMPACT_ROWS || 1_000_000);
 const DIMS = 16;
 
 const schema = new Schema([
@@ -72,7 +72,7 @@ try {
     times.push(performance.now() - s);
     if (out.rows_sent !== 200) throw new Error(`preview sent ${out.rows_sent} rows`);
   }
-  say('preview 200 rows of 1M, worker side p50', `${pct(times, 0.5).toFixed(1)} ms (p90 ${pct(times, 0.9).toFixed(1)} ms, 25 runs incl. open + count)`);
+  say(`preview 200 rows of ${PREVIEW_ROWS.toLocaleString('en')}, worker side p50`, `${pct(times, 0.5).toFixed(1)} ms (p90 ${pct(times, 0.9).toFixed(1)} ms, 25 runs incl. open + count)`);
 
   // 3. compaction throughput
   await H.ensureNamespace(db, 'bench', 'compact');
