@@ -317,8 +317,13 @@ func sameHost(r *http.Request) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host
 }
 
-// Live upgrades /live to a websocket (signed-in users only: the route sits
-// behind requireUser) and streams fragments for what the query names.
+// Live upgrades /live to a websocket for a signed-in user and streams
+// fragments for what the query names.
+//
+// The route sits outside scs's LoadAndSave on purpose: LoadAndSave commits
+// the session after the handler returns, which for a hijacked connection
+// happens with a cancelled context and writes an error onto the hijacked
+// response. Live reads the session itself and never writes it.
 func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	if s.live == nil || s.live.isClosed() {
 		http.Error(w, "Live updates need the plugin channel, which is not running in this console.", http.StatusServiceUnavailable)
@@ -327,6 +332,11 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	sub, err := handlers.ParseLiveSub(r.URL.Query())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	u, ok := s.liveUser(r)
+	if !ok {
+		http.Error(w, "Sign in to the console to receive live updates.", http.StatusUnauthorized)
 		return
 	}
 	if !sameHost(r) {
@@ -338,7 +348,6 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade already answered
 	}
-	u, _ := handlers.UserFrom(r.Context())
 	c := &liveConn{ws: ws, sub: sub, canWrite: u.CanWrite(), send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
 	if !s.live.add(c) {
 		ws.Close()
@@ -351,6 +360,19 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	c.readLoop()
 	c.kill()
 	wg.Wait()
+}
+
+// liveUser reads the signed-in user from the session cookie, read-only.
+func (s *Server) liveUser(r *http.Request) (handlers.User, bool) {
+	c, err := r.Cookie(sessionCookieName)
+	if err != nil {
+		return handlers.User{}, false
+	}
+	ctx, err := s.sessions.Load(r.Context(), c.Value)
+	if err != nil {
+		return handlers.User{}, false
+	}
+	return s.h.SessionUser(ctx)
 }
 
 // readLoop discards client messages and notices a dead or closed peer.

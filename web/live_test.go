@@ -169,7 +169,8 @@ func TestLiveRefusals(t *testing.T) {
 		hdr  http.Header
 		want int
 	}{
-		{"no session", http.Header{"Origin": {e.srv.URL}}, http.StatusSeeOther},
+		{"no session", http.Header{"Origin": {e.srv.URL}}, http.StatusUnauthorized},
+		{"unknown session", http.Header{"Cookie": {cookie.Name + "=forged"}, "Origin": {e.srv.URL}}, http.StatusUnauthorized},
 		{"other origin", http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}, "Origin": {"http://evil.example"}}, http.StatusForbidden},
 		{"no origin", http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}}, http.StatusForbidden},
 	} {

@@ -23,6 +23,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/readyz", s.readyz)
 	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	r.Handle("/static/*", static.Handler())
+	r.Get("/live", s.Live) // websocket: live job and task progress; reads the session itself (see Live)
 
 	r.Group(func(r chi.Router) {
 		r.Use(s.sessions.LoadAndSave)
@@ -32,7 +33,6 @@ func (s *Server) routes() http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireUser)
 			r.Post("/logout", h.Logout) // allowed for every role
-			r.Get("/live", s.Live)      // websocket: live job and task progress
 
 			r.Group(func(r chi.Router) {
 				r.Use(requireWriter(h))
