@@ -133,9 +133,9 @@ func icebergGrid(rows *iceberg.Rows, total int64) DataGrid {
 	case rows.More && total >= 0:
 		g.Footer = fmt.Sprintf("First %s of %s rows of snapshot %d, read from %s.", groupDigits(int64(n)), groupDigits(total), rows.SnapshotID, icebergPlural(files, "data file", "data files"))
 	case rows.More:
-		g.Footer = fmt.Sprintf("First %s rows of snapshot %d, read from %s; the snapshot holds more.", groupDigits(int64(n)), rows.SnapshotID, icebergPlural(files, "data file", "data files"))
+		g.Footer = fmt.Sprintf("First %s of snapshot %d, read from %s; the snapshot holds more.", icebergPlural(n, "row", "rows"), rows.SnapshotID, icebergPlural(files, "data file", "data files"))
 	default:
-		g.Footer = fmt.Sprintf("All %s rows of snapshot %d, read from %s.", groupDigits(int64(n)), rows.SnapshotID, icebergPlural(files, "data file", "data files"))
+		g.Footer = fmt.Sprintf("All %s of snapshot %d, read from %s.", icebergPlural(n, "row", "rows"), rows.SnapshotID, icebergPlural(files, "data file", "data files"))
 	}
 	return g
 }
