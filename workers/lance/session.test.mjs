@@ -34,6 +34,13 @@ describe('through floe', () => {
       const m = /data-table="single"[\s\S]*?data-testid="table-rows">([^<]*)</.exec(page.text);
       return m && m[1].replace(/\D/g, '') === '240';
     }, 20000);
+    // Browse Data asks this worker for a preview: columns, filter, limit.
+    const data = await c.get('/buckets/e2e/namespaces/docs/tables/single/data?limit=100&filter=' + encodeURIComponent('id < 5') + '&col=id&col=title');
+    assert.equal(data.status, 200, data.text.slice(0, 500));
+    const cols = [...data.text.matchAll(/data-testid="grid-column" data-column="([^"]+)"/g)].map((x) => x[1]);
+    assert.deepEqual(cols, ['id', 'title']);
+    assert.equal((data.text.match(/data-testid="grid-row"/g) || []).length, 5);
+    assert.match(data.text, /document 3/);
   });
 
   it('a task submitted through the Lance task API runs on the worker and completes with its result', async () => {
