@@ -222,6 +222,18 @@ func TestIcebergCreateValidation(t *testing.T) {
 			t.Fatal("Lance namespace offers Create Iceberg table")
 		}
 	})
+	t.Run("multi-level namespace", func(t *testing.T) {
+		if _, err := e.store.CreateNamespace(context.Background(), "lake", []string{"raw", "eu"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		r := e.post(c, "/buckets/lake/namespaces/raw.eu/create-table", icebergForm("t2"))
+		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/buckets/lake/namespaces/raw.eu/tables/t2" {
+			t.Fatalf("create in raw.eu: %d %q %s", r.status, r.header.Get("Location"), r.body)
+		}
+		if tb, err := e.table("lake", "raw.eu", "t2"); err != nil || !strings.Contains(tb.Location, "raw.eu") {
+			t.Fatalf("table in raw.eu = %+v, %v", tb, err)
+		}
+	})
 	t.Run("unset bucket offers both", func(t *testing.T) {
 		e.seed("old", catalog.FormatUnset, "ns")
 		r := e.get(c, "/buckets/old/namespaces/ns")
