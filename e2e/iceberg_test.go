@@ -79,6 +79,7 @@ func TestJourneyIcebergCreateTable(t *testing.T) {
 		chromedp.Click(tid("create-namespace-submit")),
 		chromedp.WaitVisible(tid("create-iceberg-table")),
 	)
+	shot("iceberg-namespace")
 	step("open the schema builder",
 		chromedp.Click(tid("create-iceberg-table")),
 		chromedp.WaitVisible(tid("iceberg-create-form")),
