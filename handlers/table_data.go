@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/a-h/templ"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
@@ -121,7 +125,7 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 	markPicked(&v, cols)
 	v.Grid = lanceGrid(res, time.Since(start))
 	v.HasGrid = true
-	h.render(w, r, http.StatusOK, views.LanceDataPage(v))
+	h.renderPooled(w, r, http.StatusOK, views.LanceDataPage(v))
 }
 
 // markPicked checks the picked columns; none picked means all.
@@ -185,4 +189,33 @@ func roundMS(d time.Duration) string {
 		return "under 1 ms"
 	}
 	return d.Round(time.Millisecond).String()
+}
+
+// maxPooledPage bounds the buffers kept for reuse: a 200-row page is about
+// 150 KiB; a rare huge page is left to the garbage collector rather than
+// pinned in the pool.
+const maxPooledPage = 1 << 20
+
+// pagePool reuses render buffers for Browse Data, whose pages are large
+// enough that growing a fresh buffer each time dominates rendering.
+var pagePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// renderPooled is render with a reused buffer: the page is still written
+// only once it rendered completely.
+func (h *Handlers) renderPooled(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	buf := pagePool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledPage {
+			pagePool.Put(buf)
+		}
+	}()
+	if err := c.Render(r.Context(), buf); err != nil {
+		h.logError(r, http.StatusInternalServerError, err)
+		http.Error(w, "The page could not be rendered. The error is in the server log.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }
