@@ -41,6 +41,11 @@ describe('through floe', () => {
     assert.deepEqual(cols, ['id', 'title']);
     assert.equal((data.text.match(/data-testid="grid-row"/g) || []).length, 5);
     assert.match(data.text, /document 3/);
+    // The console renders this worker's descriptor as the job type's form.
+    const jt = await c.get('/job-types/lance_compact');
+    assert.equal(jt.status, 200);
+    assert.match(jt.text, /data-testid="field-s_min_fragments"/);
+    assert.match(jt.text, /Only reencode is available in LanceDB 0\.31/);
   });
 
   it('a task submitted through the Lance task API runs on the worker and completes with its result', async () => {

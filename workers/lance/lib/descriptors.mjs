@@ -3,7 +3,7 @@
 // Hello. Field and job-type names are the task API's vocabulary
 // (/lance/oss/v1), so a scheduled job and a submitted task read alike.
 
-export const DESCRIPTOR_VERSION = '2026-11-29.1';
+export const DESCRIPTOR_VERSION = '2026-11-29.2';
 export const LANE = 'lance';
 
 const int = (name, label, def, min, max, help, extra = {}) => ({
@@ -38,10 +38,11 @@ const periodic = (interval) => ({
 });
 const onDemand = () => ({
   enabled: false, // index builds are submitted (task API or console), not detected
-  detection_interval_seconds: 0,
+  // Unused while disabled, but valid values so the console's form saves.
+  detection_interval_seconds: 3600,
   detection_timeout_seconds: 60,
   execution_timeout_seconds: 7200,
-  max_jobs_per_detection: 0,
+  max_jobs_per_detection: 100,
   global_concurrency: 2,
   per_worker_concurrency: 1,
   retries: 1,

@@ -298,10 +298,11 @@ export class Worker {
         if (this.known.size >= knownCap) this.known.delete(this.known.keys().next().value);
         this.known.set(id, ref);
       }
-      this.send({ request_id: rid, detection_done: { job_type: jobType, error: res.error } });
+      // A canceled request gets nothing more (the protocol's contract).
+      if (!ac.signal.aborted) this.send({ request_id: rid, detection_done: { job_type: jobType, error: res.error } });
     } catch (e) {
-      log.warn('detection failed', { job_type: jobType, error: e.message });
-      this.send({ request_id: rid, detection_done: { job_type: jobType, error: ac.signal.aborted ? 'canceled' : shortError(e) } });
+      log.warn('detection failed', { job_type: jobType, error: shortError(e) });
+      if (!ac.signal.aborted) this.send({ request_id: rid, detection_done: { job_type: jobType, error: shortError(e) } });
     } finally {
       release?.();
       this.requests.delete(rid);
@@ -360,10 +361,11 @@ export class Worker {
       if (!ref) throw new Error(`object ${req.object_id} is unknown to this worker and the preview carries no table reference`);
       if (req.format && req.format !== 'LANCE') throw new Error(`this worker previews LANCE tables, not ${req.format}`);
       const out = await runPreview(req, ref, ac.signal);
+      if (ac.signal.aborted) return;
       for (const c of out.chunks) this.send({ request_id: rid, preview_chunk: { arrow_ipc: Buffer.from(c.buffer, c.byteOffset, c.byteLength) } });
       this.send({ request_id: rid, preview_done: { total_rows: out.total_rows, rows_sent: out.rows_sent, truncated: out.truncated, error: '' } });
     } catch (e) {
-      this.send({ request_id: rid, preview_done: { total_rows: -1, rows_sent: 0, truncated: false, error: ac.signal.aborted ? 'canceled' : shortError(e) } });
+      if (!ac.signal.aborted) this.send({ request_id: rid, preview_done: { total_rows: -1, rows_sent: 0, truncated: false, error: shortError(e) } });
     } finally {
       release?.();
       this.requests.delete(rid);
