@@ -2,7 +2,7 @@
 // they render. Components never fetch anything: handlers fill these structs.
 package views
 
-//go:generate go tool templ generate
+//go:generate sh -c "cd .. && go tool templ generate"
 
 import "time"
 
@@ -161,7 +161,7 @@ type TableView struct {
 	WorkerID     string
 	Errors       FieldErrors
 	Notice       string
-	Iceberg      IcebergPanel // ICEBERG tables only
+	Iceberg      IcebergPanel  // ICEBERG tables only
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
 }
 
