@@ -113,6 +113,9 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 		}
 		h.logError(r, status, err)
 		v.Failure = msg
+		if v.Filter != "" && errors.Is(err, preview.ErrWorker) {
+			v.Errors["filter"] = "The worker's error may come from this filter: check its column names and syntax, or clear it."
+		}
 		markPicked(&v, cols)
 		h.render(w, r, status, views.LanceDataPage(v))
 		return
