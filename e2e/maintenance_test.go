@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// maintenanceJourneyTimeout covers building floe, the bundled worker
+// seeding its demo table (12 appends) and a real compaction.
+const maintenanceJourneyTimeout = 4 * time.Minute
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// journeyFragments is the seeded table's fragment count: below the Lance
+// worker's default detection threshold (min_fragments 8), so the scheduler
+// does not compact the table on its own before the journey presses the button.
+const journeyFragments = 7
+
+// floeProc is a real floe serve plus the real Lance worker.
+type floeProc struct {
+	url string
+}
+
+// startFloeWithWorker builds and runs the real floe, seeds a Lance table
+// through its Lance REST (node e2e/testdata/seed.mjs, one fragment per
+// append), then starts the real Lance worker (node workers/lance/main.mjs),
+// which observes the table when it connects.
+func startFloeWithWorker(t *testing.T) floeProc {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is not on PATH and CI=true: the Lance worker is a Node program")
+		}
+		t.Skip("skipping: node is not on PATH (the Lance worker is a Node program)")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	bin := filepath.Join(dir, "floe")
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := exec.Command(name, args...)
+		c.Dir = ".."
+		out, err := c.Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("%s %v: %v\n%s%s", name, args, err, out, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
+	run("go", "build", "-o", bin, "./cmd/floe")
+	apiKey := run(bin, "token", "create", "--role", "readwrite", "--data", data)
+	workerToken := run(bin, "worker-token", "create", "--data", data)
+	httpAddr, grpcAddr, lanceAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	logFile, err := os.Create(filepath.Join(dir, "floe.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			if len(b) > 8000 {
+				b = b[len(b)-8000:]
+			}
+			t.Logf("floe and worker log (tail):\n%s", b)
+		}
+	})
+	start := func(name string, env []string, args ...string) {
+		c := exec.Command(name, args...)
+		c.Dir = ".."
+		c.Env = append(os.Environ(), env...)
+		c.Stdout, c.Stderr = logFile, logFile
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = c.Process.Signal(os.Interrupt)
+			done := make(chan struct{})
+			go func() { _ = c.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				_ = c.Process.Kill()
+				<-done
+			}
+		})
+	}
+	start(bin, []string{"FLOE_ADMIN_PASSWORD=" + adminPassword}, "serve", "--data", data, "--http", httpAddr,
+		"--grpc", grpcAddr, "--lance", lanceAddr, "--iceberg", "")
+	url := "http://" + httpAddr
+	for deadline := time.Now().Add(time.Minute); ; {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("floe did not come up: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	run(node, "e2e/testdata/seed.mjs", "http://"+lanceAddr, apiKey, "jrny", "docs", "items", strconv.Itoa(journeyFragments))
+	start(node, []string{"FLOE_GRPC=" + grpcAddr, "FLOE_WORKER_TOKEN=" + workerToken, "FLOE_WORKER_ID=e2e-lance", "FLOE_EXIT_ON_SHUTDOWN=1"},
+		"workers/lance/main.mjs")
+	return floeProc{url: url}
+}
+
+// leadingInt reads the number a stats cell starts with ("12 (12 small)").
+func leadingInt(s string) (int, error) {
+	f := strings.Fields(strings.ReplaceAll(s, ",", ""))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("empty")
+	}
+	return strconv.Atoi(f[0])
+}
+
+// TestJourneyCompactNow opens the demo Lance table, presses Compact now,
+// watches the progress reach succeeded without a page reload, and sees the
+// fragment count drop once the worker's new observation shows.
+func TestJourneyCompactNow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser journey skipped in -short mode")
+	}
+	execPath := chromium(t)
+	url := startFloeWithWorker(t).url
+	ctx, logs := browserContext(t, execPath)
+	ctx, cancel := context.WithTimeout(ctx, maintenanceJourneyTimeout)
+	defer cancel()
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	table := url + "/buckets/jrny/namespaces/docs/tables/items"
+	step("sign in",
+		chromedp.Navigate(url+"/login"),
+		chromedp.WaitVisible(tid("login-form")),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
+		chromedp.Click(tid("login-submit")),
+		chromedp.WaitVisible(tid("nav-jobs")),
+	)
+	// The worker observes the table when it connects; reload until it shows.
+	before := 0
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		var txt string
+		_ = chromedp.Do(ctx, chromedp.Navigate(table))
+		err := chromedp.Do(ctx, chromedp.WaitVisible(tid("table-name")))
+		if err == nil {
+			nodes, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="obs-fragments"]').length`))
+			if nodes > 0 {
+				txt, _ = chromedp.Run(ctx, chromedp.Text(tid("obs-fragments")))
+				if n, err := leadingInt(txt); err == nil && n >= journeyFragments {
+					before = n
+					break
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the table never showed %d fragments (last %q)", journeyFragments, txt)
+		}
+		time.Sleep(time.Second)
+	}
+	step("mark the page so a reload would show",
+		chromedp.Evaluate[chromedp.Void](`window.floeNoReload = "kept"; undefined`),
+		chromedp.WaitVisible(tid("compact-now-button")),
+	)
+	step("press Compact now and watch it finish live",
+		chromedp.Click(tid("compact-now-button")),
+		chromedp.WaitVisible(chromedp.CSS(`#compact-now [data-testid="job-progress"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#compact-now [data-testid="job-progress"][data-state="succeeded"]`)),
+	)
+	after := before
+	for deadline := time.Now().Add(time.Minute); after >= before; {
+		if txt, err := chromedp.Run(ctx, chromedp.Text(tid("obs-fragments"))); err == nil {
+			if n, err := leadingInt(txt); err == nil {
+				after = n
+			}
+		}
+		if after < before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fragments still %d after compaction (before %d)", after, before)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	marker, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.floeNoReload || ""`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marker != "kept" {
+		t.Fatalf("the page reloaded (marker %q)", marker)
+	}
+	for _, l := range logs.all() {
+		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "exception") {
+			t.Errorf("browser console: %s", l)
+		}
+	}
+	t.Logf("fragments %d → %d", before, after)
+}
