@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -228,4 +229,31 @@ func TestJobTypeRun(t *testing.T) {
 			t.Errorf("status %d: %q", r.status, r.text("detect-error"))
 		}
 	})
+}
+
+// A job type known from its stored settings but with no descriptor yet
+// (its worker has not connected since) says a worker must connect first.
+func TestJobTypeWithoutDescriptor(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	// plugin.New loads settings rows at start; write one, then start a
+	// second plugin on the same database as a restarted console would.
+	if _, err := e.store.DB().Exec(`INSERT INTO plugin_job_settings(job_type, values_json, runtime_json, updated_at) VALUES ('lance_old', '{}', '{}', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := plugin.New(plugin.Config{Store: e.store, Options: plugin.Options{DisableScheduler: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p2.Shutdown(context.Background()) })
+	s, err := New(Config{Store: e.store, Surfaces: allSurfaces, Plugin: p2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	e2 := &env{t: t, store: e.store, srv: httptest.NewServer(s.Handler()), server: s}
+	t.Cleanup(e2.srv.Close)
+	r := e2.get(e2.admin(), "/job-types/lance_old")
+	if r.status != http.StatusOK || !strings.Contains(r.text("job-type-no-descriptor"), "A worker must connect first") || r.has("settings-form") {
+		t.Errorf("status %d: %s", r.status, r.body)
+	}
 }
