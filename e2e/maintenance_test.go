@@ -219,9 +219,25 @@ func TestJourneyCompactNow(t *testing.T) {
 		t.Fatalf("the page reloaded (marker %q)", marker)
 	}
 	for _, l := range logs.all() {
-		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "exception") {
+		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "exception") || strings.HasPrefix(l, "console.error") || strings.HasPrefix(l, "error") {
 			t.Errorf("browser console: %s", l)
 		}
 	}
 	t.Logf("fragments %d → %d", before, after)
+	shots := os.Getenv("FLOE_E2E_SHOTS") // a directory: save what the journey saw, for a look
+	if shots == "" {
+		return
+	}
+	for _, page := range []struct{ name, url, wait string }{
+		{"table", table, "compact-now"},
+		{"maintenance", table + "/maintenance", "task-history"},
+		{"jobs", url + "/jobs", "jobs-table"},
+	} {
+		step("screenshot "+page.name, chromedp.Navigate(page.url), chromedp.WaitVisible(tid(page.wait)))
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(shots, page.name+".png"), png, 0o644)
+	}
 }

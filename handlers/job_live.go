@@ -20,9 +20,11 @@ const MaxLiveJobs = 2 * jobsPageSize
 // LiveSub is what a page asks the live websocket (/live) for. Pages put it in
 // their ws-connect URL, so a reconnect asks for the same again.
 type LiveSub struct {
-	Jobs   []string // job ids whose job-<id> progress the page shows
-	Table  string   // a table id: every job on it, its tasks' rows (task-<id>), and a refresh when one finishes
-	Detail string   // a job id whose detail section (job-detail-<id>) the page shows
+	Jobs    []string // job ids whose job-<id> progress the page shows
+	Detail  string   // a job id whose detail section (job-detail-<id>) the page shows
+	Table   string   // a table id, for Rows and Refresh
+	Rows    string   // a task type: the page shows the table's task rows (task-<id>) of this type
+	Refresh bool     // the page shows the table's panels: reload them when a job on the table finishes
 }
 
 // LiveURL is the websocket address a page connects to for s.
@@ -37,12 +39,18 @@ func LiveURL(s LiveSub) string {
 	if s.Detail != "" {
 		q.Set("detail", s.Detail)
 	}
+	if s.Rows != "" {
+		q.Set("rows", s.Rows)
+	}
+	if s.Refresh {
+		q.Set("refresh", "1")
+	}
 	return "/live?" + q.Encode()
 }
 
 // ParseLiveSub reads a LiveSub from /live's query.
 func ParseLiveSub(q url.Values) (LiveSub, error) {
-	s := LiveSub{Table: q.Get("table"), Detail: q.Get("detail")}
+	s := LiveSub{Table: q.Get("table"), Detail: q.Get("detail"), Rows: q.Get("rows"), Refresh: q.Get("refresh") == "1"}
 	for id := range strings.SplitSeq(q.Get("jobs"), ",") {
 		if id = strings.TrimSpace(id); id != "" && !slices.Contains(s.Jobs, id) {
 			s.Jobs = append(s.Jobs, id)
@@ -79,15 +87,15 @@ func (h *Handlers) LiveDetail(ctx context.Context, id string, canWrite bool) ([]
 	return buf.Bytes(), err
 }
 
-// LiveTable renders what a table's pages need when job j changes: the row of
-// the task it runs (when it runs one), and, when j has just finished,
-// an instruction to reload the table page's panels so the figures the
+// LiveTable renders what a table's pages need when job j changes: with rows,
+// the row of the task it runs (when it runs one); with refresh, once j has
+// finished, an instruction to reload the table page's panels so the figures the
 // worker observed after the job show (the worker sends its observation
 // before it reports the job complete).
-func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, justFinished, canWrite bool) ([]byte, error) {
+func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, rows, refresh, canWrite bool) ([]byte, error) {
 	var buf bytes.Buffer
 	_, tableURL := h.tableNamer()(ctx, j.ObjectID)
-	if id := j.Parameters["task_id"]; id != "" && h.tasks != nil && tableURL != "" {
+	if id := j.Parameters["task_id"]; rows && id != "" && h.tasks != nil && tableURL != "" {
 		t, err := h.tasks.Get(ctx, j.ObjectID, id)
 		if err == nil {
 			base := ""
@@ -102,7 +110,7 @@ func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, justFinished, ca
 			return nil, err
 		}
 	}
-	if justFinished && !j.State.Active() && tableURL != "" {
+	if refresh && !j.State.Active() && tableURL != "" {
 		if err := views.TableRefresh(tableURL, true).Render(ctx, &buf); err != nil {
 			return nil, err
 		}

@@ -50,8 +50,7 @@ func (h *Handlers) maintenanceView(r *http.Request) (views.MaintenanceView, cata
 	v := views.MaintenanceView{Page: h.page(r, "Maintenance · "+t.Name, "buckets"), Bucket: b.Name,
 		BucketFormat: string(b.Format), Namespace: ns, Table: t.Name, TableID: t.ID,
 		IsLance: t.Format == catalog.FormatLance, WorkerConnected: h.lanceWorkerConnected(),
-		SubmitURL: base + "/tasks", SelectedType: string(tasks.TypeCompact),
-		LiveURL: LiveURL(LiveSub{Table: t.ID})}
+		SubmitURL: base + "/tasks", SelectedType: string(tasks.TypeCompact)}
 	for _, typ := range tasks.Types {
 		v.Types = append(v.Types, string(typ))
 	}
@@ -70,6 +69,7 @@ func (h *Handlers) fillTaskHistory(r *http.Request, v *views.MaintenanceView, t 
 		}
 		v.SelectedType = typ
 	}
+	v.LiveURL = LiveURL(LiveSub{Table: t.ID, Rows: v.SelectedType})
 	if h.tasks == nil {
 		return nil
 	}

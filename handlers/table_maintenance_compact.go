@@ -29,7 +29,18 @@ func (h *Handlers) CompactNowControl(w http.ResponseWriter, r *http.Request) {
 			v.Job, v.JobHref = &p, "/jobs/"+jobs[0].ID
 		}
 	}
+	v.LiveURL = compactLiveURL(t.ID, v.Job)
 	h.render(w, r, http.StatusOK, views.CompactNow(v))
+}
+
+// compactLiveURL follows the shown job's progress and refreshes the table's
+// panels when any job on the table finishes.
+func compactLiveURL(tableID string, job *views.JobProgressView) string {
+	s := LiveSub{Table: tableID, Refresh: true}
+	if job != nil {
+		s.Jobs = []string{job.ID}
+	}
+	return LiveURL(s)
 }
 
 // CompactNow submits a compact task with the task API's defaults and shows
@@ -47,6 +58,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 	task, err := h.tasks.Submit(r.Context(), t, tasks.TypeCompact, nil)
 	if err != nil {
 		v.Notice = sentenceOf(err)
+		v.LiveURL = compactLiveURL(t.ID, nil)
 		h.logError(r, http.StatusConflict, err)
 		h.render(w, r, http.StatusConflict, views.CompactNow(v))
 		return
@@ -67,6 +79,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, v.TableURL)
 		return
 	}
+	v.LiveURL = compactLiveURL(t.ID, v.Job)
 	h.render(w, r, http.StatusOK, views.CompactNow(v))
 }
 
@@ -77,7 +90,7 @@ func (h *Handlers) compactNowView(r *http.Request) (views.CompactNowView, catalo
 	}
 	u, _ := UserFrom(r.Context())
 	url := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name)
-	return views.CompactNowView{TableURL: url, URL: url + "/compact", LiveURL: LiveURL(LiveSub{Table: t.ID}),
+	return views.CompactNowView{TableURL: url, URL: url + "/compact",
 		CanWrite: u.CanWrite() && h.tasks != nil && t.Format == catalog.FormatLance, Waiting: !h.lanceWorkerConnected()}, t, nil
 }
 

@@ -82,8 +82,12 @@ func (c *liveConn) offer(msg []byte) bool {
 	}
 }
 
-func (c *liveConn) wants(j plugin.Job) (job, table, detail bool) {
-	return slices.Contains(c.sub.Jobs, j.ID), c.sub.Table != "" && c.sub.Table == j.ObjectID, c.sub.Detail == j.ID
+// wants says which fragments of job j the page shows: its progress, its
+// task's row, a panel refresh (table pages, when j finishes), its detail.
+func (c *liveConn) wants(j plugin.Job) (job, rows, refresh, detail bool) {
+	onTable := c.sub.Table != "" && c.sub.Table == j.ObjectID
+	return slices.Contains(c.sub.Jobs, j.ID), onTable && c.sub.Rows == j.Type && j.Parameters["task_id"] != "",
+		onTable && c.sub.Refresh && !j.State.Active(), c.sub.Detail == j.ID
 }
 
 // liveHub fans plugin job changes out to websocket pages as server-rendered
@@ -170,7 +174,7 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 	lh.mu.Lock()
 	var targets []*liveConn
 	for c := range lh.conns {
-		if job, table, detail := c.wants(j); job || table || detail {
+		if job, rows, refresh, detail := c.wants(j); job || rows || (refresh && live) || detail {
 			targets = append(targets, c)
 		}
 	}
@@ -194,12 +198,14 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 		return b
 	}
 	for _, c := range targets {
-		job, table, detail := c.wants(j)
+		job, rows, refresh, detail := c.wants(j)
+		refresh = refresh && live
 		var msg bytes.Buffer
-		if table {
-			msg.Write(frag("table"+boolKey(c.canWrite), func() ([]byte, error) { return lh.h.LiveTable(ctx, j, live, c.canWrite) }))
+		if rows || refresh {
+			key := "table" + boolKey(c.canWrite) + boolKey(rows) + boolKey(refresh)
+			msg.Write(frag(key, func() ([]byte, error) { return lh.h.LiveTable(ctx, j, rows, refresh, c.canWrite) }))
 		}
-		if job || table {
+		if job {
 			msg.Write(frag("job", func() ([]byte, error) { return handlers.LiveProgress(ctx, j) }))
 		}
 		if detail {
@@ -229,8 +235,8 @@ func (lh *liveHub) catchUp(c *liveConn) {
 			jobs[j.ID] = j
 		}
 	}
-	if c.sub.Table != "" {
-		list, _, err := lh.p.ListJobs(ctx, plugin.JobFilter{ObjectID: c.sub.Table, Limit: liveCatchUpTableJobs})
+	if c.sub.Table != "" && c.sub.Rows != "" {
+		list, _, err := lh.p.ListJobs(ctx, plugin.JobFilter{ObjectID: c.sub.Table, Type: c.sub.Rows, Limit: liveCatchUpTableJobs})
 		if err == nil {
 			for _, j := range list {
 				jobs[j.ID] = j
@@ -239,13 +245,13 @@ func (lh *liveHub) catchUp(c *liveConn) {
 	}
 	var msg bytes.Buffer
 	for _, j := range jobs {
-		job, table, detail := c.wants(j)
-		if table {
-			if b, err := lh.h.LiveTable(ctx, j, false, c.canWrite); err == nil {
+		job, rows, _, detail := c.wants(j) // never a refresh: the page was just loaded
+		if rows {
+			if b, err := lh.h.LiveTable(ctx, j, true, false, c.canWrite); err == nil {
 				msg.Write(b)
 			}
 		}
-		if job || table {
+		if job {
 			if b, err := handlers.LiveProgress(ctx, j); err == nil {
 				msg.Write(b)
 			}

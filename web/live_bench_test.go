@@ -21,7 +21,7 @@ const benchClients = 100
 
 var benchStage = regexp.MustCompile(`bench-step-(\d+)`)
 
-// BenchmarkLiveProgressFanout measures a worker's Progress message to its
+// BenchmarkLiveProgressFanout measures, for 100 pages following one job, a worker's Progress message to its
 // fragment arriving on each of 100 connected pages: the gRPC stream, the
 // job store's write and publish, the hub's render and fan-out, and the
 // websocket. One op is one progress update; p50/p99 are over every
@@ -45,13 +45,17 @@ func BenchmarkLiveProgressFanout(b *testing.B) {
 		<-finished
 		return &pluginpb.Completed{JobId: job.GetJobId(), Success: true}
 	})
+	job, err := e.p.SubmitJob(context.Background(), plugin.JobSpec{Type: "lance_compact", ObjectID: "bench-table", Lane: "lance"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	hdr := e.browser(catalog.RoleReadonly)
 	var lat []time.Duration
 	var latMu sync.Mutex
 	var wg sync.WaitGroup
 	conns := make([]*websocket.Conn, benchClients)
 	for c := range conns {
-		ws, _, err := e.dial("table=bench-table", hdr)
+		ws, _, err := e.dial("jobs="+job.ID, hdr)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,9 +87,6 @@ func BenchmarkLiveProgressFanout(b *testing.B) {
 				seen = i + 1
 			}
 		})
-	}
-	if _, err := e.p.SubmitJob(context.Background(), plugin.JobSpec{Type: "lance_compact", ObjectID: "bench-table", Lane: "lance"}); err != nil {
-		b.Fatal(err)
 	}
 	b.ResetTimer()
 	close(start)

@@ -201,17 +201,20 @@ func TestLiveCatchUpAndEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, _, err := e.dial("jobs="+j.ID, e.browser(catalog.RoleAdmin))
+	ws, _, err := e.dial("detail="+j.ID, e.browser(catalog.RoleAdmin))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
 	// Catch-up: the current state arrives without any new event.
-	readUntil(t, ws, `id="job-`+j.ID+`"`, `hx-swap-oob="true"`, `data-state="pending"`)
+	readUntil(t, ws, `id="job-`+j.ID+`"`, `hx-swap-oob="true"`, `data-state="pending"`, `id="job-detail-`+j.ID+`"`, `data-testid="job-cancel"`)
 	if _, err := e.p.CancelJob(ctx, j.ID); err != nil {
 		t.Fatal(err)
 	}
-	readUntil(t, ws, `id="job-`+j.ID+`"`, `data-state="canceled"`)
+	msg := readUntil(t, ws, `id="job-`+j.ID+`"`, `data-state="canceled"`, `id="job-detail-`+j.ID+`"`)
+	if strings.Contains(msg, `data-testid="job-cancel"`) {
+		t.Error("a finished job's detail still offers Cancel")
+	}
 }
 
 func TestLiveProgressReachesClient(t *testing.T) {
@@ -227,7 +230,7 @@ func TestLiveProgressReachesClient(t *testing.T) {
 	})
 	e.seed("lbk", catalog.FormatLance, "ns", "t1")
 	tb, _ := e.table("lbk", "ns", "t1")
-	ws, _, err := e.dial("table="+tb.ID, e.browser(catalog.RoleAdmin))
+	ws, _, err := e.dial("table="+tb.ID+"&rows=lance_compact&refresh=1", e.browser(catalog.RoleAdmin))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +244,7 @@ func TestLiveProgressReachesClient(t *testing.T) {
 		t.Errorf("progress fragment without the bar at 42%%: %s", msg)
 	}
 	close(release)
-	readUntil(t, ws, `data-state="succeeded"`, `id="table-refresh"`)
+	readUntil(t, ws, `id="task-`+task.ID+`"`, `data-status="completed"`, `id="table-refresh"`)
 }
 
 // TestLiveSlowClientDropped: a page that stops reading is cut off once its
