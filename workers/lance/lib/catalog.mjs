@@ -12,6 +12,10 @@ const DELIM = '$';
 // requestTimeoutMs bounds one catalog call: a catalog that accepts the
 // connection and goes quiet must not hold a detection slot forever.
 const requestTimeoutMs = Number(process.env.FLOE_CATALOG_TIMEOUT_MS || 30000);
+// retryForMs is how long a catalog call keeps retrying while floe's Lance
+// REST is unreachable (a console restarting): long enough to ride out a
+// restart, short enough that a job whose catalog is gone still ends.
+const retryForMs = Number(process.env.FLOE_CATALOG_RETRY_MS || 30000);
 // maxListPages bounds a listing walk so a catalog that keeps answering with a
 // page token cannot loop us forever (1000 pages x default page size).
 const maxListPages = 1000;
@@ -30,6 +34,28 @@ export function identOf(ref) {
 /** Errors that mean "the table is not there" rather than "the catalog failed". */
 export class TableGoneError extends Error {}
 
+const transient = /fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|connection refused|connection reset|error sending request|failed to connect|tcp connect error|UND_ERR_SOCKET/i;
+
+/** True for errors that say the catalog could not be reached, not that it said no. */
+export function isUnreachable(e) {
+  return transient.test(String(e?.message)) || transient.test(String(e?.cause?.code)) || transient.test(String(e?.cause?.message));
+}
+
+/** Retry fn while the catalog is unreachable, with capped backoff, for up to retryForMs. */
+export async function retryUnreachable(fn) {
+  const until = Date.now() + retryForMs;
+  let wait = 250;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isUnreachable(e) || Date.now() + wait > until) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(2000, wait * 2);
+    }
+  }
+}
+
 export class Catalog {
   /** @param {{url: string, apiKey: string}} opts */
   constructor({ url, apiKey }) {
@@ -45,7 +71,11 @@ export class Catalog {
     return h;
   }
 
-  async request(method, path, body) {
+  request(method, path, body) {
+    return retryUnreachable(() => this.requestOnce(method, path, body));
+  }
+
+  async requestOnce(method, path, body) {
     const res = await fetch(this.url + path, {
       method,
       headers: this.headers(body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -178,7 +208,7 @@ export class Catalog {
   async open(ref) {
     const conn = await this.connection();
     try {
-      return await conn.openTable(ref.name, [ref.bucket, ...ref.namespace]);
+      return await retryUnreachable(() => conn.openTable(ref.name, [ref.bucket, ...ref.namespace]));
     } catch (e) {
       if (/not found|does not exist|TableNotFound/i.test(String(e?.message))) {
         throw new TableGoneError(`table ${identOf(ref)} could not be opened: ${shortError(e)}`);

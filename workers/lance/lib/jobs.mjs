@@ -83,11 +83,25 @@ export async function runJob(spec, ctx) {
     const out = await impl.run(table, plan, before, { progress, signal, catalog, ref });
     checkCanceled(signal);
     progress('observing', 95, 'reading figures after the job');
-    table.close();
-    table = await catalog.open(ref);
-    const after = await observeTable(table);
-    table.close();
+    // The work is done; figures read afterwards must not turn it into a
+    // failure. A fresh handle through the catalog is preferred; if the
+    // catalog is unreachable, the job's own handle (which sees its own
+    // commits) is read instead.
+    let after;
     const extra = out.extra || {};
+    try {
+      const fresh = await catalog.open(ref);
+      try {
+        after = await observeTable(fresh);
+      } finally {
+        fresh.close();
+      }
+    } catch (e) {
+      await table.checkoutLatest().catch(() => {});
+      after = await observeTable(table);
+      extra.after_note = `figures after the job were read from the job's own handle: reopening through the catalog failed (${shortError(e)})`;
+    }
+    table.close();
     const result = resultMap(before, after, extra);
     const resultJSON = JSON.stringify({ table: ident, table_id: d.tableId, before: figures(before), after: figures(after), ...extra });
     return { success: true, error: '', result, result_json: resultJSON, summary: out.summary(before, after), observation: { object_id: d.tableId, attrs: after } };
@@ -230,15 +244,16 @@ const cleanup = {
     if (p.bool('error_if_tagged_old_versions', false)) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
     return { olderThanS: older, retainVersions: retain };
   },
-  async run(table, plan, before, { progress, signal, catalog, ref }) {
+  async run(table, plan, before, { progress, signal }) {
     // LanceDB has no prune-only call: optimize() also compacts and refreshes
     // indices. Run that part first with no pruning, so the versions it makes
     // exist before the cutoff is chosen and count among the ones kept.
     progress('compacting', 15, 'LanceDB prunes only inside optimize(): compacting and refreshing indices first, without pruning');
     const pre = await table.optimize({ cleanupOlderThan: beforeEverything });
     checkCanceled(signal);
-    table.close();
-    table = await catalog.open(ref);
+    // The job's own handle sees its own commits; no catalog round trip
+    // is needed between the two optimize() calls.
+    await table.checkoutLatest();
     const versions = (await table.listVersions()).map((v) => ({ version: v.version, ms: v.timestamp.getTime() })).sort((a, b) => a.version - b.version);
     const tagList = await (await table.tags()).list();
     const tags = Object.fromEntries(Object.entries(tagList).map(([k, v]) => [k, v.version]));
@@ -250,10 +265,8 @@ const cleanup = {
       post = await table.optimize({ cleanupOlderThan: new Date(cp.cutoffMs) });
       pruned = post.prune;
     }
-    table.close();
-    table = await catalog.open(ref);
+    await table.checkoutLatest();
     const left = (await table.listVersions()).map((v) => v.version).sort((a, b) => a - b);
-    table.close();
     const removed = versions.map((v) => v.version).filter((v) => !left.includes(v));
     const tagNote = cp.blocking.length
       ? `version ${cp.blocking[0].version} is tagged "${cp.blocking[0].name}" and LanceDB 0.31 cannot prune past a tagged version, so the cutoff moved to it: versions ${cp.keptForTags.join(', ')} were kept although the policy would have removed them (${cp.keptForTags.length} extra versions and the files only they reference stay on disk until the tag is deleted or moved)`
