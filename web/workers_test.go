@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,5 +124,19 @@ func TestWorkerTokens(t *testing.T) {
 	}
 	if _, err := e.store.VerifyWorkerToken(t.Context(), secret); err == nil {
 		t.Fatal("revoked token still verifies")
+	}
+}
+
+// A worker silent past the heartbeat timeout shows as stale.
+func TestWorkersPageStale(t *testing.T) {
+	var skew atomic.Int64 // nanoseconds the console's clock runs ahead
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	e := newWorkerEnv(t, plugin.Options{HeartbeatTimeout: time.Minute, Now: now})
+	e.worker(plugintest.Config{WorkerID: "w-quiet"})
+	skew.Store(int64(90 * time.Second)) // past one timeout, short of the three that disconnect
+	r := e.get(e.admin(), "/workers")
+	row := r.doc.Find(`[data-testid="worker-row"][data-worker="w-quiet"]`)
+	if got := strings.TrimSpace(row.Find(`[data-testid="worker-state"]`).Text()); got != "stale" {
+		t.Errorf("state %q, want stale", got)
 	}
 }
