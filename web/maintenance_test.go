@@ -190,3 +190,44 @@ func TestCompactNow(t *testing.T) {
 		t.Error("reloaded control lost the job")
 	}
 }
+
+func TestMaintenanceHistoryPaging(t *testing.T) {
+	e := newLiveEnv(t)
+	ctx := context.Background()
+	e.seed("lbk", catalog.FormatLance, "ns", "docs")
+	tb, _ := e.table("lbk", "ns", "docs")
+	for range 27 { // tasksPageSize + 2
+		if _, err := e.tasks.Submit(ctx, tb, tasks.TypeCleanup, []byte(`{"older_than":"7d"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.tasks.Submit(ctx, tb, tasks.TypeCompact, nil); err != nil {
+		t.Fatal(err)
+	}
+	admin := e.admin()
+	r := e.get(admin, maintURL)
+	if n := r.doc.Find(`[data-testid="task-row"]`).Length(); n != 1 {
+		t.Errorf("compact tab shows %d rows, want 1", n)
+	}
+	r = e.get(admin, maintURL+"?type=lance_cleanup")
+	if n := r.doc.Find(`[data-testid="task-row"]`).Length(); n != 25 {
+		t.Fatalf("first cleanup page shows %d rows", n)
+	}
+	if ws, _ := r.doc.Find(`[data-testid="maintenance-live"]`).Attr("ws-connect"); !strings.Contains(ws, "rows=lance_cleanup") {
+		t.Errorf("ws-connect %q does not follow the cleanup rows", ws)
+	}
+	next, ok := r.doc.Find(`[data-testid="tasks-next"]`).Attr("href")
+	if !ok {
+		t.Fatal("no next page")
+	}
+	r = e.get(admin, next)
+	if n := r.doc.Find(`[data-testid="task-row"]`).Length(); n != 2 || !r.has("tasks-first") || r.has("tasks-next") {
+		t.Errorf("second page: %d rows, first link %v, next link %v", n, r.has("tasks-first"), r.has("tasks-next"))
+	}
+	if r := e.get(admin, maintURL+"?type=lance_everything"); r.status != http.StatusNotFound {
+		t.Errorf("unknown type: status %d", r.status)
+	}
+	if r := e.get(admin, maintURL+"?type=lance_cleanup&marker=bogus"); r.status != http.StatusNotFound {
+		t.Errorf("bad marker: status %d", r.status)
+	}
+}
