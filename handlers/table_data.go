@@ -172,14 +172,17 @@ func lanceGrid(res *preview.Result, took time.Duration) DataGrid {
 		}
 		g.Rows[i] = cells
 	}
-	read := groupDigits(int64(res.RowsRead))
+	read := groupDigits(int64(res.RowsRead)) + " rows"
+	if res.RowsRead == 1 {
+		read = "1 row"
+	}
 	switch {
 	case res.TotalRows >= 0:
-		g.Footer = fmt.Sprintf("%s rows read out of %s, by worker %s in %s.", read, groupDigits(res.TotalRows), res.WorkerID, roundMS(took))
+		g.Footer = fmt.Sprintf("%s read out of %s, by worker %s in %s.", read, groupDigits(res.TotalRows), res.WorkerID, roundMS(took))
 	case res.Truncated:
-		g.Footer = fmt.Sprintf("%s rows read by worker %s in %s; the table holds more.", read, res.WorkerID, roundMS(took))
+		g.Footer = fmt.Sprintf("%s read by worker %s in %s; the table holds more.", read, res.WorkerID, roundMS(took))
 	default:
-		g.Footer = fmt.Sprintf("%s rows read by worker %s in %s.", read, res.WorkerID, roundMS(took))
+		g.Footer = fmt.Sprintf("%s read by worker %s in %s.", read, res.WorkerID, roundMS(took))
 	}
 	if len(res.Columns) >= preview.MaxColumns {
 		g.Notes = append(g.Notes, fmt.Sprintf("Only the first %d columns are shown; pick columns to see others.", preview.MaxColumns))
