@@ -228,8 +228,10 @@ func TestJourneyCompactNow(t *testing.T) {
 	if shots == "" {
 		return
 	}
+	jobHref, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="compact-now-job"]').getAttribute("href")`))
 	for _, page := range []struct{ name, url, wait string }{
 		{"table", table, "compact-now"},
+		{"job", url + jobHref, "job-detail"},
 		{"maintenance", table + "/maintenance", "task-history"},
 		{"jobs", url + "/jobs", "jobs-table"},
 	} {

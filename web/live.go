@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -95,9 +96,7 @@ func (c *liveConn) wants(j plugin.Job) (job, rows, refresh, detail bool) {
 type liveHub struct {
 	p   *plugin.Plugin
 	h   *handlers.Handlers
-	log interface {
-		Warn(string, ...any)
-	}
+	log *slog.Logger
 
 	mu     sync.Mutex
 	conns  map[*liveConn]struct{}
