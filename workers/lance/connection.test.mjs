@@ -114,3 +114,38 @@ describe('slots', () => {
     assert.ok(done < 50);
   });
 });
+
+describe('floe serve --with-worker', () => {
+  it('runs the worker as a child, restarts it when it dies, seeds the demo once, and stops it with floe', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { existsSync } = await import('node:fs');
+    const hw = await H.startFloe({ extraArgs: ['--with-worker'] });
+    try {
+      const children = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(hw.proc.pid)]).toString().split('\n')
+        .filter((l) => /workers\/lance\/main\.mjs/.test(l)).map((l) => Number(l.trim().split(/\s+/)[0]));
+      await H.eventually(() => hw.logs.some((l) => /msg="worker connected"/.test(l)), 30000);
+      await H.eventually(() => existsSync(`${hw.dir}/.demo-seeded`), 60000);
+      const db = await H.connect(hw);
+      const demo = await db.openTable('docs', ['demo', 'docs']);
+      assert.equal(await demo.countRows(), 20000);
+      const [pid] = children();
+      assert.ok(pid, 'a worker child runs under floe');
+      process.kill(pid, 'SIGKILL');
+      await H.eventually(() => hw.logs.some((l) => /lance worker exited; restarting/.test(l)), 15000);
+      await H.eventually(() => hw.logs.filter((l) => /msg="worker connected"/.test(l)).length >= 2, 30000);
+      const [pid2] = children();
+      assert.ok(pid2 && pid2 !== pid, 'a new worker child replaced the killed one');
+      hw.proc.kill('SIGTERM');
+      await new Promise((r) => hw.proc.once('exit', r));
+      let alive = true;
+      try {
+        process.kill(pid2, 0);
+      } catch {
+        alive = false;
+      }
+      assert.equal(alive, false, 'the worker stops with floe');
+    } finally {
+      await hw.stop();
+    }
+  });
+});
