@@ -224,6 +224,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	for _, hs := range servers {
 		hs.Shutdown(sctx)
 	}
+	srv.Close() // Shutdown leaves hijacked websocket connections open
 	cancelRun()
 	wg.Wait()
 	return runErr
