@@ -86,8 +86,15 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 			resp.Version = &v
 		}
 	}
+	// The catalog's table id rides in a header (the spec's body has no
+	// field for it), so workers key observations and jobs by the same id
+	// the console uses, at any namespace depth.
+	w.Header().Set(TableIDHeader, t.ID)
 	return writeJSON(w, resp)
 }
+
+// TableIDHeader carries floe's table id on DescribeTable answers.
+const TableIDHeader = "X-Floe-Table-Id"
 
 // tableExists: POST /v1/table/{id}/exists; 200 or 404, no body.
 func tableExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
