@@ -53,7 +53,8 @@ vendor: node-deps
 
 ## bench: benchmarks that print ratios measured in one run
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./bench/... ./lancerest/... ./plugin/... ./observe/... ./preview/... ./iceberg/...
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./bench/... ./lancerest/... ./plugin/... ./observe/... ./preview/... ./iceberg/... ./taskapi/... ./web/... ./handlers/...
+	node workers/lance/bench.mjs
 
 clean:
 	rm -rf bin
