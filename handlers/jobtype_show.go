@@ -155,6 +155,11 @@ func (h *Handlers) jobTypeView(r *http.Request, info plugin.JobTypeInfo, st plug
 	return v
 }
 
+// plainNumber renders a descriptor bound as a plain decimal: 'g' would give
+// 9.007199254740991e+15 for JavaScript's MAX_SAFE_INTEGER, which reads badly
+// wherever the form shows its bounds.
+func plainNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 // settingField turns one descriptor field into its form control.
 func settingField(f *pluginpb.FormField, values map[string]string) views.SettingField {
 	val, ok := values[f.GetName()]
@@ -166,7 +171,6 @@ func settingField(f *pluginpb.FormField, values map[string]string) views.Setting
 	if sf.Label == "" {
 		sf.Label = f.GetName()
 	}
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	switch f.GetType() {
 	case pluginpb.FieldType_FIELD_TYPE_INT, pluginpb.FieldType_FIELD_TYPE_FLOAT:
 		sf.Kind, sf.Step = "number", "1"
@@ -174,10 +178,10 @@ func settingField(f *pluginpb.FormField, values map[string]string) views.Setting
 			sf.Step = "any"
 		}
 		if f.Min != nil {
-			sf.Min = num(f.GetMin())
+			sf.Min = plainNumber(f.GetMin())
 		}
 		if f.Max != nil {
-			sf.Max = num(f.GetMax())
+			sf.Max = plainNumber(f.GetMax())
 		}
 	case pluginpb.FieldType_FIELD_TYPE_BOOL:
 		sf.Kind = "checkbox"
