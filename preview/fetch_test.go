@@ -9,6 +9,7 @@ import (
 	"net"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -149,14 +150,34 @@ func TestFetchErrors(t *testing.T) {
 		_, err := e.b.Fetch(context.Background(), Request{ObjectID: "t-gone", Format: catalog.FormatLance})
 		assertKind(t, err, ErrWorkerGone)
 	})
-	t.Run("worker's own error", func(t *testing.T) {
-		e.worker("w-err", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
-			return nil, &pluginpb.PreviewDone{Error: "dataset not found"}
+	// The worker's own message is quoted as one sentence: a full stop is
+	// added only when it has none, so the page never reads "..".
+	for i, tc := range []struct{ name, sent, quoted string }{
+		{"worker's own error", "dataset not found", "dataset not found."},
+		{"worker's own error ending in a period", "Dataset not found at /wh/t.", "Dataset not found at /wh/t."},
+		{"worker's own error ending in a question", "is the table locked?", "is the table locked?"},
+		{"worker's own error with trailing space", "dataset not found.\n", "dataset not found."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fmt.Sprintf("w-err-%d", i)
+			e.worker(id, func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
+				return nil, &pluginpb.PreviewDone{Error: tc.sent}
+			})
+			obj := fmt.Sprintf("t-err-%d", i)
+			e.observed(obj, id)
+			_, err := e.b.Fetch(context.Background(), Request{ObjectID: obj, Format: catalog.FormatLance})
+			assertKind(t, err, ErrWorker)
+			var pe *Error
+			errors.As(err, &pe)
+			want := "Worker " + id + " could not read the table: " + tc.quoted + " Check the worker's log"
+			if !strings.HasPrefix(pe.Message, want) {
+				t.Errorf("message = %q, want it to start %q", pe.Message, want)
+			}
+			if strings.Contains(pe.Message, "..") {
+				t.Errorf("message has a double full stop: %q", pe.Message)
+			}
 		})
-		e.observed("t-err", "w-err")
-		_, err := e.b.Fetch(context.Background(), Request{ObjectID: "t-err", Format: catalog.FormatLance})
-		assertKind(t, err, ErrWorker)
-	})
+	}
 	t.Run("too large", func(t *testing.T) {
 		big := allTypesIPC(t, 50)
 		e.worker("w-big", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
@@ -260,4 +281,23 @@ func TestConcurrentPreviews(t *testing.T) {
 		}
 	})
 	wg.Wait()
+}
+
+func TestEndSentence(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"dataset not found", "dataset not found."},
+		{"dataset not found.", "dataset not found."},
+		{"really?", "really?"},
+		{"stop!", "stop!"},
+		{"  padded.  ", "padded."},
+		{"", "no reason given."},
+		{" \n", "no reason given."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := endSentence(tt.in); got != tt.want {
+				t.Errorf("endSentence(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -186,7 +187,7 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	if e := done.GetError(); e != "" {
 		return nil, &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
-			"Worker %s could not read the table: %s. Check the worker's log; if the table was just changed, reload.", workerID, e)}
+			"Worker %s could not read the table: %s Check the worker's log; if the table was just changed, reload.", workerID, endSentence(e))}
 	}
 	res, err := Decode(buf.Bytes(), limit)
 	if err != nil {
@@ -214,6 +215,21 @@ func (b *Broker) callError(ctx context.Context, workerID string, err error) erro
 			"Worker %s disconnected before sending the rows. Check that it is running, then reload.", workerID)}
 	default:
 		return &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
-			"Could not ask worker %s for rows: %v.", workerID, err)}
+			"Could not ask worker %s for rows: %s", workerID, endSentence(err.Error()))}
+	}
+}
+
+// endSentence closes a message someone else wrote (a worker's error, an
+// error's text) with one full stop, so quoting it never reads "..": a
+// message already ending in '.', '!' or '?' is kept as it is.
+func endSentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	switch {
+	case msg == "":
+		return "no reason given."
+	case strings.HasSuffix(msg, "."), strings.HasSuffix(msg, "!"), strings.HasSuffix(msg, "?"):
+		return msg
+	default:
+		return msg + "."
 	}
 }
