@@ -260,7 +260,10 @@ func TestLiveSlowClientDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, _, err := e.dial("jobs="+slow.ID+","+other.ID, e.browser(catalog.RoleAdmin))
+	// The healthy page watches only the other job: the burst below would
+	// fill its queue too if it watched the slow one, and a loaded machine
+	// could then rightly drop it as well.
+	ws, _, err := e.dial("jobs="+other.ID, e.browser(catalog.RoleAdmin))
 	if err != nil {
 		t.Fatal(err)
 	}
