@@ -112,8 +112,9 @@ func (e *entry) attributes() *Attributes {
 		return a
 	}
 	a := new(Attributes)
-	if json.Unmarshal(e.obs.Attributes, a) != nil {
-		a = parseLenient(e.obs.Attributes)
+	raw := unpack(e.packed)
+	if json.Unmarshal(raw, a) != nil {
+		a = parseLenient(raw)
 	}
 	e.parsed.Store(a)
 	return a
@@ -171,7 +172,7 @@ func (s *Store) Stats(objectID string, format catalog.Format) (Stats, bool) {
 	if !ok {
 		return Stats{}, false
 	}
-	return Stats{Attributes: *e.attributes(), ObservedAt: e.obs.ObservedAt, WorkerID: e.obs.WorkerID}, true
+	return Stats{Attributes: *e.attributes(), ObservedAt: e.meta.ObservedAt, WorkerID: e.meta.WorkerID}, true
 }
 
 // Rows returns the observed row count, when it was observed and by which

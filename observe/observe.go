@@ -53,7 +53,8 @@ type key struct {
 
 // entry is immutable once stored except for the lazily parsed attributes.
 type entry struct {
-	obs    Observation
+	meta   Observation // Attributes nil: they live in packed
+	packed []byte      // deflated attributes JSON (see packed.go)
 	elem   *list.Element
 	parsed atomic.Pointer[Attributes]
 }
@@ -128,7 +129,7 @@ func (s *Store) load() error {
 	for i := len(loaded) - 1; i >= 0; i-- {
 		o := loaded[i]
 		k := key{o.ObjectID, o.Format}
-		e := &entry{obs: o}
+		e := newEntry(o)
 		e.elem = s.order.PushBack(k)
 		s.entries[k] = e
 	}
@@ -147,8 +148,9 @@ func (s *Store) Put(o Observation) (bool, error) {
 	if !json.Valid(o.Attributes) {
 		return false, fmt.Errorf("observe: attributes of %s are not valid JSON", o.ObjectID)
 	}
+	e := newEntry(o) // deflate outside the lock
 	s.mu.Lock()
-	stored := s.putLocked(o)
+	stored := s.putLocked(e)
 	n := len(s.dirty)
 	s.mu.Unlock()
 	if n >= flushBatch {
@@ -172,15 +174,15 @@ func (s *Store) PutBatch(obs []Observation) (stored, skipped int) {
 	return stored, skipped
 }
 
-func (s *Store) putLocked(o Observation) bool {
+func (s *Store) putLocked(e *entry) bool {
+	o := e.meta
 	k := key{o.ObjectID, o.Format}
 	if old, ok := s.entries[k]; ok {
-		if o.ObservedAt.Before(old.obs.ObservedAt) {
+		if o.ObservedAt.Before(old.meta.ObservedAt) {
 			return false
 		}
 		s.order.Remove(old.elem)
 	}
-	e := &entry{obs: o}
 	e.elem = s.order.PushBack(k)
 	s.entries[k] = e
 	s.dirty[k] = true
@@ -202,7 +204,7 @@ func (s *Store) Get(objectID string, format catalog.Format) (Observation, bool) 
 	if !ok {
 		return Observation{}, false
 	}
-	return e.obs, true
+	return e.observation(), true
 }
 
 // Len is the number of observations held.
@@ -220,14 +222,13 @@ func (s *Store) Flush(ctx context.Context) error {
 		return nil
 	}
 	type write struct {
-		k   key
-		obs *Observation // nil: delete
+		k key
+		e *entry // nil: delete; entries are immutable, so reading it unlocked is safe
 	}
 	writes := make([]write, 0, len(s.dirty))
 	for k := range s.dirty {
 		if e, ok := s.entries[k]; ok {
-			o := e.obs
-			writes = append(writes, write{k, &o})
+			writes = append(writes, write{k, e})
 		} else {
 			writes = append(writes, write{k, nil})
 		}
@@ -251,11 +252,12 @@ func (s *Store) Flush(ctx context.Context) error {
 		}
 		defer del.Close()
 		for _, w := range writes {
-			if w.obs == nil {
+			if w.e == nil {
 				_, err = del.ExecContext(ctx, w.k.objectID, string(w.k.format))
 			} else {
-				_, err = up.ExecContext(ctx, w.obs.ObjectID, string(w.obs.Format), w.obs.ObservedAt.UnixMilli(),
-					w.obs.WorkerID, string(w.obs.Attributes))
+				o := w.e.meta
+				_, err = up.ExecContext(ctx, o.ObjectID, string(o.Format), o.ObservedAt.UnixMilli(),
+					o.WorkerID, string(unpack(w.e.packed)))
 			}
 			if err != nil {
 				return err
