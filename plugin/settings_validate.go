@@ -135,7 +135,7 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 		if m := rangeMsg(x, ""); m != "" {
 			return "", m
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64), ""
+		return strconv.FormatFloat(x, 'f', -1, 64), ""
 	case pluginpb.FieldType_FIELD_TYPE_BOOL:
 		b, ok := parseBool(t)
 		if !ok {
@@ -202,7 +202,7 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 	}
 }
 
-func trimFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+func trimFloat(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) } // plain decimals, never 1e+15
 
 // parseDuration accepts Go durations ("90s", "1h30m") or whole seconds.
 func parseDuration(s string) (time.Duration, error) {
