@@ -3,8 +3,13 @@ package tasks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
+
+// ErrJobGone is what a JobLookup returns when the job no longer exists; the
+// task it ran then fails with FailRestarted instead of waiting forever.
+var ErrJobGone = errors.New("tasks: job no longer exists")
 
 // JobLookup reads a job's current state as a JobUpdate (the integrator
 // adapts the plugin's GetJob to it).
@@ -44,6 +49,9 @@ func (s *Service) Reconcile(ctx context.Context, lookup JobLookup) (int, error) 
 			return n, err
 		}
 		u, err := lookup(ctx, id)
+		if errors.Is(err, ErrJobGone) {
+			u, err = JobUpdate{State: "failed", Error: restartMessage, CompletedAt: s.now()}, nil
+		}
 		if err != nil {
 			s.log.Debug("tasks: reconcile could not read a job", "job_id", id, "err", err)
 			continue

@@ -100,6 +100,9 @@ func (s *Service) applyJob(ctx context.Context, key, val string, st Status, u Jo
 		code, msg := "", ""
 		if st == StatusFailed {
 			code, msg = FailJob, u.Error
+			if msg == restartMessage {
+				code = FailRestarted
+			}
 			if msg == "" {
 				msg = "the job running this task failed without saying why; see the job in the console"
 			}

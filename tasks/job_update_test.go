@@ -161,10 +161,10 @@ func TestRestart(t *testing.T) {
 	store2 := openStore(t, dir)
 	r2 := &fakeRunner{prefix: "second-"}
 	s2 := New(store2.DB(), store2, r2, nil)
+	// The running task keeps following its job, which the plugin keeps.
 	got := mustGet(t, s2, tb.ID, running.ID)
-	if got.Status != StatusFailed || got.Error == nil || got.Error.Code != FailRestarted ||
-		!strings.Contains(got.Error.Message, "floe restarted") || got.CompletedAt.IsZero() {
-		t.Fatalf("running task after restart = %+v (error %+v)", got, got.Error)
+	if got.Status != StatusRunning || got.JobID != "job-1" {
+		t.Fatalf("running task after restart = %+v", got)
 	}
 	if got := mustGet(t, s2, tb.ID, completed.ID); got.Status != StatusCompleted {
 		t.Fatalf("completed task changed: %+v", got)
@@ -186,9 +186,50 @@ func TestRestart(t *testing.T) {
 	if got := mustGet(t, s2, gone.ID, orphan.ID); got.Status != StatusFailed || !strings.Contains(got.Error.Message, "dropped") {
 		t.Fatalf("task of a dropped table after Resume = %+v", got)
 	}
-	// The old process's job ids no longer move anything.
+	// The old process's job ids no longer move re-submitted tasks.
 	if ok, _ := s2.OnJobUpdate(ctx, JobUpdate{JobID: "job-2", State: "completed"}); ok {
 		t.Fatal("an old job id moved a re-submitted task")
+	}
+	// Reconcile settles the running task from its job: a job that did not
+	// survive fails it with the restart reason; never left running.
+	lostJob := func(ctx context.Context, id string) (JobUpdate, error) {
+		if id == "job-1" {
+			return JobUpdate{}, ErrJobGone
+		}
+		return JobUpdate{State: "pending"}, nil
+	}
+	if _, err := s2.Reconcile(ctx, lostJob); err != nil {
+		t.Fatal(err)
+	}
+	got = mustGet(t, s2, tb.ID, running.ID)
+	if got.Status != StatusFailed || got.Error == nil || got.Error.Code != FailRestarted ||
+		!strings.Contains(got.Error.Message, "floe restarted") || got.CompletedAt.IsZero() {
+		t.Fatalf("running task whose job is gone = %+v (error %+v)", got, got.Error)
+	}
+}
+
+// TestRestartAdoptedJob: a running task whose job survived the restart ends
+// with the job's outcome.
+func TestRestartAdoptedJob(t *testing.T) {
+	dir := t.TempDir()
+	store := openStore(t, dir)
+	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
+	s1 := New(store.DB(), store, &fakeRunner{}, nil)
+	ctx := context.Background()
+	task := mustSubmit(t, s1, tb, TypeCompact, "")
+	s1.OnJobUpdate(ctx, JobUpdate{JobID: "job-1", State: "running"})
+
+	store2 := openStore(t, dir)
+	s2 := New(store2.DB(), store2, &fakeRunner{prefix: "second-"}, nil)
+	done := func(ctx context.Context, id string) (JobUpdate, error) {
+		return JobUpdate{State: "succeeded", Result: map[string]any{"fragments_removed": 11}}, nil
+	}
+	if _, err := s2.Reconcile(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, s2, tb.ID, task.ID)
+	if got.Status != StatusCompleted || got.Result["fragments_removed"] == nil {
+		t.Fatalf("adopted task = %+v", got)
 	}
 }
 

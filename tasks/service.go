@@ -88,17 +88,23 @@ func New(db *sql.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) *
 // recover fails the tasks a previous process left running and unlinks the
 // submitted ones from jobs that process owned.
 func (s *Service) recover(ctx context.Context) error {
+	// A running task with a job keeps following that job: the plugin keeps
+	// its jobs across a restart, adopts the ones a worker is still running,
+	// retries or expires the rest, and Reconcile carries the outcome here.
+	// Only a running task with no job to follow cannot end any other way.
 	now := micros(s.now())
 	res, err := s.db.ExecContext(ctx, `UPDATE lance_tasks
 		SET status = 'failed', completed_at = ?, error_code = ?, error_message = ?,
 		    started_at = CASE WHEN started_at = 0 THEN ? ELSE started_at END
-		WHERE status = 'running'`, now, FailRestarted, restartMessage, now)
+		WHERE status = 'running' AND job_id = ''`, now, FailRestarted, restartMessage, now)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n > 0 {
-		s.log.Warn("tasks: marked tasks failed that were running when floe stopped", "count", n)
+		s.log.Warn("tasks: marked tasks failed that were running without a job when floe stopped", "count", n)
 	}
+	// Submitted tasks are handed to the runner again by Resume; the runner
+	// deduplicates on the task id, so a job that survived is reused.
 	_, err = s.db.ExecContext(ctx, `UPDATE lance_tasks SET job_id = '' WHERE status = 'submitted' AND job_id <> ''`)
 	return err
 }

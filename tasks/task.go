@@ -77,15 +77,15 @@ type TaskError struct {
 const (
 	// FailJob: the job running the task failed; the message is the worker's.
 	FailJob = "JobFailed"
-	// FailRestarted: floe stopped while the task was running. Running work
-	// cannot be re-attached after a restart, and repeating a half-done
-	// maintenance step silently is worse than saying so; submit it again.
+	// FailRestarted: floe stopped while the task was running and its job
+	// did not survive the restart, so the outcome is unknown. Repeating a
+	// half-done maintenance step silently is worse than saying so.
 	FailRestarted = "FloeRestarted"
 )
 
-// restartMessage is the error message of a task that was running when floe
-// stopped.
-const restartMessage = "floe restarted while this task was running, so its outcome is unknown; submit the task again"
+// restartMessage is the error message of a task whose job was lost across a
+// floe restart.
+const restartMessage = "floe restarted while this task was running and its job did not survive, so its outcome is unknown; submit the task again"
 
 // MaxTasksPerType bounds the stored tasks per (table id, task type), terminal
 // ones included, so one table cannot grow the catalog without limit;

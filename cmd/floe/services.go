@@ -54,7 +54,15 @@ func (s *services) run(ctx context.Context, st *catalog.Store, log *slog.Logger)
 	defer tick.Stop()
 	lookup := func(ctx context.Context, id string) (tasks.JobUpdate, error) {
 		j, err := s.plugin.GetJob(ctx, id)
+		if errors.Is(err, plugin.ErrJobNotFound) {
+			return tasks.JobUpdate{}, tasks.ErrJobGone
+		}
 		return jobUpdate(j), err
+	}
+	// Settle tasks that were running when floe last stopped without waiting
+	// for the first tick.
+	if _, err := s.tasks.Reconcile(ctx, lookup); err != nil && ctx.Err() == nil {
+		log.Warn("reconcile tasks", "err", err)
 	}
 	for {
 		select {
