@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// run executes the floe command line in-process and returns stdout and the
+// exit code main would use.
+func run(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		return out.String() + err.Error(), exitCode(err)
+	}
+	return out.String(), 0
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			p := append(append([]string{}, path...), sub.Name())
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			out, code := run(t, append(p, "--help")...)
+			if code != 0 || !strings.Contains(out, "Usage:") || sub.Short == "" {
+				t.Errorf("floe %s --help: code %d, short %q:\n%s", strings.Join(p, " "), code, sub.Short, out)
+			}
+			walk(sub, p)
+		}
+	}
+	walk(newRootCmd(), nil)
+}
+
+func TestCatalogCommands(t *testing.T) {
+	data := "--data=" + t.TempDir()
+	steps := []struct {
+		args     []string
+		code     int
+		want     string
+		wantJSON bool
+	}{
+		{args: []string{"bucket", "create", "vectors", "--format", "lance"}, want: "created LANCE bucket vectors"},
+		{args: []string{"bucket", "create", "lake", "--format", "iceberg"}, want: "created ICEBERG bucket lake"},
+		{args: []string{"bucket", "create", "vectors", "--format", "lance"}, code: 2, want: "already exists"},
+		{args: []string{"bucket", "create", "Bad$Name", "--format", "lance"}, code: 2, want: "lower-case"},
+		{args: []string{"bucket", "create", "nofmt"}, code: 2, want: "--format is required"},
+		{args: []string{"bucket", "create", "x1", "--format", "parquet"}, code: 2, want: "lance or iceberg"},
+		{args: []string{"namespace", "create", "vectors", "docs"}, want: "created namespace docs"},
+		{args: []string{"namespace", "create", "vectors", "a.b"}, code: 2, want: "parent namespace"},
+		{args: []string{"namespace", "create", "vectors", "docs.eu"}, want: "created namespace docs.eu"},
+		{args: []string{"namespace", "create", "nobucket", "docs"}, code: 2, want: "nobucket"},
+		{args: []string{"bucket", "list", "--json"}, wantJSON: true, want: `"name": "lake"`},
+		{args: []string{"namespace", "list", "vectors", "--json"}, wantJSON: true, want: `"namespace": "docs.eu"`},
+		{args: []string{"table", "list", "vectors", "--json"}, wantJSON: true, want: `[]`},
+		{args: []string{"table", "list", "vectors", "docs"}, want: "NAMESPACE"},
+		{args: []string{"user", "add", "alice", "--role", "root"}, code: 2, want: "admin or readonly"},
+		{args: []string{"user", "add", "alice", "--role", "readonly"}, want: "password (shown once)"},
+		{args: []string{"token", "create", "--role", "readwrite", "--bucket", "nobucket"}, code: 2, want: "nobucket"},
+		{args: []string{"token", "create", "--role", "admin"}, code: 2, want: "readwrite or readonly"},
+		{args: []string{"worker-token", "create"}, want: "floew_"},
+		{args: []string{"bucket", "delete", "lake"}, want: "deleted bucket lake"},
+		{args: []string{"bucket", "delete", "vectors"}, code: 2, want: "not empty"},
+	}
+	for _, s := range steps {
+		t.Run(strings.Join(s.args, " "), func(t *testing.T) {
+			out, code := run(t, append(s.args, data)...)
+			if code != s.code || !strings.Contains(out, s.want) {
+				t.Fatalf("code %d (want %d), output:\n%s\nwant it to contain %q", code, s.code, out, s.want)
+			}
+			if s.wantJSON && !json.Valid([]byte(out)) {
+				t.Fatalf("--json printed invalid JSON:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestTokenCreatePrintsKeyLast: scripts take the key from the last line.
+func TestTokenCreatePrintsKeyLast(t *testing.T) {
+	data := "--data=" + t.TempDir()
+	if _, code := run(t, "bucket", "create", "vectors", "--format", "lance", data); code != 0 {
+		t.Fatal("bucket create failed")
+	}
+	out, code := run(t, "token", "create", "--role", "readonly", "--bucket", "vectors", data)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.HasPrefix(lines[len(lines)-1], "floe_") {
+		t.Fatalf("code %d, output:\n%s", code, out)
+	}
+}
