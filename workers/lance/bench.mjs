@@ -43,11 +43,12 @@ const say = (k, v) => console.log(`${k.padEnd(44)} ${v}`);
 const h = await H.startFloe();
 try {
   const db = await H.connect(h);
+  let t0;
 
   // 1. detection sweep
   if (only.has('detect')) {
   await H.ensureNamespace(db, 'bench', 'many');
-  let t0 = Date.now();
+  t0 = Date.now();
   const small = batch(0, 10);
   for (let i = 0; i < TABLES; i += 8) {
     await Promise.all(Array.from({ length: Math.min(8, TABLES - i) }, (_, k) => db.createTable(`t${String(i + k).padStart(4, '0')}`, small, ['bench', 'many'])));
@@ -143,6 +144,13 @@ async function clickToRows(db) {
     return m && Number(m[1].replace(/\D/g, '')) === PREVIEW_ROWS;
   }, 180000, 500);
   say('setup: table observed by the console', `after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // Warm means idle: the worker's first detection sweeps (every table in the
+  // data directory, per periodic job type) have finished before timing.
+  t0 = Date.now();
+  for (const jt of ['lance_compact', 'lance_cleanup', 'lance_optimize_indices']) {
+    await w.waitFor(new RegExp(`msg="detect: sweep done" job_type=${jt} `), 300000);
+  }
+  say('setup: worker first detection sweeps done', `after a further ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
   const path = '/buckets/bench/namespaces/click/tables/million/data?limit=200';
   const measure = async (p, check) => {
