@@ -34,14 +34,16 @@ async function runTask(table, op, body) {
 }
 
 describe('task API on the real worker', () => {
-  it('create_vector_index on a column the table lacks ends failed with the engine reason', async () => {
+  it('create_vector_index on a column the table lacks ends failed naming the missing column and the columns the table has', async () => {
     await H.seedTable(h, { bucket: B, name: 'novec', appends: 1, perAppend: 300 });
     const info = await runTask('novec', 'create_vector_index', { column: 'no_such_column', index_type: 'IVF_PQ' });
     assert.equal(info.status, 'failed', JSON.stringify(info));
     if (process.env.FLOE_TEST_VERBOSE) console.error('failed task:', JSON.stringify(info));
     assert.ok(info.error, `failed task without error: ${JSON.stringify(info)}`);
     assert.equal(typeof info.error.message, 'string');
+    // The worker checks the column against the schema LanceDB reports before building.
     assert.match(info.error.message, /no_such_column/);
+    assert.match(info.error.message, /id, title, category, vector/);
     assert.ok(info.completed_at, 'a failed task has a completion time');
     const t = await H.openTable(h, B, 'docs', 'novec');
     assert.deepEqual(await t.listIndices(), [], 'a failed build leaves no index');
