@@ -360,6 +360,10 @@ func (st *jobStore) onCompleted(s *session, c *pluginpb.Completed) {
 	if msg == "" {
 		msg = "the worker reported failure without a reason"
 	}
+	if c.GetPermanent() && r.Attempts < r.MaxAttempts {
+		st.logLocked(ctx, r, "the worker says a retry would fail the same way; not retrying")
+		r.MaxAttempts = r.Attempts
+	}
 	st.failAttemptLocked(ctx, r, msg)
 	st.p.sched.wake(r.Lane)
 }

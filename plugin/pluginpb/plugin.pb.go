@@ -1553,13 +1553,17 @@ func (x *Progress) GetMetrics() map[string]float64 {
 
 // Completed ends a job's attempt.
 type Completed struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Success       bool                   `protobuf:"varint,2,opt,name=success,proto3" json:"success,omitempty"`
-	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
-	Result        map[string]string      `protobuf:"bytes,4,rep,name=result,proto3" json:"result,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	ResultJson    string                 `protobuf:"bytes,5,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"` // optional structured result
-	Summary       string                 `protobuf:"bytes,6,opt,name=summary,proto3" json:"summary,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	JobId      string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Success    bool                   `protobuf:"varint,2,opt,name=success,proto3" json:"success,omitempty"`
+	Error      string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	Result     map[string]string      `protobuf:"bytes,4,rep,name=result,proto3" json:"result,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	ResultJson string                 `protobuf:"bytes,5,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"` // optional structured result
+	Summary    string                 `protobuf:"bytes,6,opt,name=summary,proto3" json:"summary,omitempty"`
+	// permanent marks a failure that any retry would repeat (parameters the
+	// engine cannot honour, a missing column, a vanished table): the console
+	// fails the job at once instead of spending its retries.
+	Permanent     bool `protobuf:"varint,7,opt,name=permanent,proto3" json:"permanent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1634,6 +1638,13 @@ func (x *Completed) GetSummary() string {
 		return x.Summary
 	}
 	return ""
+}
+
+func (x *Completed) GetPermanent() bool {
+	if x != nil {
+		return x.Permanent
+	}
+	return false
 }
 
 // Observations describe objects the worker looked at; newest wins per
@@ -2669,7 +2680,7 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\ametrics\x18\x06 \x03(\v2%.floe.plugin.v1.Progress.MetricsEntryR\ametrics\x1a:\n" +
 	"\fMetricsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\x87\x02\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xa5\x02\n" +
 	"\tCompleted\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\asuccess\x18\x02 \x01(\bR\asuccess\x12\x14\n" +
@@ -2677,7 +2688,8 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06result\x18\x04 \x03(\v2%.floe.plugin.v1.Completed.ResultEntryR\x06result\x12\x1f\n" +
 	"\vresult_json\x18\x05 \x01(\tR\n" +
 	"resultJson\x12\x18\n" +
-	"\asummary\x18\x06 \x01(\tR\asummary\x1a9\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\x12\x1c\n" +
+	"\tpermanent\x18\a \x01(\bR\tpermanent\x1a9\n" +
 	"\vResultEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"O\n" +

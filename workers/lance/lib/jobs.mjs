@@ -107,14 +107,16 @@ export async function runJob(spec, ctx) {
     return { success: true, error: '', result, result_json: resultJSON, summary: out.summary(before, after), observation: { object_id: d.tableId, attrs: after } };
   } catch (e) {
     if (e instanceof CanceledError) return { success: false, canceled: true, error: `canceled: ${e.message}`, result: { canceled: 'true' }, result_json: '', summary: 'canceled' };
-    if (e instanceof ParamError) return fail(e.message);
-    if (e instanceof TableGoneError) return fail(e.message);
+    // Neither a refused parameter nor a vanished table gets better on a
+    // retry: say so, and the console fails the job at once.
+    if (e instanceof ParamError) return fail(e.message, true);
+    if (e instanceof TableGoneError) return fail(e.message, true);
     return fail(`${spec.job_type} on ${ident} failed: ${shortError(e)}`);
   }
 }
 
-function fail(error) {
-  return { success: false, error, result: {}, result_json: '', summary: error };
+function fail(error, permanent = false) {
+  return { success: false, permanent, error, result: {}, result_json: '', summary: error };
 }
 
 // ---- compaction ------------------------------------------------------------

@@ -319,7 +319,7 @@ export class Worker {
     this.jobs.set(job.job_id, entry);
     const progress = (p) => this.send({ request_id: rid, progress: { job_id: job.job_id, state: p.state || 'running', percent: p.percent ?? 0, stage: p.stage || '', message: p.message || '', metrics: p.metrics || {} } });
     const complete = (c) => {
-      (entry.dropResult ? this.send : this.sendOrKeep).call(this, { request_id: rid, completed: { job_id: job.job_id, success: !!c.success, error: c.error || '', result: c.result || {}, result_json: c.result_json || '', summary: c.summary || '' } });
+      (entry.dropResult ? this.send : this.sendOrKeep).call(this, { request_id: rid, completed: { job_id: job.job_id, success: !!c.success, permanent: !!c.permanent, error: c.error || '', result: c.result || {}, result_json: c.result_json || '', summary: c.summary || '' } });
     };
     let release = null;
     try {
