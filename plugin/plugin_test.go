@@ -393,7 +393,12 @@ func TestCancelOnCallerTimeoutReachesWorker(t *testing.T) {
 
 func TestShutdownWithOpenStreams(t *testing.T) {
 	h := newHarness(t, Options{DisableScheduler: true})
+	// detecting is closed when a worker is inside Detect: only then is the
+	// waiter surely in flight (the pending map also holds describe calls).
+	detecting := make(chan struct{})
+	var once sync.Once
 	block := func(ctx context.Context, d *pluginpb.Detect) ([]*pluginpb.Proposal, error) {
+		once.Do(func() { close(detecting) })
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
@@ -406,11 +411,11 @@ func TestShutdownWithOpenStreams(t *testing.T) {
 	h.waitUntil("descriptor", func() bool { _, ok := h.p.Descriptor("lance_compact"); return ok })
 	errc := make(chan error, 1)
 	go func() { _, err := h.p.RunDetection(context.Background(), "lance_compact"); errc <- err }()
-	h.waitUntil("detection in flight", func() bool {
-		h.p.pending.mu.Lock()
-		defer h.p.pending.mu.Unlock()
-		return len(h.p.pending.m) > 0
-	})
+	select {
+	case <-detecting:
+	case err := <-errc:
+		t.Fatalf("detection ended before any worker ran it: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := h.p.Shutdown(ctx); err != nil {
