@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -53,6 +54,12 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, ID: t.ID, ARN: t.ARN,
 		Format: string(t.Format), Location: t.Location, State: string(t.State),
 		CreatedAt: t.CreatedAt, ModifiedAt: t.ModifiedAt, Rows: "—",
+	}
+	if t.Format == catalog.FormatLance {
+		// Read from storage, so the version shows without any worker.
+		if latest, _ := catalog.LanceVersion(t.Location, 0); latest > 0 {
+			v.Version = strconv.FormatUint(latest, 10)
+		}
 	}
 	if h.stats != nil {
 		if st, ok := h.stats.TableStats(t.ID, t.Format); ok {

@@ -2,11 +2,9 @@ package lancerest
 
 import (
 	"context"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/floe/floe/catalog"
@@ -52,45 +50,10 @@ func insideDir(path, dir string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// versionScan lists <location>/_versions and returns the latest version and
-// whether want (if non-zero) is among them. Manifest names are V1
-// "{v}.manifest" or V2 "{u64::MAX - v:020}.manifest" (always 20 digits).
+// versionScan is catalog.LanceVersion: the latest version under
+// <location>/_versions and whether want (if non-zero) is among them.
 func versionScan(location string, want uint64) (latest uint64, found bool) {
-	f, err := os.Open(filepath.Join(location, "_versions"))
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
-	for _, n := range names {
-		v, ok := parseManifestName(n)
-		if !ok {
-			continue
-		}
-		if v > latest {
-			latest = v
-		}
-		if want != 0 && v == want {
-			found = true
-		}
-	}
-	return latest, found
-}
-
-// parseManifestName returns the version a manifest file name records.
-func parseManifestName(name string) (uint64, bool) {
-	stem, ok := strings.CutSuffix(name, ".manifest")
-	if !ok || stem == "" {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(stem, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if len(stem) == 20 { // V2: zero-padded inverted version
-		return math.MaxUint64 - n, true
-	}
-	return n, true
+	return catalog.LanceVersion(location, want)
 }
 
 // hasData reports whether a Lance dataset has been written at location.

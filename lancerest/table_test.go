@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/catalog"
 )
 
 // writeVersions fakes what the Lance SDK leaves in _versions/.
@@ -194,9 +196,9 @@ func TestParseManifestName(t *testing.T) {
 		{"-1.manifest", 0, false},
 		{"99999999999999999999.manifest", 0, false}, // overflows u64
 	} {
-		v, ok := parseManifestName(c.name)
+		v, ok := catalog.ParseManifestName(c.name)
 		if v != c.v || ok != c.ok {
-			t.Errorf("parseManifestName(%q) = %d, %v; want %d, %v", c.name, v, ok, c.v, c.ok)
+			t.Errorf("ParseManifestName(%q) = %d, %v; want %d, %v", c.name, v, ok, c.v, c.ok)
 		}
 	}
 }

@@ -154,6 +154,7 @@ type TableView struct {
 	Format       string
 	Location     string
 	State        string
+	Version      string // Lance: latest version in _versions/; "" before the first write
 	CreatedAt    time.Time
 	ModifiedAt   time.Time
 	Rows         string
