@@ -11,37 +11,17 @@ import (
 // empty, "/", the warehouse root, a bucket or namespace directory, or a
 // directory that also holds another table's data.
 func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
-	if err := validateRef(ref); err != nil {
-		return Table{}, err
-	}
-	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if t, err = s.getTable(ctx, tx, ref); err != nil {
-			return err
-		}
-		if err := s.checkDeletable(ctx, tx, t, nil); err != nil {
-			return err
-		}
-		// Data first, inside the transaction: if deleting fails the entry
-		// stays and the caller can retry.
-		if err := s.fs.RemoveAll(t.Location); err != nil {
-			return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
-			return dbErr("delete table", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return Table{}, err
-	}
-	return t, nil
+	return s.removeTable(ctx, ref, true)
 }
 
 // ForgetTable removes a table's entry and keeps every byte of its data (an
 // Iceberg drop without purge).
 func (s *Store) ForgetTable(ctx context.Context, ref TableRef) (Table, error) {
+	return s.removeTable(ctx, ref, false)
+}
+
+// removeTable deletes the entry and, with deleteData, the data directory.
+func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
@@ -50,6 +30,16 @@ func (s *Store) ForgetTable(ctx context.Context, ref TableRef) (Table, error) {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
+		}
+		if deleteData {
+			if err := s.checkDeletable(ctx, tx, t, nil); err != nil {
+				return err
+			}
+			// Data first, inside the transaction: if deleting fails the
+			// entry stays and the caller can retry.
+			if err := s.fs.RemoveAll(t.Location); err != nil {
+				return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
 			return dbErr("delete table", err)

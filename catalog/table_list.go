@@ -91,27 +91,15 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 	if err != nil {
 		return nil, "", dbErr("list tables", err)
 	}
-	items = []Table{}
-	for rows.Next() {
-		t, err := s.scanTable(rows)
-		if err != nil {
-			rows.Close()
-			return nil, "", dbErr("list tables", err)
-		}
-		items = append(items, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, "", dbErr("list tables", err)
+	if items, err = s.scanTables(rows); err != nil {
+		return nil, "", err
 	}
 	if len(items) > limit {
 		items = items[:limit]
 		next = items[limit-1].Name
 	}
-	for i := range items {
-		if items[i], err = s.refreshState(ctx, s.ro, items[i]); err != nil {
-			return nil, "", err
-		}
+	if err := s.refreshStates(ctx, items); err != nil {
+		return nil, "", err
 	}
 	return items, next, nil
 }
@@ -203,26 +191,15 @@ func (s *Store) ListAllTables(ctx context.Context, f Format, buckets []string, c
 	if err != nil {
 		return nil, "", dbErr("list tables", err)
 	}
-	for rows.Next() {
-		t, err := s.scanTable(rows)
-		if err != nil {
-			rows.Close()
-			return nil, "", dbErr("list tables", err)
-		}
-		items = append(items, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, "", dbErr("list tables", err)
+	if items, err = s.scanTables(rows); err != nil {
+		return nil, "", err
 	}
 	if len(items) > limit {
 		items = items[:limit]
 		next = encodeCursor(items[limit-1])
 	}
-	for i := range items {
-		if items[i], err = s.refreshState(ctx, s.ro, items[i]); err != nil {
-			return nil, "", err
-		}
+	if err := s.refreshStates(ctx, items); err != nil {
+		return nil, "", err
 	}
 	return items, next, nil
 }
@@ -306,4 +283,33 @@ func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, 
 		s.lists.put(key, cachedListing{gen: gen, names: append([]string(nil), names...), next: next})
 	}
 	return names, next, nil
+}
+
+// scanTables reads every row of a table query and closes it.
+func (s *Store) scanTables(rows *sql.Rows) ([]Table, error) {
+	defer rows.Close()
+	items := []Table{}
+	for rows.Next() {
+		t, err := s.scanTable(rows)
+		if err != nil {
+			return nil, dbErr("list tables", err)
+		}
+		items = append(items, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("list tables", err)
+	}
+	return items, nil
+}
+
+// refreshStates brings declared Lance tables of a page up to date in place.
+func (s *Store) refreshStates(ctx context.Context, items []Table) error {
+	for i := range items {
+		t, err := s.refreshState(ctx, s.ro, items[i])
+		if err != nil {
+			return err
+		}
+		items[i] = t
+	}
+	return nil
 }
