@@ -30,17 +30,14 @@ func newBucketCreateCmd() *cobra.Command {
 			if f == catalog.FormatUnset {
 				return usageError{"--format is required: lance or iceberg"}
 			}
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, b.ARN)
-			return nil
+			return withStore(cmd, func(st *catalog.Store) error {
+				b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, b.ARN)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "table format the bucket holds: lance or iceberg (required)")
@@ -65,29 +62,26 @@ func newBucketListCmd() *cobra.Command {
 		Short: "List table buckets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			out := []bucketJSON{}
-			var rows [][]string
-			after := ""
-			for {
-				page, next, err := st.ListBuckets(cmd.Context(), catalog.ListOptions{After: after, Limit: catalog.MaxPageSize})
-				if err != nil {
-					return err
+			return withStore(cmd, func(st *catalog.Store) error {
+				out := []bucketJSON{}
+				var rows [][]string
+				after := ""
+				for {
+					page, next, err := st.ListBuckets(cmd.Context(), catalog.ListOptions{After: after, Limit: catalog.MaxPageSize})
+					if err != nil {
+						return err
+					}
+					for _, b := range page {
+						out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags})
+						rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339)})
+					}
+					if next == "" {
+						break
+					}
+					after = next
 				}
-				for _, b := range page {
-					out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags})
-					rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339)})
-				}
-				if next == "" {
-					break
-				}
-				after = next
-			}
-			return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "FORMAT", "TABLES", "CREATED"}, rows)
+				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "FORMAT", "TABLES", "CREATED"}, rows)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -101,16 +95,13 @@ func newBucketDeleteCmd() *cobra.Command {
 		Short: "Delete an empty table bucket (--cascade also drops its tables and DELETES THEIR DATA)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if err := st.DeleteBucket(cmd.Context(), args[0], cascade); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "deleted bucket %s\n", args[0])
-			return nil
+			return withStore(cmd, func(st *catalog.Store) error {
+				if err := st.DeleteBucket(cmd.Context(), args[0], cascade); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "deleted bucket %s\n", args[0])
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&cascade, "cascade", false, "also drop every namespace and table in the bucket, deleting their data")

@@ -23,17 +23,14 @@ func newNamespaceCreateCmd() *cobra.Command {
   floe namespace create lake sales.eu`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ns, err := st.CreateNamespace(cmd.Context(), args[0], catalog.SplitNamespace(args[1]), nil)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created namespace %s in bucket %s\n", ns.Name(), ns.Bucket)
-			return nil
+			return withStore(cmd, func(st *catalog.Store) error {
+				ns, err := st.CreateNamespace(cmd.Context(), args[0], catalog.SplitNamespace(args[1]), nil)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "created namespace %s in bucket %s\n", ns.Name(), ns.Bucket)
+				return nil
+			})
 		},
 	}
 }
@@ -53,22 +50,19 @@ func newNamespaceListCmd() *cobra.Command {
 		Short: "List every namespace of a bucket, at every depth",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			list, err := st.ListAllNamespaces(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			out := []namespaceJSON{}
-			var rows [][]string
-			for _, n := range list {
-				out = append(out, namespaceJSON{n.Bucket, n.Name(), n.Levels, n.Properties, n.CreatedAt})
-				rows = append(rows, []string{n.Name(), n.CreatedAt.Format(time.RFC3339)})
-			}
-			return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAMESPACE", "CREATED"}, rows)
+			return withStore(cmd, func(st *catalog.Store) error {
+				list, err := st.ListAllNamespaces(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				out := []namespaceJSON{}
+				var rows [][]string
+				for _, n := range list {
+					out = append(out, namespaceJSON{n.Bucket, n.Name(), n.Levels, n.Properties, n.CreatedAt})
+					rows = append(rows, []string{n.Name(), n.CreatedAt.Format(time.RFC3339)})
+				}
+				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAMESPACE", "CREATED"}, rows)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -56,6 +56,16 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPat
 	return st, p, nil
 }
 
+// withStore opens the catalog for one CLI command, runs fn and closes it.
+func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
+	st, _, err := openStore(cmd.Context(), cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
 // exitCode maps errors to exit statuses: 2 for a user's mistake, 1 otherwise.
 func exitCode(err error) int {
 	var ce *catalog.Error

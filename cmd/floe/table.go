@@ -33,44 +33,41 @@ func newTableListCmd() *cobra.Command {
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, _, err := openStore(ctx, cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			var namespaces [][]string
-			if len(args) == 2 {
-				namespaces = [][]string{catalog.SplitNamespace(args[1])}
-			} else {
-				all, err := st.ListAllNamespaces(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				for _, n := range all {
-					namespaces = append(namespaces, n.Levels)
-				}
-			}
-			out := []tableJSON{}
-			var rows [][]string
-			for _, ns := range namespaces {
-				after := ""
-				for {
-					opt := catalog.ListTablesOptions{ListOptions: catalog.ListOptions{After: after, Limit: catalog.MaxPageSize}, IncludeDeclared: true, IncludeDeregistered: true}
-					page, next, err := st.ListTables(ctx, args[0], ns, opt)
+			return withStore(cmd, func(st *catalog.Store) error {
+				var namespaces [][]string
+				if len(args) == 2 {
+					namespaces = [][]string{catalog.SplitNamespace(args[1])}
+				} else {
+					all, err := st.ListAllNamespaces(ctx, args[0])
 					if err != nil {
 						return err
 					}
-					for _, t := range page {
-						out = append(out, tableJSON{t.ID, t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), string(t.State), t.Location, t.ARN, t.CreatedAt})
-						rows = append(rows, []string{catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), orDash(string(t.State)), t.CreatedAt.Format(time.RFC3339)})
+					for _, n := range all {
+						namespaces = append(namespaces, n.Levels)
 					}
-					if next == "" {
-						break
-					}
-					after = next
 				}
-			}
-			return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAMESPACE", "TABLE", "FORMAT", "STATE", "CREATED"}, rows)
+				out := []tableJSON{}
+				var rows [][]string
+				for _, ns := range namespaces {
+					after := ""
+					for {
+						opt := catalog.ListTablesOptions{ListOptions: catalog.ListOptions{After: after, Limit: catalog.MaxPageSize}, IncludeDeclared: true, IncludeDeregistered: true}
+						page, next, err := st.ListTables(ctx, args[0], ns, opt)
+						if err != nil {
+							return err
+						}
+						for _, t := range page {
+							out = append(out, tableJSON{t.ID, t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), string(t.State), t.Location, t.ARN, t.CreatedAt})
+							rows = append(rows, []string{catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), orDash(string(t.State)), t.CreatedAt.Format(time.RFC3339)})
+						}
+						if next == "" {
+							break
+						}
+						after = next
+					}
+				}
+				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAMESPACE", "TABLE", "FORMAT", "STATE", "CREATED"}, rows)
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -25,29 +25,26 @@ func newTokenCreateCmd() *cobra.Command {
 			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly {
 				return usageError{"--role must be readwrite or readonly"}
 			}
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if bucket != "" {
-				if _, err := st.GetBucket(cmd.Context(), bucket); err != nil {
+			return withStore(cmd, func(st *catalog.Store) error {
+				if bucket != "" {
+					if _, err := st.GetBucket(cmd.Context(), bucket); err != nil {
+						return err
+					}
+				}
+				if name == "" {
+					name = "cli-" + role
+				}
+				k, secret, err := st.CreateAPIKey(cmd.Context(), name, r, bucket, 0)
+				if err != nil {
 					return err
 				}
-			}
-			if name == "" {
-				name = "cli-" + role
-			}
-			k, secret, err := st.CreateAPIKey(cmd.Context(), name, r, bucket, 0)
-			if err != nil {
-				return err
-			}
-			scope := "every bucket"
-			if k.Bucket != "" {
-				scope = "bucket " + k.Bucket
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created %s key %s (%s) for %s; it is shown once:\n%s\n", k.Role, k.Name, k.ID, scope, secret)
-			return nil
+				scope := "every bucket"
+				if k.Bucket != "" {
+					scope = "bucket " + k.Bucket
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "created %s key %s (%s) for %s; it is shown once:\n%s\n", k.Role, k.Name, k.ID, scope, secret)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", "", "readwrite or readonly")
@@ -64,17 +61,14 @@ func newWorkerTokenCmd() *cobra.Command {
 		Short: "Create a worker token; the token is printed once, on its own last line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			t, secret, err := st.CreateWorkerToken(cmd.Context(), name)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created worker token %s (%s); it is shown once:\n%s\n", t.Name, t.ID, secret)
-			return nil
+			return withStore(cmd, func(st *catalog.Store) error {
+				t, secret, err := st.CreateWorkerToken(cmd.Context(), name)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "created worker token %s (%s); it is shown once:\n%s\n", t.Name, t.ID, secret)
+				return nil
+			})
 		},
 	}
 	create.Flags().StringVar(&name, "name", "worker", "a name to recognise the token by")

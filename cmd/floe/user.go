@@ -40,20 +40,17 @@ func newUserAddCmd() *cobra.Command {
 			if generated {
 				password = randomPassword()
 			}
-			st, _, err := openStore(cmd.Context(), cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			u, err := st.CreateUser(cmd.Context(), args[0], password, r)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "added %s user %s\n", u.Role, u.Name)
-			if generated {
-				fmt.Fprintf(cmd.OutOrStdout(), "password (shown once):\n%s\n", password)
-			}
-			return nil
+			return withStore(cmd, func(st *catalog.Store) error {
+				u, err := st.CreateUser(cmd.Context(), args[0], password, r)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "added %s user %s\n", u.Role, u.Name)
+				if generated {
+					fmt.Fprintf(cmd.OutOrStdout(), "password (shown once):\n%s\n", password)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&role, "role", "", "admin (every action) or readonly (reads only)")
