@@ -21,9 +21,7 @@ type querier interface {
 
 // inTx runs fn in a write transaction through persist's one write queue and
 // commits when fn returns nil. Inside fn only tx may touch the database: a
-// second connection wanting the write lock would wait on ourselves. fn may
-// run again when another process held the lock, so it keeps no state of its
-// own across attempts.
+// second connection wanting the write lock would wait on ourselves.
 func (s *Store) inTx(ctx context.Context, fn func(tx *persist.Tx) error) error {
 	err := s.db.Write(ctx, fn)
 	var pe *persist.Error

@@ -10,10 +10,12 @@ import (
 )
 
 // Dialect is what differs between database backends. Callers write portable
-// SQL with '?' placeholders and INSERT … ON CONFLICT (both SQLite and
-// PostgreSQL speak it); the dialect rewrites placeholders, supplies the few
-// expressions that differ and classifies driver errors. A PostgreSQL dialect
-// is a second value of this type, not a change to any caller.
+// SQL with '?' placeholders; upserts as INSERT … ON CONFLICT … DO UPDATE or
+// DO NOTHING and RETURNING need no entry here, because SQLite (3.35+) and
+// PostgreSQL spell them the same. The dialect rewrites placeholders,
+// supplies the few expressions that differ (now, table lookup) and
+// classifies driver errors. A PostgreSQL dialect is a second value of this
+// type, not a change to any caller.
 type Dialect struct {
 	// Name identifies the backend in logs and errors ("sqlite").
 	Name string

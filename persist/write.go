@@ -48,10 +48,10 @@ func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error
 // Write runs fn in a write transaction and commits when fn returns nil; an
 // error from fn rolls back and is returned as it is. Writes of this process
 // run one at a time, in arrival order, through one queue; a caller waiting
-// in it gives up when ctx ends. When the database reports it busy (another
-// process holds the lock past the busy timeout), the whole transaction is
-// retried, so fn may run more than once: it must only touch the database
-// through tx and keep no state of its own across attempts. Inside fn only tx
+// in it gives up when ctx ends. The transaction takes the write lock when it
+// begins (SQLite's BEGIN IMMEDIATE), so another process holding the lock
+// past the busy timeout shows up there, before fn ran: that begin is
+// retried here, in one place, and fn runs at most once. Inside fn only tx
 // may touch the database: a second connection wanting the write lock would
 // wait on ourselves.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
@@ -61,24 +61,9 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 		return ctx.Err()
 	}
 	defer func() { <-db.writeSlot }()
-	var err error
-	for attempt := 1; ; attempt++ {
-		err = db.writeOnce(ctx, fn)
-		if err == nil || !db.dialect.IsBusy(err) || attempt == maxWriteAttempts {
-			return err
-		}
-		select {
-		case <-time.After(busyBackoff * time.Duration(attempt)):
-		case <-ctx.Done():
-			return err
-		}
-	}
-}
-
-func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
-	stx, err := db.sql.BeginTx(ctx, nil)
+	stx, err := db.begin(ctx)
 	if err != nil {
-		return &Error{Op: "begin transaction", Err: err}
+		return err
 	}
 	defer stx.Rollback()
 	if err := fn(&Tx{tx: stx, dialect: db.dialect}); err != nil {
@@ -88,6 +73,24 @@ func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 		return &Error{Op: "commit", Err: err}
 	}
 	return nil
+}
+
+// begin starts a write transaction, retrying while the database is busy.
+func (db *DB) begin(ctx context.Context) (*sql.Tx, error) {
+	for attempt := 1; ; attempt++ {
+		stx, err := db.sql.BeginTx(ctx, nil)
+		if err == nil {
+			return stx, nil
+		}
+		if !db.dialect.IsBusy(err) || attempt == maxWriteAttempts {
+			return nil, &Error{Op: "begin transaction", Err: err}
+		}
+		select {
+		case <-time.After(busyBackoff * time.Duration(attempt)):
+		case <-ctx.Done():
+			return nil, &Error{Op: "begin transaction", Err: err}
+		}
+	}
 }
 
 // ExecContext runs one write statement through the write queue (a
