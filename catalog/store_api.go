@@ -2,7 +2,7 @@ package catalog
 
 // This file is the catalog's public surface: options, the Store and the
 // input/option types. The methods live beside it, one file per noun
-// (bucket.go, namespace.go, table_*.go, user.go, session.go, apikey.go).
+// (bucket.go, namespace.go, table_*.go, user.go, apikey.go).
 
 import (
 	"strings"

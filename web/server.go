@@ -74,7 +74,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
-	store, err := sessions.New(ctx, cfg.DB, nil)
+	sessionStore, err := sessions.New(ctx, cfg.DB, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 		log = slog.Default()
 	}
 	sm := scs.New()
-	sm.Store = store
+	sm.Store = sessionStore
 	sm.Lifetime = sessionLifetime
 	sm.IdleTimeout = sessionIdleTimeout
 	sm.Cookie.Name = sessionCookieName
