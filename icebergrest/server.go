@@ -1,21 +1,19 @@
-// Package iceberg serves the Iceberg REST catalog over floe's catalog (one
-// catalog per ICEBERG or unset bucket, prefix = bucket), and reads Iceberg
-// metadata, manifests and Parquet data for the console.
-package iceberg
+// Package icebergrest serves the Iceberg REST catalog over floe's catalog
+// (one catalog per ICEBERG or unset bucket, prefix = bucket). It parses
+// requests, checks API keys, calls the Iceberg library (package iceberg) and
+// renders the spec's JSON and error model; the format work is the library's.
+package icebergrest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // Config configures the Iceberg REST server.
@@ -29,11 +27,10 @@ type Config struct {
 // Server is the Iceberg REST catalog.
 type Server struct {
 	store     *catalog.Store
+	tables    *iceberg.Tables
 	log       *slog.Logger
 	anonymous bool
-	files     fileStore
-	cache     *metadataCache
-	now       func() time.Time
+	ids       requestIDs
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -48,11 +45,10 @@ func New(cfg Config) *Server {
 	}
 	return &Server{
 		store:     cfg.Store,
+		tables:    iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
 		log:       log,
 		anonymous: cfg.Anonymous,
-		files:     localStore{},
-		cache:     newMetadataCache(),
-		now:       time.Now,
+		ids:       newRequestIDs(),
 	}
 }
 
@@ -108,7 +104,10 @@ func (s *Server) Handler() http.Handler {
 		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
 			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", s.ids.next())
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // endpoints advertised in /v1/config, so clients know what we serve.
@@ -277,73 +276,4 @@ func tableParam(r *http.Request) (catalog.TableRef, error) {
 		return catalog.TableRef{}, badRequest("table name %q: %v", name, err)
 	}
 	return catalog.TableRef{Bucket: r.PathValue("prefix"), Namespace: ns, Name: name}, nil
-}
-
-// bucketRoot is the bucket's warehouse directory: every location a client
-// may name (table locations, metadata files) must lie inside it.
-func (s *Server) bucketRoot(bucket string) string {
-	p, err := filepath.Abs(filepath.Join(s.store.Warehouse(), bucket))
-	if err != nil {
-		return filepath.Join(s.store.Warehouse(), bucket)
-	}
-	return p
-}
-
-// metadataCache keeps parsed metadata files by location. Metadata files are
-// never rewritten (each commit writes a new one), so an entry never goes stale.
-type metadataCache struct {
-	mu sync.Mutex
-	m  map[string]*cachedMetadata
-}
-
-type cachedMetadata struct {
-	raw []byte
-	md  *tableMetadata
-}
-
-// metadataCacheCap bounds the cache; past it the cache starts over, which
-// costs one re-read per hot table.
-const metadataCacheCap = 512
-
-func newMetadataCache() *metadataCache { return &metadataCache{m: map[string]*cachedMetadata{}} }
-
-func (c *metadataCache) get(loc string) *cachedMetadata {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[loc]
-}
-
-func (c *metadataCache) put(loc string, e *cachedMetadata) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= metadataCacheCap {
-		clear(c.m)
-	}
-	c.m[loc] = e
-}
-
-// readMetadata returns a table's metadata at a location, from the cache when
-// it can.
-func (s *Server) readMetadata(ctx context.Context, loc string) (*cachedMetadata, error) {
-	if e := s.cache.get(loc); e != nil {
-		return e, nil
-	}
-	e, err := readMetadataFile(s.files, loc)
-	if err != nil {
-		return nil, err
-	}
-	s.cache.put(loc, e)
-	return e, nil
-}
-
-func readMetadataFile(fs fileStore, loc string) (*cachedMetadata, error) {
-	raw, err := fs.ReadFile(loc)
-	if err != nil {
-		return nil, err
-	}
-	var md tableMetadata
-	if err := json.Unmarshal(raw, &md); err != nil {
-		return nil, err
-	}
-	return &cachedMetadata{raw: raw, md: &md}, nil
 }
