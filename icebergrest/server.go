@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
 )
@@ -20,17 +21,18 @@ import (
 type Config struct {
 	Store  *catalog.Store
 	Logger *slog.Logger
-	// Anonymous lets every request through without an API key (local use).
+	// Anonymous lets requests without an API key through (local use); a
+	// wrong key is refused either way.
 	Anonymous bool
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
-	store     *catalog.Store
-	tables    *iceberg.Tables
-	log       *slog.Logger
-	anonymous bool
-	ids       requestIDs
+	store  *catalog.Store
+	tables *iceberg.Tables
+	log    *slog.Logger
+	auth   *apikey.Checker
+	ids    requestIDs
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -44,11 +46,11 @@ func New(cfg Config) *Server {
 		log = slog.Default()
 	}
 	return &Server{
-		store:     cfg.Store,
-		tables:    iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
-		log:       log,
-		anonymous: cfg.Anonymous,
-		ids:       newRequestIDs(),
+		store:  cfg.Store,
+		tables: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		log:    log,
+		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		ids:    newRequestIDs(),
 	}
 }
 
@@ -104,9 +106,12 @@ func (s *Server) Handler() http.Handler {
 		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
 			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
 	})
+	// Every route needs a key (or anonymous mode and no key): a request
+	// without one learns nothing about buckets or routes.
+	authed := s.auth.Middleware(s.refuse, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", s.ids.next())
-		mux.ServeHTTP(w, r)
+		authed.ServeHTTP(w, r)
 	})
 }
 
@@ -168,26 +173,21 @@ func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Buc
 	return b, nil
 }
 
-// authorize applies API keys exactly as the Lance REST does.
+// refuse answers a request whose API key was not accepted.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f *apikey.Refusal) {
+	if f.Reason == apikey.Failed {
+		s.writeError(w, r, f.Err)
+		return
+	}
+	s.writeError(w, r, errorf(http.StatusUnauthorized, typeNotAuthorized, "%s", f.Message))
+}
+
+// authorize checks the request's key (put in the context by the apikey
+// middleware) against the bucket a route names.
 func (s *Server) authorize(r *http.Request, bucket string, a access) error {
-	if s.anonymous {
-		return nil
-	}
-	secret := r.Header.Get("x-api-key")
-	if secret == "" {
-		if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			secret = strings.TrimSpace(h[7:])
-		}
-	}
-	if secret == "" {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "an API key is required: send x-api-key or Authorization: Bearer <key>")
-	}
-	key, err := s.store.VerifyAPIKey(r.Context(), secret)
-	if errors.Is(err, catalog.ErrNotFound) {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "the API key is unknown, revoked or expired")
-	}
-	if err != nil {
-		return err
+	key, ok := apikey.KeyFrom(r.Context())
+	if !ok {
+		return errors.New("icebergrest: a route was served without the API-key middleware")
 	}
 	if bucket != "" && !key.CanRead(bucket) {
 		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
