@@ -148,8 +148,9 @@ func (s *Server) route(mux *http.ServeMux, pattern string, a access, h bucketHan
 	})
 }
 
-// openBucket authenticates, authorizes and resolves the bucket a request
-// names, in that order: no key is 401 before anything about the bucket leaks.
+// openBucket authorizes the request's key (checked by the apikey middleware
+// before any route runs) for the bucket it names, then resolves the bucket:
+// a key scoped elsewhere is 403 before anything about the bucket leaks.
 func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Bucket, error) {
 	if err := s.authorize(r, name, a); err != nil {
 		return catalog.Bucket{}, err
