@@ -7,6 +7,7 @@ package catalog
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe/floe/persist"
@@ -46,6 +47,10 @@ type Store struct {
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
+
+	// keyGen counts API-key revocations in this process; key caches
+	// compare it to drop what they hold (see KeyGeneration).
+	keyGen atomic.Uint64
 }
 
 // Warehouse returns the warehouse root directory.
