@@ -121,7 +121,7 @@ func TestIcebergGoClient(t *testing.T) {
 	if tbl, err = tbl.AppendTable(ctx, batch(0, 30), 1024, nil); err != nil {
 		t.Fatalf("first append: %v", err)
 	}
-	if tbl, err = tbl.AppendTable(ctx, batch(30, 50), 1024, nil); err != nil {
+	if _, err = tbl.AppendTable(ctx, batch(30, 50), 1024, nil); err != nil {
 		t.Fatalf("second append: %v", err)
 	}
 	reloaded, err := cat.LoadTable(ctx, ident)

@@ -232,11 +232,3 @@ func (st *jobStore) create(ctx context.Context, spec JobSpec, source string, rt 
 	st.p.events.publish(Event{Kind: EventJob, Job: r.Job.clone()})
 	return r.Job.clone(), nil
 }
-
-// dedupeActive reports whether an active job holds the key.
-func (st *jobStore) dedupeActive(key string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	_, ok := st.dedupe[key]
-	return ok
-}

@@ -224,8 +224,7 @@ func TestFetchErrors(t *testing.T) {
 	})
 	t.Run("worker disconnects mid-preview", func(t *testing.T) {
 		started := make(chan struct{})
-		var w *plugintest.Worker
-		w = e.worker("w-drop", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
+		w := e.worker("w-drop", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
 			close(started)
 			<-ctx.Done()
 			return nil, nil

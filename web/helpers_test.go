@@ -121,16 +121,6 @@ func (e *env) anon() *http.Client {
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-func (e *env) login(user, pass string) *http.Client {
-	e.t.Helper()
-	c := e.anon()
-	resp := e.do(c, "POST", "/login", url.Values{"username": {user}, "password": {pass}}, nil)
-	if resp.status != http.StatusSeeOther || resp.header.Get("Location") != "/buckets" {
-		e.t.Fatalf("login as %s: status %d location %q body %s", user, resp.status, resp.header.Get("Location"), resp.body)
-	}
-	return c
-}
-
 // signedIn mints a session the way Login does (same keys) without paying a
 // bcrypt comparison; TestLogin covers the real sign-in.
 func (e *env) signedIn(user string, role catalog.Role) *http.Client {
