@@ -22,7 +22,7 @@
       ta.style.left = "-9999px";
       document.body.appendChild(ta);
       ta.select();
-      var ok = false;
+      var ok;
       try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
       document.body.removeChild(ta);
       ok ? resolve() : reject(new Error("copy refused"));

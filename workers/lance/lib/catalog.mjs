@@ -83,7 +83,7 @@ export class Catalog {
       signal: AbortSignal.timeout(requestTimeoutMs),
     });
     const text = await res.text();
-    let json = null;
+    let json;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {

@@ -261,11 +261,9 @@ const cleanup = {
     const tags = Object.fromEntries(Object.entries(tagList).map(([k, v]) => [k, v.version]));
     const cp = cleanupPlan(versions, tags, plan);
     let pruned = { bytesRemoved: 0, oldVersionsRemoved: 0 };
-    let post = null;
     if (cp.cutoffMs !== null) {
       progress('pruning', 50, `removing ${cp.remove.length} versions older than version ${cp.keep[0]}`);
-      post = await table.optimize({ cleanupOlderThan: new Date(cp.cutoffMs) });
-      pruned = post.prune;
+      pruned = (await table.optimize({ cleanupOlderThan: new Date(cp.cutoffMs) })).prune;
     }
     await table.checkoutLatest();
     const left = (await table.listVersions()).map((v) => v.version).sort((a, b) => a - b);

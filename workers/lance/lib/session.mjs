@@ -321,7 +321,7 @@ export class Worker {
     const complete = (c) => {
       (entry.dropResult ? this.send : this.sendOrKeep).call(this, { request_id: rid, completed: { job_id: job.job_id, success: !!c.success, permanent: !!c.permanent, error: c.error || '', result: c.result || {}, result_json: c.result_json || '', summary: c.summary || '' } });
     };
-    let release = null;
+    let release;
     try {
       if (this.execSem.used >= this.execSem.size) progress({ stage: 'queued', percent: 0, message: 'waiting for a free execution slot' });
       release = await this.execSem.acquire(ac.signal);

@@ -5,7 +5,7 @@
 
 import * as lancedb from '@lancedb/lancedb';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
