@@ -2,9 +2,12 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/floe
+# GOFILES are our hand-written Go files, tracked or new (generated templ and
+# protobuf code is left as its generator wrote it).
+GOFILES = $$(git ls-files --cached --others --exclude-standard '*.go' | grep -v -E '(_templ|\.pb)\.go$$')
 DATA ?= ./floe-data
 
-.PHONY: run build test test-go test-node lint vet fmt generate check-generated vendor bench node-deps clean
+.PHONY: run build test test-go test-node lint vet fmt-check staticcheck lint-js fmt generate check-generated vendor bench node-deps clean
 
 ## run: build floe and start it with a Lance worker on the embedded defaults
 run: build node-deps
@@ -28,14 +31,24 @@ node-deps:
 		npm ci --no-audit --no-fund && cp package-lock.json node_modules/.floe-lock; \
 	fi
 
-lint: vet check-generated
+## lint: vet, generated-code freshness, gofmt, staticcheck, templ fmt and eslint (workers/, static/js)
+lint: vet check-generated fmt-check staticcheck lint-js
 	$(GO) tool templ fmt -fail views
 
 vet:
 	$(GO) vet ./...
 
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "not gofmt'ed (run 'make fmt'):"; echo "$$out"; exit 1; fi
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+lint-js: node-deps
+	npx --no-install eslint workers static/js eslint.config.js
+
 fmt:
-	gofmt -w $$(git ls-files '*.go' | grep -v -E '(_templ|\.pb)\.go$$')
+	gofmt -w $(GOFILES)
 	$(GO) tool templ fmt views
 
 ## generate: templ components and protobuf code (both committed)
