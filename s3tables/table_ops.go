@@ -97,9 +97,13 @@ func (s *Server) listTables(req *request) (any, error) {
 		Tables            []tableSummary `json:"tables"`
 		ContinuationToken *string        `json:"continuationToken,omitempty"`
 	}{Tables: make([]tableSummary, 0, len(items))}
+	byName := req.query.Get("namespace") != "" // one namespace: sorted by name, so a prefix ends
 	for _, t := range items {
 		if strings.HasPrefix(t.Name, prefix) {
 			out.Tables = append(out.Tables, s.tableSummary(bid, t))
+		} else if byName && t.Name > prefix {
+			next = ""
+			break
 		}
 	}
 	out.ContinuationToken = encodeToken(next)
