@@ -34,7 +34,8 @@ func newServices(st *catalog.Store, log *slog.Logger, lanceURL, icebergURL strin
 		return nil, err
 	}
 	p, err := plugin.New(plugin.Config{Store: st, Observe: obs, Logger: log, LanceURL: lanceURL, IcebergURL: icebergURL,
-		Options: plugin.Options{ConsoleVersion: version}})
+		Reviewer: st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Options:  plugin.Options{ConsoleVersion: version}})
 	if err != nil {
 		obs.Close()
 		return nil, err
