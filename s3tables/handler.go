@@ -102,9 +102,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	buf, err := json.Marshal(out) // rendered whole before anything is written
+	buf, err := encode(out) // rendered whole before anything is written
 	if err != nil {
-		s.fail(w, r, fmt.Errorf("encode response: %w", err))
+		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -133,6 +133,17 @@ func (s *Server) serve(r *http.Request) (any, error) {
 		return nil, accessDenied(fmt.Sprintf("API key %s is read-only; this operation changes the catalog and needs a readwrite key", key.ID))
 	}
 	return rt.h(&request{ctx: r.Context(), key: key, params: params, query: r.URL.Query(), body: body})
+}
+
+func encode(out any) ([]byte, error) {
+	if b, ok := out.(rendered); ok {
+		return b, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode response: %w", err)
+	}
+	return b, nil
 }
 
 // match finds the route for the request's escaped path, so a parameter that

@@ -128,3 +128,57 @@ func TestListBucketsAndNamespaces(t *testing.T) {
 		t.Fatalf("namespaces: %d, want 9", n)
 	}
 }
+
+// TestListTablesSeesChanges: a listing read twice (the second from the page
+// cache) changes as soon as a table is created, renamed or dropped, by this
+// surface or by anything else on the catalog.
+func TestListTablesSeesChanges(t *testing.T) {
+	e := newTestEnv(t)
+	e.makeTables("live", []string{"ns"}, 3)
+	c := e.client(e.rw)
+	ctx := ctxT(t)
+	barn := aws.String(arnPrefix + "bucket/live")
+	names := func() string {
+		t.Helper()
+		out, err := c.ListTables(ctx, &sdk.ListTablesInput{TableBucketARN: barn, Namespace: aws.String("ns")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, tb := range out.Tables {
+			s = append(s, aws.ToString(tb.Name))
+		}
+		return fmt.Sprint(s)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		want   string
+	}{
+		{"unchanged", func() {}, "[t0000 t0001 t0002]"},
+		{"created through the catalog", func() {
+			if _, _, err := e.store.CreateTable(ctx, catalog.CreateTableInput{TableRef: catalog.TableRef{Bucket: "live", Namespace: []string{"ns"}, Name: "a"},
+				Format: catalog.FormatIceberg}); err != nil {
+				t.Fatal(err)
+			}
+		}, "[a t0000 t0001 t0002]"},
+		{"renamed through S3 Tables", func() {
+			if _, err := c.RenameTable(ctx, &sdk.RenameTableInput{TableBucketARN: barn, Namespace: aws.String("ns"), Name: aws.String("a"), NewName: aws.String("z")}); err != nil {
+				t.Fatal(err)
+			}
+		}, "[t0000 t0001 t0002 z]"},
+		{"dropped through the catalog", func() {
+			if _, err := e.store.DropTable(ctx, catalog.TableRef{Bucket: "live", Namespace: []string{"ns"}, Name: "t0001"}); err != nil {
+				t.Fatal(err)
+			}
+		}, "[t0000 t0002 z]"},
+	}
+	for _, st := range steps {
+		st.change()
+		for range 2 {
+			if got := names(); got != st.want {
+				t.Fatalf("%s: listing %s, want %s", st.name, got, st.want)
+			}
+		}
+	}
+}

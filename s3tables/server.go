@@ -57,6 +57,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	routes []route
+	pages  pageCache // rendered ListTables pages
 }
 
 // New builds the surface.

@@ -3,6 +3,7 @@ package s3tables
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/floe/floe/catalog"
@@ -69,35 +70,70 @@ func (s *Server) listTables(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var items []catalog.Table
-	var next string
-	if ns := req.query.Get("namespace"); ns != "" {
-		levels, err := namespaceLevels("namespace", ns)
-		if err != nil {
+	ns := req.query.Get("namespace")
+	var levels []string
+	if ns != "" {
+		if levels, err = namespaceLevels("namespace", ns); err != nil {
 			return nil, err
 		}
+		// Checked on every call: an empty namespace can go without
+		// changing the table generation the page cache relies on.
+		if _, err := s.cfg.Store.GetNamespace(req.ctx, bucket, levels); err != nil {
+			return nil, err
+		}
+	}
+	// The page is a function of these inputs and the table rows, so a
+	// rendered page stays true while the table generation holds.
+	gen, err := s.cfg.Store.TableGeneration(req.ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := strings.Join([]string{bucketID(b), ns, prefix, cursor, strconv.Itoa(limit)}, "\x00")
+	if page, ok := s.pages.get(key, gen); ok {
+		return page, nil
+	}
+	out, err := s.listTablesPage(req, b, levels, prefix, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	page, err := encode(out)
+	if err != nil {
+		return nil, err
+	}
+	s.pages.put(key, gen, page)
+	return rendered(page), nil
+}
+
+type tablesPage struct {
+	Tables            []tableSummary `json:"tables"`
+	ContinuationToken *string        `json:"continuationToken,omitempty"`
+}
+
+func (s *Server) listTablesPage(req *request, b catalog.Bucket, levels []string, prefix, cursor string, limit int) (tablesPage, error) {
+	bucket := b.Name
+	var items []catalog.Table
+	var next string
+	var err error
+	if len(levels) > 0 {
 		if cursor == "" {
 			cursor = beforePrefix(prefix)
 		}
 		items, next, err = s.cfg.Store.ListTables(req.ctx, bucket, levels, catalog.ListTablesOptions{
 			ListOptions: catalog.ListOptions{After: cursor, Limit: limit}, IncludeDeclared: true})
 		if err != nil {
-			return nil, err
+			return tablesPage{}, err
 		}
 	} else {
 		// Across namespaces the catalog pages by its own cursor; the prefix
 		// filters each page, so a page may hold fewer than maxTables rows.
 		items, next, err = s.cfg.Store.ListAllTables(req.ctx, catalog.FormatUnset, []string{bucket}, cursor, limit)
 		if err != nil {
-			return nil, err
+			return tablesPage{}, err
 		}
 	}
 	bid := bucketID(b)
-	out := struct {
-		Tables            []tableSummary `json:"tables"`
-		ContinuationToken *string        `json:"continuationToken,omitempty"`
-	}{Tables: make([]tableSummary, 0, len(items))}
-	byName := req.query.Get("namespace") != "" // one namespace: sorted by name, so a prefix ends
+	out := tablesPage{Tables: make([]tableSummary, 0, len(items))}
+	byName := len(levels) > 0 // one namespace: sorted by name, so a prefix ends
 	for _, t := range items {
 		if strings.HasPrefix(t.Name, prefix) {
 			out.Tables = append(out.Tables, s.tableSummary(bid, t))
