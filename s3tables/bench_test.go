@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,19 +18,37 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/lancerest"
+	"github.com/floe/floe/s3tables"
 )
 
 // benchClients is the concurrency both surfaces are driven at.
 const benchClients = 16
 
-// runLoad spreads n calls over benchClients goroutines and returns the
-// calls per second.
-func runLoad(b *testing.B, n int, call func() error) float64 {
+// processCPU is this process's user+system CPU time: per-request CPU is a
+// figure other processes on a shared machine do not inflate, unlike rates.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// load is what one runLoad measured.
+type load struct {
+	rate   float64       // calls per second
+	cpu    time.Duration // process CPU (client and server) per call
+	server time.Duration // S3 Tables handler wall time per call
+}
+
+// runLoad spreads n calls over benchClients goroutines.
+func runLoad(b *testing.B, n int, serverNanos *atomic.Int64, call func() error) load {
 	b.Helper()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr atomic.Value
-	start := time.Now()
+	serverNanos.Store(0)
+	cpu0, start := processCPU(), time.Now()
 	for range benchClients {
 		wg.Go(func() {
 			for next.Add(1) <= int64(n) {
@@ -40,11 +59,11 @@ func runLoad(b *testing.B, n int, call func() error) float64 {
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), processCPU()-cpu0
 	if err, _ := firstErr.Load().(error); err != nil {
 		b.Fatal(err)
 	}
-	return float64(n) / elapsed.Seconds()
+	return load{rate: float64(n) / elapsed.Seconds(), cpu: cpu / time.Duration(n), server: time.Duration(serverNanos.Load()) / time.Duration(n)}
 }
 
 // BenchmarkListTables lists a namespace of 1,000 tables through the AWS
@@ -60,8 +79,20 @@ func BenchmarkListTables(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lance := httptest.NewServer(lancerest.New(lancerest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Handler())
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	lance := httptest.NewServer(lancerest.New(lancerest.Config{Store: e.store, Logger: quiet}).Handler())
 	b.Cleanup(lance.Close)
+	// A second S3 Tables server on the same catalog, timed: how much of a
+	// request is the server's and how much the SDK's.
+	var serverNanos atomic.Int64
+	st := s3tables.New(s3tables.Config{Store: e.store, Region: testRegion, Account: testAccount, Logger: quiet})
+	timed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		st.ServeHTTP(w, r)
+		serverNanos.Add(int64(time.Since(t0)))
+	}))
+	b.Cleanup(timed.Close)
+	e.srv = timed
 	httpc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClients, MaxConnsPerHost: benchClients}}
 	c := e.client(e.ro, func(o *sdk.Options) { o.HTTPClient = httpc })
 	barn := aws.String(arnPrefix + "bucket/bench")
@@ -94,17 +125,21 @@ func BenchmarkListTables(b *testing.B) {
 				return nil
 			}
 			// Warm both (connections, statement cache, list cache) before timing.
-			runLoad(b, benchClients, s3)
-			runLoad(b, benchClients, lanceList)
+			var unused atomic.Int64
+			runLoad(b, benchClients, &serverNanos, s3)
+			runLoad(b, benchClients, &unused, lanceList)
 			b.ResetTimer()
-			s3Rate := runLoad(b, b.N, s3)
-			lanceRate := runLoad(b, b.N, lanceList)
+			s3l := runLoad(b, b.N, &serverNanos, s3)
+			ll := runLoad(b, b.N, &unused, lanceList)
 			b.StopTimer()
-			b.ReportMetric(s3Rate, "s3tables-req/s")
-			b.ReportMetric(lanceRate, "lance-req/s")
-			b.ReportMetric(s3Rate/lanceRate, "ratio")
-			fmt.Printf("ListTables, 1,000 tables, page %d, %d clients: S3 Tables (SDK, SigV4) %.0f req/s, Lance REST %.0f req/s, ratio %.2f\n",
-				page, benchClients, s3Rate, lanceRate, s3Rate/lanceRate)
+			b.ReportMetric(s3l.rate, "s3tables-req/s")
+			b.ReportMetric(ll.rate, "lance-req/s")
+			b.ReportMetric(s3l.rate/ll.rate, "ratio")
+			b.ReportMetric(float64(s3l.cpu.Microseconds()), "s3tables-cpu-µs/req")
+			b.ReportMetric(float64(s3l.server.Microseconds()), "s3tables-server-µs/req")
+			fmt.Printf("ListTables, 1,000 tables, page %d, %d clients: S3 Tables (SDK, SigV4) %.0f req/s (%s CPU/req, client+server; server handler %s), "+
+				"Lance REST %.0f req/s (%s CPU/req), ratio %.2f\n",
+				page, benchClients, s3l.rate, s3l.cpu, s3l.server, ll.rate, ll.cpu, s3l.rate/ll.rate)
 		})
 	}
 }
