@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // Error is this surface's one error type: the S3 Tables exception name
@@ -62,6 +63,17 @@ const internalMessage = "floe failed to complete the request; the server log has
 func toError(err error) (e *Error, internal bool) {
 	if errors.As(err, &e) {
 		return e, false
+	}
+	var ie *iceberg.Error
+	if errors.As(err, &ie) {
+		switch {
+		case errors.Is(err, iceberg.ErrNotFound):
+			return &Error{Type: excNotFound, Status: http.StatusNotFound, Field: ie.Field, Message: ie.Message}, false
+		case errors.Is(err, iceberg.ErrAlreadyExists), errors.Is(err, iceberg.ErrCommitFailed):
+			return &Error{Type: excConflict, Status: http.StatusConflict, Field: ie.Field, Message: ie.Message}, false
+		case errors.Is(err, iceberg.ErrInvalid):
+			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ie.Field, Message: ie.Message}, false
+		}
 	}
 	var ce *catalog.Error
 	if errors.As(err, &ce) {

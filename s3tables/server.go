@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // Config configures the surface.
@@ -58,6 +59,8 @@ type Server struct {
 	log    *slog.Logger
 	routes []route
 	pages  pageCache // rendered ListTables pages
+	// iceberg writes the first metadata of a table created with a schema.
+	iceberg *iceberg.Tables
 }
 
 // New builds the surface.
@@ -74,7 +77,8 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables")}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"),
+		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger})}
 	s.routes = s.routeTable()
 	return s
 }

@@ -3,6 +3,7 @@ package s3tables_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 )
 
@@ -37,6 +38,24 @@ func TestSharedCatalog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An Iceberg table created with a schema gets its first metadata file.
+	withSchema, err := c.CreateTable(ctx, &sdk.CreateTableInput{TableBucketARN: cb.Arn, Namespace: aws.String("docs"), Name: aws.String("typed"),
+		Format: types.OpenTableFormatIceberg, Metadata: &types.TableMetadataMemberIceberg{Value: types.IcebergMetadata{Schema: &types.IcebergSchema{
+			Fields: []types.SchemaField{{Name: aws.String("order_id"), Type: aws.String("long"), Required: true}, {Name: aws.String("note"), Type: aws.String("string")}}}}}})
+	if err != nil {
+		t.Fatalf("CreateTable with a schema: %v", err)
+	}
+	ml, err := c.GetTableMetadataLocation(ctx, &sdk.GetTableMetadataLocationInput{TableBucketARN: cb.Arn, Namespace: aws.String("docs"), Name: aws.String("typed")})
+	if err != nil || !strings.HasSuffix(aws.ToString(ml.MetadataLocation), ".metadata.json") || aws.ToString(ml.VersionToken) != aws.ToString(withSchema.VersionToken) {
+		t.Fatalf("metadata location of the table created with a schema = %+v, %v", ml, err)
+	}
+	_, err = c.CreateTable(ctx, &sdk.CreateTableInput{TableBucketARN: cb.Arn, Namespace: aws.String("docs"), Name: aws.String("badtype"),
+		Format: types.OpenTableFormatIceberg, Metadata: &types.TableMetadataMemberIceberg{Value: types.IcebergMetadata{Schema: &types.IcebergSchema{
+			Fields: []types.SchemaField{{Name: aws.String("x"), Type: aws.String("nonsense")}}}}}})
+	var bre *types.BadRequestException
+	if !errors.As(err, &bre) {
+		t.Fatalf("a schema with an unknown type: err = %v, want BadRequestException", err)
+	}
 	_, secret, err := e.store.CreateAPIKey(context.Background(), "rest", catalog.RoleReadonly, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +63,7 @@ func TestSharedCatalog(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	lance := httptest.NewServer(lancerest.New(lancerest.Config{Store: e.store, Logger: quiet}).Handler())
 	t.Cleanup(lance.Close)
-	ice := httptest.NewServer(iceberg.New(iceberg.Config{Store: e.store, Logger: quiet}).Handler())
+	ice := httptest.NewServer(icebergrest.New(icebergrest.Config{Store: e.store, Logger: quiet}).Handler())
 	t.Cleanup(ice.Close)
 	get := func(url string) string {
 		t.Helper()
@@ -66,6 +85,7 @@ func TestSharedCatalog(t *testing.T) {
 		{"Lance REST lists the Lance table", lance.URL + "/v1/namespace/shared-cat%24docs/table/list", `"vectors"`},
 		{"Iceberg REST lists the namespace", ice.URL + "/v1/shared-cat/namespaces", `"docs"`},
 		{"Iceberg REST lists the Iceberg table", ice.URL + "/v1/shared-cat/namespaces/docs/tables", `"events"`},
+		{"Iceberg REST loads the schema S3 Tables gave", ice.URL + "/v1/shared-cat/namespaces/docs/tables/typed", `"order_id"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

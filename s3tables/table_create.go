@@ -37,15 +37,14 @@ func (s *Server) createTable(req *request) (any, error) {
 	if len(in.Encryption) > 0 && string(in.Encryption) != "null" {
 		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out")
 	}
+	if len(in.Tags) > 0 {
+		return nil, badRequest("tags", "floe does not keep tags on tables; leave tags out")
+	}
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if f == catalog.FormatLance {
 			return nil, badRequest("metadata", "metadata describes an Iceberg table; a LANCE table takes none (its schema comes with its first write)")
 		}
-		return nil, badRequest("metadata", "floe does not yet create an Iceberg table's first metadata from an S3 Tables schema; "+
-			"create the table without metadata and commit its schema through floe's Iceberg REST catalog")
-	}
-	if len(in.Tags) > 0 {
-		return nil, badRequest("tags", "floe does not keep tags on tables; leave tags out")
+		return s.createIcebergWithSchema(req, ref, in.Metadata)
 	}
 	t, created, err := s.cfg.Store.CreateTable(req.ctx, catalog.CreateTableInput{TableRef: ref, Format: f})
 	if err != nil {
@@ -53,6 +52,31 @@ func (s *Server) createTable(req *request) (any, error) {
 	}
 	if !created {
 		return nil, conflict("name", "table "+quote(ref.String())+" already exists")
+	}
+	return struct {
+		TableARN     string `json:"tableARN"`
+		VersionToken string `json:"versionToken"`
+	}{s.tableARN(t), t.VersionToken}, nil
+}
+
+// createIcebergWithSchema creates an Iceberg table with its first metadata
+// file written from the given schema, through the Iceberg library (the same
+// code the Iceberg REST catalog creates tables with).
+func (s *Server) createIcebergWithSchema(req *request, ref catalog.TableRef, raw json.RawMessage) (any, error) {
+	in, err := icebergCreateInput(ref.Name, raw)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.cfg.Store.GetBucket(req.ctx, ref.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.iceberg.CreateTable(req.ctx, b, ref.Namespace, in); err != nil {
+		return nil, err
+	}
+	t, err := s.cfg.Store.GetTable(req.ctx, ref)
+	if err != nil {
+		return nil, err
 	}
 	return struct {
 		TableARN     string `json:"tableARN"`
