@@ -126,6 +126,18 @@ func TestErrors(t *testing.T) {
 					Destinations: []types.ReplicationDestination{{DestinationTableBucketARN: &scoped}}}}}})
 			return err
 		}, "BadRequestException", new(*types.BadRequestException), "does not manage replication"},
+		{"tags on a table", func(ctx context.Context) error {
+			tb, err := e.store.GetTable(ctx, catalog.TableRef{Bucket: "shared", Namespace: []string{"ns"}, Name: "t"})
+			if err != nil {
+				return err
+			}
+			_, err = e.client(e.rw).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String(shared + "/table/" + tb.ID), Tags: map[string]string{"a": "b"}})
+			return err
+		}, "BadRequestException", new(*types.BadRequestException), "tag the table's bucket"},
+		{"read-only key tags", func(ctx context.Context) error {
+			_, err := e.client(e.ro).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: &shared, Tags: map[string]string{"a": "b"}})
+			return err
+		}, "AccessDeniedException", nil, "read-only"},
 		{"tampered signature", func(ctx context.Context) error {
 			_, err := e.client(e.rw, func(o *sdk.Options) { o.HTTPSignerV4 = tamperSigner{} }).ListTableBuckets(ctx, &sdk.ListTableBucketsInput{})
 			return err

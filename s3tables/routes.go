@@ -32,8 +32,8 @@ func (s *Server) routeTable() []route {
 		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/maintenance-job-status", read, s.getMaintenanceJobStatus},
 
 		{"GET", "/tag/{resourceArn}", read, s.listTags},
-		{"POST", "/tag/{resourceArn}", write, unmanaged("tags", "set bucket tags when the bucket is created")},
-		{"DELETE", "/tag/{resourceArn}", write, unmanaged("tags", "set bucket tags when the bucket is created")},
+		{"POST", "/tag/{resourceArn}", write, s.tagResource},
+		{"DELETE", "/tag/{resourceArn}", write, s.untagResource},
 
 		{"GET", "/buckets/{tableBucketARN}/policy", read, absent("resource policies")},
 		{"PUT", "/buckets/{tableBucketARN}/policy", write, unmanaged("resource policies", policyHint)},

@@ -48,6 +48,15 @@ func TestSDKOperations(t *testing.T) {
 	if err != nil || tags.Tags["team"] != "data" {
 		t.Fatalf("ListTagsForResource = %+v, %v", tags, err)
 	}
+	if _, err := c.TagResource(ctx, &sdk.TagResourceInput{ResourceArn: &barn, Tags: map[string]string{"env": "prod", "cost": "42"}}); err != nil {
+		t.Fatalf("TagResource: %v", err)
+	}
+	if _, err := c.UntagResource(ctx, &sdk.UntagResourceInput{ResourceArn: &barn, TagKeys: []string{"team", "cost"}}); err != nil {
+		t.Fatalf("UntagResource: %v", err)
+	}
+	if tags, err = c.ListTagsForResource(ctx, &sdk.ListTagsForResourceInput{ResourceArn: &barn}); err != nil || len(tags.Tags) != 1 || tags.Tags["env"] != "prod" {
+		t.Fatalf("tags after tag and untag = %+v, %v", tags, err)
+	}
 
 	cn, err := c.CreateNamespace(ctx, &sdk.CreateNamespaceInput{TableBucketARN: &barn, Namespace: []string{"sales"}})
 	if err != nil || len(cn.Namespace) != 1 || cn.Namespace[0] != "sales" || aws.ToString(cn.TableBucketARN) != barn {
