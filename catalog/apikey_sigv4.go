@@ -67,15 +67,15 @@ func (s *Store) LookupAccessKey(ctx context.Context, accessKeyID string) (APIKey
 		return APIKey{}, dbErr("look up access key", err)
 	}
 	now := s.now()
-	if expires != 0 && now.UnixNano() >= expires {
+	if expires != 0 && micros(now) >= expires {
 		return APIKey{}, errUnknownAccessKey()
 	}
-	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromNanos(created), fromNanos(lastUsed), fromNanos(expires)
+	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 	if now.Sub(k.LastUsedAt) >= lastUsedEvery {
 		// As in VerifyAPIKey: the repeated staleness test makes racing
 		// processes write once; a failed write does not fail the request.
 		if _, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			now.UnixNano(), k.ID, now.Add(-lastUsedEvery).UnixNano()); err == nil {
+			micros(now), k.ID, micros(now.Add(-lastUsedEvery))); err == nil {
 			k.LastUsedAt = now.UTC()
 		}
 	}

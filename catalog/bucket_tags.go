@@ -2,8 +2,9 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+
+	"github.com/floe/floe/persist"
 )
 
 // Tag bounds, as S3 Tables has them, so a tag AWS would refuse is refused here.
@@ -24,7 +25,7 @@ func (s *Store) UpdateBucketTags(ctx context.Context, name string, set map[strin
 		}
 	}
 	var b Bucket
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if b, err = s.getBucket(ctx, tx, name); err != nil {
 			return err

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/floe/floe/persist"
 )
 
 // MaintenanceKind is one kind of automatic maintenance an operator switches
@@ -155,11 +157,11 @@ func (s *Store) putMaintenance(ctx context.Context, bucket, tableID string, kind
 	if err != nil {
 		return fmt.Errorf("catalog: encode maintenance settings: %w", err)
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *persist.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO maintenance_configs(bucket, table_id, kind, status, settings, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(bucket, table_id, kind) DO UPDATE SET
 			status = excluded.status, settings = excluded.settings, updated_at = excluded.updated_at`,
-			bucket, tableID, string(kind), status, string(body), s.now().UnixNano()); err != nil {
+			bucket, tableID, string(kind), status, string(body), micros(s.now())); err != nil {
 			return dbErr("store maintenance configuration", err)
 		}
 		return nil

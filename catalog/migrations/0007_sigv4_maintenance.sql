@@ -19,7 +19,7 @@ CREATE TABLE maintenance_configs (
     kind        TEXT NOT NULL,
     status      TEXT NOT NULL,             -- 'enabled' or 'disabled'
     settings    TEXT NOT NULL DEFAULT '{}',
-    updated_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,              -- Unix microseconds
     PRIMARY KEY (bucket, table_id, kind)
 );
 CREATE INDEX maintenance_configs_by_table ON maintenance_configs(table_id) WHERE table_id <> '';
