@@ -22,6 +22,9 @@ func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*ta
 	if in.Schema == nil {
 		return nil, badRequest("create table needs a schema")
 	}
+	if err := checkSchemaLimits(in.Schema.Fields); err != nil {
+		return nil, badRequest("schema: %v", err)
+	}
 	old := map[int]bool{}
 	if err := collectIDs(Type{Struct: in.Schema.Fields}, old); err != nil {
 		return nil, badRequest("schema: %v", err)

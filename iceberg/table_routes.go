@@ -240,6 +240,9 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 	if err != nil {
 		return badRequest("cannot read table metadata at %s: %v", in.MetadataLocation, err)
 	}
+	if err := m.md.checkLimits(); err != nil {
+		return badRequest("table metadata at %s: %v", in.MetadataLocation, err)
+	}
 	if err := s.checkTableLocation(b.Name, m.md.Location); err != nil {
 		return badRequest("%v", err)
 	}
