@@ -133,3 +133,48 @@ func TestSecurity_WorkerIDControlCharsRefused(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestSecurity_RestartDetectionDoesNotDoubleAJob: after a restart during a
+// task's compaction, detection queued a second compaction of the same
+// table. Detection now yields to any active job of the same type on the
+// same object, including one loaded from before the restart.
+func TestSecurity_RestartDetectionDoesNotDoubleAJob(t *testing.T) {
+	dir := t.TempDir()
+	h1 := newHarnessIn(t, dir, Options{})
+	task, err := h1.p.SubmitJob(ctxT(t), JobSpec{Type: "lance_compact", ObjectID: "t1"}) // the task API's job: no dedupe key
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1.close() // the console stops; the job stays active on disk
+
+	h2 := newHarnessIn(t, dir, Options{})
+	release := make(chan struct{})
+	defer close(release)
+	h2.connect(plugintest.Config{WorkerID: "w1", HeartbeatEvery: 20 * time.Millisecond,
+		Capabilities: []*pluginpb.Capability{capability("lance_compact", "lance")},
+		Descriptors:  map[string]*pluginpb.Descriptor{"lance_compact": compactDescriptor("v1")},
+		OnDetect: func(ctx context.Context, d *pluginpb.Detect) ([]*pluginpb.Proposal, error) {
+			return []*pluginpb.Proposal{{ObjectId: "t1", DedupeKey: "compact:t1"}, {ObjectId: "t2"}}, nil
+		},
+		OnExecute: func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil
+		},
+	})
+	h2.waitUntil("settings", func() bool { s, err := h2.p.Settings("lance_compact"); return err == nil && s.Stored })
+	res, err := h2.p.runNow(ctxT(t), "lance_compact", SourceDetection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range res.Created {
+		if j.ObjectID == "t1" {
+			t.Fatalf("detection created %s for t1 beside the task's %s", j.ID, task.ID)
+		}
+	}
+	if res.Deduped != 1 || len(res.Created) != 1 {
+		t.Fatalf("created %d, deduped %d; want 1 and 1", len(res.Created), res.Deduped)
+	}
+}
