@@ -5,7 +5,11 @@ package web
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -14,6 +18,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // TestSecurity_OpenRedirectAfterSignIn: next=/%09/evil.example used to pass
@@ -169,5 +174,41 @@ func TestSecurity_SecurityHeaders(t *testing.T) {
 		if h.Get("Referrer-Policy") == "" || h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 			t.Errorf("%s: headers %v", path, h)
 		}
+	}
+}
+
+// TestSecurity_HugeSchemaPanelBounded: a table page rendered every field of
+// its schema (86 MB of HTML for a hostile one). A legal but huge schema now
+// shows the first rows with a note.
+func TestSecurity_HugeSchemaPanelBounded(t *testing.T) {
+	e := newEnv(t, allSurfaces)
+	e.seed("lake", catalog.FormatIceberg, "raw")
+	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	const n = 1200
+	var b strings.Builder
+	b.WriteString(`{"name":"wide","schema":{"type":"struct","fields":[`)
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"c%d","required":false,"type":"long"}`, i, i)
+	}
+	b.WriteString(`]}}`)
+	rec := httptest.NewRecorder()
+	rs.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/lake/namespaces/raw/tables", strings.NewReader(b.String())))
+	if rec.Code != 200 {
+		t.Fatalf("REST create: %d %s", rec.Code, rec.Body)
+	}
+	page := e.get(e.admin(), "/buckets/lake/namespaces/raw/tables/wide")
+	if page.status != 200 {
+		t.Fatalf("table page %d", page.status)
+	}
+	rows := page.doc.Find(`[data-testid="iceberg-column"]`).Length()
+	if rows == 0 || rows >= n {
+		t.Fatalf("%d schema rows rendered for a %d-field schema", rows, n)
+	}
+	note := page.text("iceberg-schema-truncated")
+	if !strings.Contains(note, fmt.Sprintf("of %d fields", n)) {
+		t.Fatalf("no truncation note: %q", note)
 	}
 }
