@@ -24,7 +24,7 @@ test-go:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
-	./iceberg:FuzzSchema ./iceberg:FuzzDecodeBody \
+	./iceberg:FuzzSchema ./icebergrest:FuzzDecodeBody \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody \
 	./handlers:FuzzSafeNext

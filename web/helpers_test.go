@@ -20,6 +20,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 )
 
 const (
@@ -30,6 +32,7 @@ const (
 // env is one console on a real catalog in a temp dir, served over real HTTP.
 type env struct {
 	t      testing.TB
+	db     *persist.DB
 	store  *catalog.Store
 	srv    *httptest.Server
 	stats  *fakeStats
@@ -97,13 +100,14 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
 	stats := &fakeStats{m: map[string]handlers.TableStats{}}
-	cfg := Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats}
+	cfg := Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -113,7 +117,7 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, store: store, srv: srv, stats: stats, server: s}
+	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}
 }
 
 // metrics reads the console's metrics from their own handler (floe serve

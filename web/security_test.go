@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // TestSecurity_OpenRedirectAfterSignIn: next=/%09/evil.example used to pass
@@ -183,7 +183,7 @@ func TestSecurity_SecurityHeaders(t *testing.T) {
 func TestSecurity_HugeSchemaPanelBounded(t *testing.T) {
 	e := newEnv(t, allSurfaces)
 	e.seed("lake", catalog.FormatIceberg, "raw")
-	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	rs := icebergrest.New(icebergrest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
 	const n = 1200
 	var b strings.Builder
 	b.WriteString(`{"name":"wide","schema":{"type":"struct","fields":[`)

@@ -90,10 +90,11 @@ type listener struct {
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
 	log := newLogger(c.LogJSON)
-	st, paths, err := openStore(ctx, cmd)
+	db, st, paths, err := openStore(ctx, cmd)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	defer st.Close()
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
@@ -167,14 +168,14 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return err
 	}
 
-	svc, err := newServices(st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
+	svc, err := newServices(ctx, db, st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
 	if err != nil {
 		grpcLn.Close()
 		return err
 	}
 	defer svc.close()
 
-	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies, TrustedProxies: proxies,
+	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
 	if err != nil {
 		grpcLn.Close()

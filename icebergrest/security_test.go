@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 // The security regression suite for the Iceberg REST surface and schema
 // library (issue 15): one test per finding, each named after it.
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // nestedType is depth levels of struct around a long.
@@ -66,10 +67,10 @@ func TestSecurity_NestedSchemaRefused(t *testing.T) {
 		schema map[string]any
 		want   string
 	}{
-		{"deeper than the limit", deepSchema(MaxSchemaDepth + 1), "nests deeper"},
+		{"deeper than the limit", deepSchema(iceberg.MaxSchemaDepth + 1), "nests deeper"},
 		{"3,000 levels", deepSchema(3000), "nests deeper"},
-		{"more fields than the limit", wideSchema(MaxSchemaFields + 1), "more than"},
-		{"a name past the limit", schemaWith(field(1, strings.Repeat("n", MaxFieldNameBytes+1), "long")), "bytes"},
+		{"more fields than the limit", wideSchema(iceberg.MaxSchemaFields + 1), "more than"},
+		{"a name past the limit", schemaWith(field(1, strings.Repeat("n", iceberg.MaxFieldNameBytes+1), "long")), "bytes"},
 	}
 	for _, tc := range refused {
 		t.Run("create: "+tc.name, func(t *testing.T) {
@@ -80,7 +81,7 @@ func TestSecurity_NestedSchemaRefused(t *testing.T) {
 		})
 	}
 	t.Run("create at the limits", func(t *testing.T) {
-		code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables", "", map[string]any{"name": "deep", "schema": deepSchema(MaxSchemaDepth - 1)})
+		code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables", "", map[string]any{"name": "deep", "schema": deepSchema(iceberg.MaxSchemaDepth - 1)})
 		if code != 200 {
 			t.Fatalf("a legal deep schema: %d %v", code, truncate(body))
 		}
@@ -90,7 +91,7 @@ func TestSecurity_NestedSchemaRefused(t *testing.T) {
 		t.Fatalf("create base: %d %v", code, created)
 	}
 	t.Run("commit add-schema", func(t *testing.T) {
-		deep := deepSchema(MaxSchemaDepth + 1)
+		deep := deepSchema(iceberg.MaxSchemaDepth + 1)
 		deep["schema-id"] = 1
 		code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/base", "", map[string]any{
 			"requirements": []any{},
@@ -110,7 +111,7 @@ func TestSecurity_NestedSchemaRefused(t *testing.T) {
 		if err := json.Unmarshal(raw, &md); err != nil {
 			t.Fatal(err)
 		}
-		deep := deepSchema(MaxSchemaDepth + 1)
+		deep := deepSchema(iceberg.MaxSchemaDepth + 1)
 		deep["schema-id"] = 0
 		md["schemas"] = []any{deep}
 		out, _ := json.Marshal(md)
@@ -139,7 +140,7 @@ func TestSecurity_DecimalAndFixedBounds(t *testing.T) {
 		{"decimal(10,11)", 400},
 		{"fixed[99999999999]", 400},
 		{"fixed[0]", 400},
-		{fmt.Sprintf("fixed[%d]", MaxFixedLength+1), 400},
+		{fmt.Sprintf("fixed[%d]", iceberg.MaxFixedLength+1), 400},
 		{"decimal(38,38)", 200},
 		{"decimal(9, 2)", 200},
 		{"fixed[16]", 200},
