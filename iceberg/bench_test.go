@@ -116,7 +116,7 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	md, err := LoadTableMetadata(ctx, entry)
+	md, err := LoadTableMetadata(ctx, e.store.Storage(), entry)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		page, err := ReadRows(ctx, entry, 0, DefaultRowLimit)
+		page, err := ReadRows(ctx, e.store.Storage(), entry, 0, DefaultRowLimit)
 		if err != nil {
 			b.Fatal(err)
 		}

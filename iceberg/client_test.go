@@ -145,7 +145,7 @@ func TestIcebergGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := LoadTableMetadata(ctx, entry)
+	md, err := LoadTableMetadata(ctx, env.store.Storage(), entry)
 	if err != nil {
 		t.Fatalf("LoadTableMetadata: %v", err)
 	}
@@ -164,7 +164,7 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("partition spec = %+v", md.PartitionSpec)
 	}
 
-	rows, err := ReadRows(ctx, entry, 0, 200)
+	rows, err := ReadRows(ctx, env.store.Storage(), entry, 0, 200)
 	if err != nil {
 		t.Fatalf("ReadRows: %v", err)
 	}
@@ -184,7 +184,7 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("null names = %d, want 10", nulls)
 	}
 	// The first snapshot alone holds 30 rows.
-	first, err := ReadRows(ctx, entry, md.Snapshots[1].ID, 200)
+	first, err := ReadRows(ctx, env.store.Storage(), entry, md.Snapshots[1].ID, 200)
 	if err != nil || len(first.Rows) != 30 {
 		t.Fatalf("ReadRows(first snapshot) = %v rows, %v", first, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +49,7 @@ func New(cfg Config) *Server {
 		store:     cfg.Store,
 		log:       log,
 		anonymous: cfg.Anonymous,
-		files:     localStore{},
+		files:     warehouseFiles{cfg.Store.Storage()},
 		cache:     newMetadataCache(),
 		now:       time.Now,
 	}
@@ -277,16 +276,6 @@ func tableParam(r *http.Request) (catalog.TableRef, error) {
 		return catalog.TableRef{}, badRequest("table name %q: %v", name, err)
 	}
 	return catalog.TableRef{Bucket: r.PathValue("prefix"), Namespace: ns, Name: name}, nil
-}
-
-// bucketRoot is the bucket's warehouse directory: every location a client
-// may name (table locations, metadata files) must lie inside it.
-func (s *Server) bucketRoot(bucket string) string {
-	p, err := filepath.Abs(filepath.Join(s.store.Warehouse(), bucket))
-	if err != nil {
-		return filepath.Join(s.store.Warehouse(), bucket)
-	}
-	return p
 }
 
 // metadataCache keeps parsed metadata files by location. Metadata files are

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
 
@@ -227,15 +228,15 @@ func (s *Server) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 	return md, nil
 }
 
-// checkTableLocation keeps every location a client names inside its bucket.
+// checkTableLocation keeps every location a client names where a table of
+// the bucket may live (the warehouse package's placement rule); the catalog
+// keeps it apart from every other table.
 func (s *Server) checkTableLocation(bucket, loc string) error {
-	if _, err := localPath(loc); err != nil {
+	l, err := warehouse.Parse(loc)
+	if err != nil {
 		return err
 	}
-	if !within(loc, s.bucketRoot(bucket)) || loc == s.bucketRoot(bucket) {
-		return fmt.Errorf("location %q is outside bucket %q's warehouse directory", loc, bucket)
-	}
-	return nil
+	return warehouse.CheckTablePlacement(s.store.BucketRoot(bucket), l)
 }
 
 // writeMetadata writes md as <location>/metadata/NNNNN-<uuid>.metadata.json.
@@ -244,8 +245,14 @@ func (s *Server) writeMetadata(md *tableMetadata, version int) (*commitResult, e
 	if err != nil {
 		return nil, err
 	}
-	loc := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	loc, err := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	if err != nil {
+		return nil, badRequest("table location: %v", err)
+	}
 	if err := s.files.CreateExclusive(loc, raw); err != nil {
+		if warehouse.IsClientError(err) {
+			return nil, badRequest("%v", err)
+		}
 		return nil, fmt.Errorf("writing metadata %s: %w", loc, err)
 	}
 	return &commitResult{loc, raw, md}, nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 
 	"github.com/floe/floe/catalog"
 	"github.com/google/uuid"
@@ -88,11 +87,7 @@ func (s *Server) defaultLocation(ref catalog.TableRef) (string, error) {
 	if loc == "" {
 		return "", fmt.Errorf("the catalog gave no location for %s", ref.Name)
 	}
-	abs, err := filepath.Abs(loc)
-	if err != nil {
-		return "", err
-	}
-	return abs, nil
+	return loc, nil
 }
 
 func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
