@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 // Regression tests for the location attacks of issue 10, each named after
 // the attack. Every one answers 4xx with a sentence and leaves nothing
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 var emptySchema = map[string]any{"type": "struct", "fields": []any{}}
@@ -177,7 +178,7 @@ func TestAttackSymlinkBrowseData(t *testing.T) {
 	if err := os.Symlink(outside, victim); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 200)
+	rows, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 200)
 	if err != nil {
 		t.Fatalf("ReadRows: %v", err)
 	}
