@@ -86,10 +86,11 @@ type listener struct {
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
 	log := newLogger(c.LogJSON)
-	st, paths, err := openStore(ctx, cmd)
+	db, st, paths, err := openStore(ctx, cmd)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	defer st.Close()
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
@@ -152,14 +153,14 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
 
-	svc, err := newServices(st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
+	svc, err := newServices(ctx, db, st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
 	if err != nil {
 		grpcLn.Close()
 		return err
 	}
 	defer svc.close()
 
-	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
+	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
 		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
 	if err != nil {
 		grpcLn.Close()
