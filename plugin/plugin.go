@@ -37,6 +37,9 @@ type Config struct {
 	// in every ClusterContext ("" when that surface is off).
 	LanceURL   string
 	IcebergURL string
+	// Reviewer, if set, may drop or adjust each proposal (maintenance
+	// configuration); nil keeps every proposal.
+	Reviewer ProposalReviewer
 	Options
 }
 

@@ -27,6 +27,7 @@ type serveConfig struct {
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	S3                         s3tablesConfig
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -65,6 +66,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance worker as a child process")
+	c.S3.addFlags(f)
 	return cmd
 }
 
@@ -139,6 +141,15 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		surfaces.Iceberg = icebergLn.Addr().String()
 	}
+	s3Ln, err := bind("s3tables", c.S3.Addr)
+	if err != nil {
+		httpLn.Close()
+		return err
+	}
+	surfaces.S3TablesRegion, surfaces.S3TablesAccount = c.S3.Region, c.S3.Account
+	if s3Ln != nil {
+		surfaces.S3Tables = s3Ln.Addr().String()
+	}
 
 	grpcLn, err := bind("grpc", c.GRPC)
 	if err != nil {
@@ -173,8 +184,11 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		lns = append(lns, listener{"iceberg", icebergLn, icebergHandler(st, log, c)})
 	}
+	if s3Ln != nil {
+		lns = append(lns, listener{"s3tables", s3Ln, s3tablesHandler(st, log, c.S3, svc.plugin)})
+	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup
