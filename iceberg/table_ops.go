@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/floe/floe/catalog"
 	"github.com/google/uuid"
@@ -42,11 +41,7 @@ func (s *Tables) defaultLocation(ref catalog.TableRef) (string, error) {
 	if loc == "" {
 		return "", fmt.Errorf("the catalog gave no location for %s", ref.Name)
 	}
-	abs, err := filepath.Abs(loc)
-	if err != nil {
-		return "", err
-	}
-	return abs, nil
+	return loc, nil
 }
 
 // CreateTable creates a table in a namespace of bucket b and writes its first
