@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // Secret shapes: a prefix that says what the secret is, then random base62.
@@ -45,7 +47,9 @@ func errUnknownKey() error {
 }
 
 // CreateAPIKey stores a new key and returns it with its secret (shown once).
-// The secret is "floe_" followed by 40 random base62 characters. ttl <= 0
+// The secret is "floe_" followed by 40 random base62 characters. The key
+// also gets a SigV4 access key pair for the S3 Tables surface; the returned
+// APIKey carries SecretAccessKey this once. ttl <= 0
 // means the key never expires.
 func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
 	if role != RoleReadWrite && role != RoleReadonly {
@@ -65,9 +69,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 		k.ExpiresAt = now.Add(ttl)
 	}
 	secret := apiKeyPrefix + randomBase62(secretRandomLen)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket, hashSecret(secret), micros(now),
-		micros(k.ExpiresAt)); err != nil {
+	k.AccessKeyID, k.SecretAccessKey = newAccessKeyPair()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
+		access_key_id, secret_access_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
+		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey); err != nil {
 		return APIKey{}, "", dbErr("insert API key", err)
 	}
 	return k, secret, nil
@@ -114,7 +119,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id
 		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, micros(s.now()))
 	if err != nil {
 		return nil, dbErr("list API keys", err)
@@ -125,7 +130,7 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 		var k APIKey
 		var role string
 		var created, lastUsed, expires int64
-		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires); err != nil {
+		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID); err != nil {
 			return nil, dbErr("list API keys", err)
 		}
 		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
@@ -236,14 +241,30 @@ func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
 	return out, rows.Err()
 }
 
-// RevokeWorkerToken deletes a worker token.
+// WorkerKeyName names an API key minted for a worker connected under the
+// worker token tokenID; RevokeWorkerToken deletes every key so named, so a
+// key captured from a job message dies with the token it was minted under.
+func WorkerKeyName(tokenID, workerID string) string {
+	return workerKeyPrefix(tokenID) + workerID
+}
+
+func workerKeyPrefix(tokenID string) string { return "worker:" + tokenID + ":" }
+
+// RevokeWorkerToken deletes a worker token and every API key minted under it,
+// in one transaction.
 func (s *Store) RevokeWorkerToken(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
-	if err != nil {
-		return dbErr("revoke worker token", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
-	}
-	return nil
+	return s.inTx(ctx, func(tx *persist.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
+		if err != nil {
+			return dbErr("revoke worker token", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
+		}
+		prefix := workerKeyPrefix(id)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE substr(name, 1, ?) = ?`, len(prefix), prefix); err != nil {
+			return dbErr("revoke the worker token's API keys", err)
+		}
+		return nil
+	})
 }

@@ -18,7 +18,13 @@ import (
 
 // Surfaces are the host:port addresses floe actually bound; "" means the
 // surface is switched off.
-type Surfaces struct{ Console, Lance, Iceberg, GRPC string }
+type Surfaces struct {
+	Console, Lance, Iceberg, GRPC string
+	S3Tables                      string // AWS S3 Tables control API; "" = off
+	// Region and account of S3 Tables ARNs (set even when the surface is
+	// off, so the console shows ARNs in the one form); "" = catalog's own.
+	S3TablesRegion, S3TablesAccount string
+}
 
 // TableStats is what the last worker observation says about a table.
 type TableStats struct {
@@ -47,6 +53,8 @@ type Deps struct {
 	Observe *observe.Store  // what workers last saw of each table
 	Preview *preview.Broker // Browse Data rows from workers
 	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
+
+	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 }
 
 // Handlers serves the console pages. Create with New.
@@ -60,6 +68,7 @@ type Handlers struct {
 	observe  *observe.Store
 	preview  *preview.Broker
 	tasks    *tasks.Service
+	signin   *signinGuard
 }
 
 // New builds the handlers.
@@ -69,7 +78,7 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, signin: newSigninGuard(d.Now)}
 }
 
 // Session keys.

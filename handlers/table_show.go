@@ -51,13 +51,13 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	v := views.TableView{
 		Page: h.page(r, t.Name, "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, ID: t.ID, ARN: t.ARN,
+		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, ID: t.ID, ARN: h.displayARN(t.ARN),
 		Format: string(t.Format), Location: t.Location, State: string(t.State),
 		CreatedAt: t.CreatedAt, ModifiedAt: t.ModifiedAt, Rows: "—",
 	}
 	if t.Format == catalog.FormatLance {
 		// Read from storage, so the version shows without any worker.
-		if latest, _ := catalog.LanceVersion(t.Location, 0); latest > 0 {
+		if latest, _ := h.store.LanceVersion(r.Context(), t.Location, 0); latest > 0 {
 			v.Version = strconv.FormatUint(latest, 10)
 		}
 	}

@@ -43,7 +43,8 @@ func newServices(ctx context.Context, db *persist.DB, st *catalog.Store, log *sl
 		return nil, err
 	}
 	p, err := plugin.New(plugin.Config{DB: db, Store: st, Observe: obs, Logger: log, LanceURL: lanceURL, IcebergURL: icebergURL,
-		Options: plugin.Options{ConsoleVersion: version}})
+		Reviewer: st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Options:  plugin.Options{ConsoleVersion: version}})
 	if err != nil {
 		obs.Close()
 		return nil, err
