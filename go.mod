@@ -2,6 +2,10 @@ module github.com/floe/floe
 
 go 1.26.0
 
+// node_modules is npm's; a package there (eslint's flatted ships a Go file)
+// must not join ./... for build, vet, staticcheck and test.
+ignore ./node_modules
+
 tool (
 	github.com/a-h/templ/cmd/templ
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc
