@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -21,66 +20,41 @@ type services struct {
 	tasks   *tasks.Service
 }
 
-// Intervals of the housekeeping loop: expired sessions and minted worker keys
-// are deleted, and tasks are reconciled with their jobs in case a job event
-// was dropped by a slow subscriber.
-const (
-	housekeepingInterval = 30 * time.Second
-)
+// housekeepingInterval is how often expired sessions and minted worker keys
+// are deleted.
+const housekeepingInterval = 30 * time.Second
 
-func newServices(st *catalog.Store, log *slog.Logger, lanceURL, icebergURL string) (*services, error) {
-	obs, err := observe.New(st.DB(), 0)
+// newServices builds the services over the server's catalog and registers
+// each with the server as soon as it exists, so a later failure closes it.
+func newServices(s *server, lanceURL, icebergURL string) (*services, error) {
+	obs, err := observe.New(s.st.DB(), 0)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plugin.New(plugin.Config{Store: st, Observe: obs, Logger: log, LanceURL: lanceURL, IcebergURL: icebergURL,
+	s.register("observations", obs.Close)
+	p, err := plugin.New(plugin.Config{Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		Options: plugin.Options{ConsoleVersion: version}})
 	if err != nil {
-		obs.Close()
 		return nil, err
 	}
-	ts := tasks.New(st.DB(), st, taskRunner{p}, log)
+	s.register("plugin channel", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		return p.Shutdown(ctx) // already done when Serve ran; safe twice
+	})
+	ts := tasks.New(s.st.DB(), s.st, tasks.PluginRunner{Jobs: p}, s.log)
 	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts}, nil
 }
 
-// run links task status to job events and does housekeeping until ctx ends.
-func (s *services) run(ctx context.Context, st *catalog.Store, log *slog.Logger) {
-	if _, err := s.tasks.Resume(ctx); err != nil {
-		log.Warn("resume submitted tasks", "err", err)
-	}
-	events, stop := s.plugin.Subscribe()
-	defer stop()
+// housekeep deletes expired sessions and API keys until ctx ends.
+func housekeep(ctx context.Context, st *catalog.Store, log *slog.Logger) {
 	tick := time.NewTicker(housekeepingInterval)
 	defer tick.Stop()
-	lookup := func(ctx context.Context, id string) (tasks.JobUpdate, error) {
-		j, err := s.plugin.GetJob(ctx, id)
-		if errors.Is(err, plugin.ErrJobNotFound) {
-			return tasks.JobUpdate{}, tasks.ErrJobGone
-		}
-		return jobUpdate(j), err
-	}
-	// Settle tasks that were running when floe last stopped without waiting
-	// for the first tick.
-	if _, err := s.tasks.Reconcile(ctx, lookup); err != nil && ctx.Err() == nil {
-		log.Warn("reconcile tasks", "err", err)
-	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-events:
-			if !ok {
-				return
-			}
-			if ev.Kind == plugin.EventJob && ev.Job.Source == plugin.SourceSubmitted {
-				if _, err := s.tasks.OnJobUpdate(ctx, jobUpdate(ev.Job)); err != nil {
-					log.Warn("task follow job", "job", ev.Job.ID, "err", err)
-				}
-			}
 		case <-tick.C:
-			if _, err := s.tasks.Reconcile(ctx, lookup); err != nil && ctx.Err() == nil {
-				log.Warn("reconcile tasks", "err", err)
-			}
 			if err := st.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("delete expired sessions", "err", err)
 			}
@@ -89,23 +63,4 @@ func (s *services) run(ctx context.Context, st *catalog.Store, log *slog.Logger)
 			}
 		}
 	}
-}
-
-func (s *services) close() { s.observe.Close() }
-
-// taskRunner turns a Lance task into a plugin job in the lance lane.
-type taskRunner struct{ p *plugin.Plugin }
-
-func (r taskRunner) SubmitJob(ctx context.Context, typ, obj string, params map[string]string) (string, error) {
-	j, err := r.p.SubmitJob(ctx, plugin.JobSpec{Type: typ, ObjectID: obj, Parameters: params,
-		DedupeKey: "lance-task:" + params["task_id"], Summary: "task API " + typ, Lane: "lance"})
-	if errors.Is(err, plugin.ErrDuplicateJob) {
-		return j.ID, nil
-	}
-	return j.ID, err
-}
-
-func jobUpdate(j plugin.Job) tasks.JobUpdate {
-	return tasks.JobUpdate{JobID: j.ID, State: string(j.State), StartedAt: j.StartedAt,
-		CompletedAt: j.FinishedAt, Result: tasks.JobResult(j.ResultJSON, j.Result), Error: j.Error}
 }

@@ -43,17 +43,24 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPat
 	if err != nil {
 		return nil, p, err
 	}
+	st, err := openStoreAt(ctx, p)
+	return st, p, err
+}
+
+// openStoreAt opens the catalog at resolved paths, creating the data and
+// warehouse directories if needed.
+func openStoreAt(ctx context.Context, p dataPaths) (*catalog.Store, error) {
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
-		return nil, p, fmt.Errorf("create data directory: %w", err)
+		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
-		return nil, p, fmt.Errorf("create warehouse directory: %w", err)
+		return nil, fmt.Errorf("create warehouse directory: %w", err)
 	}
 	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse})
 	if err != nil {
-		return nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+		return nil, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
 	}
-	return st, p, nil
+	return st, nil
 }
 
 // withStore opens the catalog for one CLI command, runs fn and closes it.
