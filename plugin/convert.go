@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -54,6 +57,35 @@ func fieldFromProto(f *pluginpb.FormField) FormField {
 	}
 	if vw := f.GetVisibleWhen(); vw != nil && vw.GetField() != "" {
 		out.VisibleWhen = &VisibleWhen{Field: vw.GetField(), Equals: vw.GetEquals()}
+	}
+	return out
+}
+
+// jobParamsToProto converts the parameter definitions for Welcome, in job
+// type order so every worker receives the same message.
+func jobParamsToProto(defs map[string][]JobParam) []*pluginpb.JobParams {
+	types := make([]string, 0, len(defs))
+	for t := range defs {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	protoTypes := map[FieldType]pluginpb.FieldType{}
+	for pt, t := range fieldTypes {
+		protoTypes[t] = pt
+	}
+	out := make([]*pluginpb.JobParams, 0, len(types))
+	for _, t := range types {
+		jp := &pluginpb.JobParams{JobType: t}
+		for _, d := range defs[t] {
+			pt, ok := protoTypes[d.Type]
+			if !ok {
+				pt = pluginpb.FieldType_FIELD_TYPE_STRING
+			}
+			jp.Params = append(jp.Params, &pluginpb.JobParam{Name: d.Name, Type: pt, Required: d.Required, Min: d.Min,
+				Options: slices.Clone(d.Options), DefaultValue: d.Default, Pattern: d.Pattern,
+				OnlyField: d.OnlyField, OnlyValues: slices.Clone(d.OnlyValues), Help: d.Help})
+		}
+		out = append(out, jp)
 	}
 	return out
 }

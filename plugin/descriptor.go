@@ -70,3 +70,22 @@ func (d Descriptor) Fields() []FormField {
 	}
 	return out
 }
+
+// JobParam defines one parameter of a submitted job (JobSpec parameters),
+// so a worker reads parameters by the console's definitions.
+type JobParam struct {
+	Name     string
+	Type     FieldType // int, float, bool, string, select or string_list
+	Required bool
+	Min      *float64 // int: smallest value; nil = no bound
+	Options  []string // select: the values, case-sensitive
+	// Default in the encoding of job parameters (strings as they are,
+	// everything else JSON); "" = none, the engine decides.
+	Default string
+	Pattern string // a string value must match it fully
+	// OnlyField/OnlyValues: the parameter applies only while OnlyField has
+	// one of OnlyValues.
+	OnlyField  string
+	OnlyValues []string
+	Help       string
+}

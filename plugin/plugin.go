@@ -33,6 +33,9 @@ type Config struct {
 	// in every ClusterContext ("" when that surface is off).
 	LanceURL   string
 	IcebergURL string
+	// JobParams are the parameter definitions of submitted jobs per job
+	// type, sent to every worker in Welcome (the tasks package owns them).
+	JobParams map[string][]JobParam
 	Options
 }
 
@@ -146,6 +149,8 @@ type Plugin struct {
 
 	reqSeq atomic.Uint64
 
+	welcomeParams []*pluginpb.JobParams // Config.JobParams, converted once; read-only
+
 	srvMu sync.Mutex
 	srv   *grpc.Server // set by ListenAndServe or Register
 }
@@ -166,6 +171,7 @@ func New(cfg Config) (*Plugin, error) {
 		db:    cfg.Store.DB(),
 		store: cfg.Store,
 	}
+	p.welcomeParams = jobParamsToProto(cfg.JobParams)
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()

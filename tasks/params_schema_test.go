@@ -68,3 +68,36 @@ func TestSchemasCoverEveryType(t *testing.T) {
 		}
 	}
 }
+
+func TestJobParamsMatchTheSchemas(t *testing.T) {
+	defs := JobParams()
+	compact := map[string]string{}
+	for _, d := range defs[string(TypeCompact)] {
+		compact[d.Name] = d.Default
+	}
+	want := map[string]string{"target_rows_per_fragment": "1048576", "materialize_deletions": "true",
+		"materialize_deletions_threshold": "0.1", "compaction_mode": "reencode", "max_bytes_per_file": "0", "max_rows_per_group": "1024"}
+	for k, v := range want {
+		if compact[k] != v {
+			t.Errorf("compact %s default %q, want %q", k, compact[k], v)
+		}
+	}
+	for _, d := range defs[string(TypeVectorIndex)] {
+		if (d.Name == "m" || d.Name == "ef_construction") && d.Default != "" {
+			t.Errorf("%s: an HNSW-only default %q would apply to every index type", d.Name, d.Default)
+		}
+	}
+	for _, d := range defs[string(TypeCleanup)] {
+		if d.Name == "older_than" && d.Pattern != "[0-9]+[dhms]" {
+			t.Errorf("older_than pattern %q", d.Pattern)
+		}
+	}
+	for _, d := range defs[string(TypeScalarIndex)] {
+		if d.Name == "stem" && (d.OnlyField != "index_type" || len(d.OnlyValues) != 1 || d.OnlyValues[0] != "FTS") {
+			t.Errorf("stem applies to %s %v", d.OnlyField, d.OnlyValues)
+		}
+	}
+	if len(defs) != len(Types) {
+		t.Errorf("%d job types, want %d", len(defs), len(Types))
+	}
+}

@@ -56,8 +56,10 @@ func ValidateParams(t Type, body []byte) (map[string]any, error) {
 	return p, nil
 }
 
-// olderThanPattern is an integer amount and one unit: 7d, 168h, 30m, 90s.
-var olderThanPattern = regexp.MustCompile(`^[0-9]+[dhms]$`)
+// olderThanExpr is an integer amount and one unit: 7d, 168h, 30m, 90s.
+const olderThanExpr = `[0-9]+[dhms]`
+
+var olderThanPattern = regexp.MustCompile(`^` + olderThanExpr + `$`)
 
 // readField reads one member by its kind; ok is false when it is absent
 // (or given as a value that means "the default").

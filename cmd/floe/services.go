@@ -33,7 +33,7 @@ func newServices(s *server, lanceURL, icebergURL string) (*services, error) {
 	}
 	s.register("observations", obs.Close)
 	p, err := plugin.New(plugin.Config{Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
-		Options: plugin.Options{ConsoleVersion: version}})
+		JobParams: tasks.JobParams(), Options: plugin.Options{ConsoleVersion: version}})
 	if err != nil {
 		return nil, err
 	}
