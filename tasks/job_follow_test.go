@@ -90,7 +90,7 @@ func TestFollowJobs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			store := openStore(t, t.TempDir())
 			tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-			s := New(store.DB(), store, &fakeRunner{}, nil)
+			s := newService(t, store, &fakeRunner{})
 			task := mustGet(t, s, tb.ID, mustSubmit(t, s, tb, TypeCompact, "").ID)
 			if task.JobID != "job-1" {
 				t.Fatalf("job id %q, want job-1", task.JobID)
@@ -118,7 +118,7 @@ func TestFollowJobsResumesWaitingTasks(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	runner := &fakeRunner{fail: errors.New("no scheduler yet")}
-	s := New(store.DB(), store, runner, nil)
+	s := newService(t, store, runner)
 	task := mustGet(t, s, tb.ID, mustSubmit(t, s, tb, TypeCleanup, `{"older_than": "7d"}`).ID)
 	if task.JobID != "" {
 		t.Fatalf("job id %q while the runner refuses", task.JobID)
@@ -137,7 +137,7 @@ func TestFollowJobsResumesWaitingTasks(t *testing.T) {
 
 func TestFollowJobsStopsWithContext(t *testing.T) {
 	store := openStore(t, t.TempDir())
-	s := New(store.DB(), store, &fakeRunner{}, nil)
+	s := newService(t, store, &fakeRunner{})
 	ctx, cancel := context.WithCancel(context.Background())
 	jobs := &openFeed{ch: make(chan plugin.Event)}
 	done := make(chan struct{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/web"
 	"google.golang.org/grpc"
@@ -23,6 +24,7 @@ type server struct {
 	cfg      serveConfig
 	paths    dataPaths
 	log      *slog.Logger
+	db       *persist.DB
 	st       *catalog.Store
 	svc      *services
 	console  *web.Server
@@ -72,9 +74,10 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 			}
 		}
 	}()
-	if s.st, err = openStoreAt(ctx, paths); err != nil {
+	if s.db, s.st, err = openStoreAt(ctx, paths); err != nil {
 		return nil, err
 	}
+	s.register("database", s.db.Close) // closed after everything that uses it
 	s.register("catalog", s.st.Close)
 	if err := bootstrapAdmin(ctx, s.st, log); err != nil {
 		return nil, err
@@ -82,10 +85,10 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
-	if s.svc, err = newServices(s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
+	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.console, err = web.New(web.Config{Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies,
+	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks})
 	if err != nil {
 		return nil, err
@@ -167,7 +170,7 @@ func (s *server) Run(ctx context.Context) error {
 		}
 	})
 	wg.Go(func() { s.svc.tasks.FollowJobs(runCtx, s.svc.plugin) })
-	wg.Go(func() { housekeep(runCtx, s.st, s.log) })
+	wg.Go(func() { housekeep(runCtx, s.st, s.svc.sessions, s.log) })
 	if s.cfg.WithWorker {
 		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg); err != nil {
 			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)

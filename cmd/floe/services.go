@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/web/sessions"
 )
 
 // services are the long-lived parts behind every surface.
@@ -18,6 +19,9 @@ type services struct {
 	plugin  *plugin.Plugin
 	preview *preview.Broker
 	tasks   *tasks.Service
+	// sessions is used only to delete expired sessions; the console keeps
+	// its own store over the same table.
+	sessions *sessions.Store
 }
 
 // housekeepingInterval is how often expired sessions and minted worker keys
@@ -26,13 +30,17 @@ const housekeepingInterval = 30 * time.Second
 
 // newServices builds the services over the server's catalog and registers
 // each with the server as soon as it exists, so a later failure closes it.
-func newServices(s *server, lanceURL, icebergURL string) (*services, error) {
-	obs, err := observe.New(s.st.DB(), 0)
+func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*services, error) {
+	sess, err := sessions.New(ctx, s.db, nil)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := observe.New(s.db, 0)
 	if err != nil {
 		return nil, err
 	}
 	s.register("observations", obs.Close)
-	p, err := plugin.New(plugin.Config{Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
+	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(), Options: plugin.Options{ConsoleVersion: version}})
 	if err != nil {
 		return nil, err
@@ -42,12 +50,15 @@ func newServices(s *server, lanceURL, icebergURL string) (*services, error) {
 		defer cancel()
 		return p.Shutdown(ctx) // already done when Serve ran; safe twice
 	})
-	ts := tasks.New(s.st.DB(), s.st, tasks.PluginRunner{Jobs: p}, s.log)
-	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts}, nil
+	ts, err := tasks.New(s.db, s.st, tasks.PluginRunner{Jobs: p}, s.log)
+	if err != nil {
+		return nil, err
+	}
+	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts, sessions: sess}, nil
 }
 
 // housekeep deletes expired sessions and API keys until ctx ends.
-func housekeep(ctx context.Context, st *catalog.Store, log *slog.Logger) {
+func housekeep(ctx context.Context, st *catalog.Store, sess *sessions.Store, log *slog.Logger) {
 	tick := time.NewTicker(housekeepingInterval)
 	defer tick.Stop()
 	for {
@@ -55,7 +66,7 @@ func housekeep(ctx context.Context, st *catalog.Store, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if err := st.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+			if err := sess.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("delete expired sessions", "err", err)
 			}
 			if err := st.DeleteExpiredAPIKeys(ctx); err != nil && ctx.Err() == nil {
