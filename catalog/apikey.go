@@ -45,7 +45,9 @@ func errUnknownKey() error {
 }
 
 // CreateAPIKey stores a new key and returns it with its secret (shown once).
-// The secret is "floe_" followed by 40 random base62 characters. ttl <= 0
+// The secret is "floe_" followed by 40 random base62 characters. The key
+// also gets a SigV4 access key pair for the S3 Tables surface; the returned
+// APIKey carries SecretAccessKey this once. ttl <= 0
 // means the key never expires.
 func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
 	if role != RoleReadWrite && role != RoleReadonly {
@@ -65,9 +67,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 		k.ExpiresAt = now.Add(ttl)
 	}
 	secret := apiKeyPrefix + randomBase62(secretRandomLen)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket, hashSecret(secret), micros(now),
-		micros(k.ExpiresAt)); err != nil {
+	k.AccessKeyID, k.SecretAccessKey = newAccessKeyPair()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
+		access_key_id, secret_access_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
+		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey); err != nil {
 		return APIKey{}, "", dbErr("insert API key", err)
 	}
 	return k, secret, nil
@@ -114,7 +117,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id
 		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, micros(s.now()))
 	if err != nil {
 		return nil, dbErr("list API keys", err)
@@ -125,7 +128,7 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 		var k APIKey
 		var role string
 		var created, lastUsed, expires int64
-		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires); err != nil {
+		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID); err != nil {
 			return nil, dbErr("list API keys", err)
 		}
 		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)

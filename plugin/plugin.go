@@ -40,6 +40,9 @@ type Config struct {
 	// JobParams are the parameter definitions of submitted jobs per job
 	// type, sent to every worker in Welcome (the tasks package owns them).
 	JobParams map[string][]JobParam
+	// Reviewer, if set, may drop or adjust each proposal (maintenance
+	// configuration); nil keeps every proposal.
+	Reviewer ProposalReviewer
 	Options
 }
 

@@ -20,6 +20,7 @@ type serveConfig struct {
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	S3                         s3tablesConfig
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -58,6 +59,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance worker as a child process")
+	c.S3.addFlags(f)
 	return cmd
 }
 
@@ -82,7 +84,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 	defer s.Close()
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
-		"grpc", s.surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", s.surfaces.Console)
 	return s.Run(ctx)
 }

@@ -10,18 +10,6 @@ import (
 	"time"
 )
 
-// freeAddr returns a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // mustBindAgain fails the test when addr is still bound by someone.
 func mustBindAgain(t *testing.T, name, addr string) {
 	t.Helper()
@@ -33,7 +21,7 @@ func mustBindAgain(t *testing.T, name, addr string) {
 	ln.Close()
 }
 
-var surfaceFlags = []string{"http", "lance", "iceberg", "grpc"}
+var surfaceFlags = []string{"http", "lance", "iceberg", "s3tables", "grpc"}
 
 func TestServeBindFailureLeaksNoListener(t *testing.T) {
 	// Each case takes one address before floe starts; floe must fail and
@@ -79,7 +67,7 @@ func TestServeRefusesBadFlagsBeforeBinding(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			console := freeAddr(t)
-			args := append([]string{"serve", "--data", t.TempDir(), "--http", console, "--lance", "", "--iceberg", ""}, tc.args...)
+			args := append([]string{"serve", "--data", t.TempDir(), "--http", console, "--lance", "", "--iceberg", "", "--s3tables", ""}, tc.args...)
 			out, code := run(t, args...)
 			if code != 2 || !strings.Contains(out, tc.want) {
 				t.Fatalf("code %d, output %q; want 2 and %q", code, out, tc.want)

@@ -85,6 +85,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
+	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
@@ -103,6 +104,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc.tasks)
 		case "iceberg":
 			s.https[i].h = icebergHandler(s.st, log, cfg)
+		case "s3tables":
+			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
@@ -115,8 +118,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	return s, nil
 }
 
-// bindAll binds the console, Lance, Iceberg and plugin-channel addresses in
-// that order; an empty Lance or Iceberg address leaves that surface off.
+// bindAll binds the console, Lance, Iceberg, S3 Tables and plugin-channel
+// addresses in that order; an empty Lance, Iceberg or S3 Tables address
+// leaves that surface off.
 func (s *server) bindAll() error {
 	for _, b := range []struct {
 		name, addr string
@@ -125,6 +129,7 @@ func (s *server) bindAll() error {
 		{"http", s.cfg.HTTP, &s.surfaces.Console},
 		{"lance", s.cfg.Lance, &s.surfaces.Lance},
 		{"iceberg", s.cfg.Iceberg, &s.surfaces.Iceberg},
+		{"s3tables", s.cfg.S3.Addr, &s.surfaces.S3Tables},
 		{"grpc", s.cfg.GRPC, &s.surfaces.GRPC},
 	} {
 		if b.addr == "" {
