@@ -74,7 +74,7 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req PreviewR
 	}
 	msg := &pluginpb.Preview{ObjectId: req.ObjectID, Format: req.Format,
 		RowLimit: int32(min(max(req.RowLimit, 0), rowLimitCap)), Columns: slices.Clone(req.Columns), Filter: req.Filter}
-	cc, err := p.clusterContext(ctx, workerID)
+	cc, err := p.clusterContext(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}

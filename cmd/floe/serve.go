@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -18,6 +19,8 @@ type serveConfig struct {
 	LanceAnonymous             bool
 	IcebergAnonymous           bool
 	SecureCookies              bool
+	TrustedProxies             string
+	Metrics                    string
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
 	S3                         s3tablesConfig
@@ -54,7 +57,9 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
-	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "mark session cookies Secure (set when a TLS proxy fronts the console)")
+	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "always mark session cookies Secure (they already are over TLS and behind a --trusted-proxy that sends X-Forwarded-Proto: https)")
+	f.StringVar(&c.TrustedProxies, "trusted-proxy", "", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For the console believes")
+	f.StringVar(&c.Metrics, "metrics", "", `Prometheus /metrics address, e.g. 127.0.0.1:9402 ("" = off; never served on the console address)`)
 	f.StringVar(&c.GRPCCert, "grpc-tls-cert", "", "TLS certificate for the plugin channel (with --grpc-tls-key and --grpc-tls-ca for mTLS)")
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
@@ -84,7 +89,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 	defer s.Close()
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
-		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", s.surfaces.Console)
 	return s.Run(ctx)
 }
@@ -117,6 +122,13 @@ func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) er
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
 	return nil
+}
+
+// metricsMux serves the metrics handler at /metrics and nothing else.
+func metricsMux(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	return mux
 }
 
 // httpURL turns a bound address into the URL workers use; "" stays "".

@@ -66,6 +66,10 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	proxies, err := web.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--trusted-proxy: %v (give IPs or CIDRs, comma-separated)", err)}
+	}
 	s := &server{cfg: cfg, paths: paths, log: log}
 	defer func() {
 		if err != nil {
@@ -89,7 +93,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies,
+	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks})
 	if err != nil {
 		return nil, err
@@ -104,6 +108,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc.tasks)
 		case "iceberg":
 			s.https[i].h = icebergHandler(s.st, log, cfg)
+		case "metrics":
+			s.https[i].h = metricsMux(s.console.MetricsHandler())
 		case "s3tables":
 			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
 		}
@@ -131,6 +137,7 @@ func (s *server) bindAll() error {
 		{"iceberg", s.cfg.Iceberg, &s.surfaces.Iceberg},
 		{"s3tables", s.cfg.S3.Addr, &s.surfaces.S3Tables},
 		{"grpc", s.cfg.GRPC, &s.surfaces.GRPC},
+		{"metrics", s.cfg.Metrics, new(string)},
 	} {
 		if b.addr == "" {
 			continue
