@@ -45,22 +45,29 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*persist.DB, *catalog.S
 	if err != nil {
 		return nil, nil, p, err
 	}
+	db, st, err := openStoreAt(ctx, p)
+	return db, st, p, err
+}
+
+// openStoreAt opens the database and the catalog at resolved paths,
+// creating the data and warehouse directories if needed.
+func openStoreAt(ctx context.Context, p dataPaths) (*persist.DB, *catalog.Store, error) {
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
-		return nil, nil, p, fmt.Errorf("create data directory: %w", err)
+		return nil, nil, fmt.Errorf("create data directory: %w", err)
 	}
 	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
-		return nil, nil, p, fmt.Errorf("create warehouse directory: %w", err)
+		return nil, nil, fmt.Errorf("create warehouse directory: %w", err)
 	}
 	db, err := persist.Open(ctx, persist.Options{Path: p.Catalog})
 	if err != nil {
-		return nil, nil, p, fmt.Errorf("open database %s: %w", p.Catalog, err)
+		return nil, nil, fmt.Errorf("open database %s: %w", p.Catalog, err)
 	}
 	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse})
 	if err != nil {
 		db.Close()
-		return nil, nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+		return nil, nil, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
 	}
-	return db, st, p, nil
+	return db, st, nil
 }
 
 // withStore opens the catalog for one CLI command, runs fn and closes it.
