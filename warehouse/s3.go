@@ -56,7 +56,8 @@ type S3 struct {
 	root     Location
 	client   *s3.Client
 	cfg      S3Config
-	endpoint string // for sentences: cfg.Endpoint or "AWS S3"
+	creds    aws.CredentialsProvider // what floe signs with; Vend hands it out under static
+	endpoint string                  // for sentences: cfg.Endpoint or "AWS S3"
 }
 
 // OpenS3 builds the S3 backend for an s3:// root. It does not contact the
@@ -100,7 +101,7 @@ func OpenS3(ctx context.Context, root Location, cfg S3Config) (*S3, error) {
 	if endpoint == "" {
 		endpoint = "AWS S3"
 	}
-	return &S3{root: root, client: client, cfg: cfg, endpoint: endpoint}, nil
+	return &S3{root: root, client: client, cfg: cfg, creds: awsCfg.Credentials, endpoint: endpoint}, nil
 }
 
 // NewS3 opens an s3:// root as a Warehouse.
