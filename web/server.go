@@ -36,6 +36,10 @@ type Config struct {
 	Observe *observe.Store
 	Preview *preview.Broker
 	Tasks   *tasks.Service
+
+	// Storage is the warehouse store's health for /readyz and the
+	// console banner; nil for a store that needs no watching.
+	Storage StorageHealth
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -54,6 +58,7 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	live     *liveHub // nil without a plugin channel
+	storage  StorageHealth
 }
 
 // New builds the console from cfg. The Store doubles as the session store.
@@ -84,9 +89,10 @@ func New(cfg Config) (*Server, error) {
 		log:      log,
 		sessions: sm,
 		metrics:  newMetrics(prometheus.NewRegistry()),
+		storage:  cfg.Storage,
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
-		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks})
+		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Storage: storageStatus(cfg.Storage)})
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)

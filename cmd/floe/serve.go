@@ -14,6 +14,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
 )
@@ -27,6 +28,7 @@ type serveConfig struct {
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	S3                         s3Flags
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -56,7 +58,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPC, "grpc", "127.0.0.1:9401", "plugin channel (gRPC) address for workers")
 	f.StringVar(&c.Lance, "lance", "127.0.0.1:9101", `Lance Namespace REST and task API address ("" = off)`)
 	f.StringVar(&c.Iceberg, "iceberg", "127.0.0.1:8181", `Iceberg REST address ("" = off)`)
-	f.String("warehouse", "", "warehouse directory for table data (default DATA/warehouse)")
+	f.String("warehouse", "", "where table data lives: a directory (default DATA/warehouse) or s3://BUCKET/PREFIX")
+	addS3Flags(f, &c.S3)
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
@@ -91,6 +94,14 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return err
 	}
 	defer st.Close()
+	var storage web.StorageHealth // nil: a local warehouse needs no watching
+	if isS3Warehouse(paths.Warehouse) {
+		s3wh, err := openS3Warehouse(ctx, paths.Warehouse, c.S3, log)
+		if err != nil {
+			return err
+		}
+		storage = s3wh.health
+	}
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
 		return err
@@ -160,7 +171,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	defer svc.close()
 
 	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
-		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
+		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks, Storage: storage})
 	if err != nil {
 		grpcLn.Close()
 		return err
@@ -195,6 +206,9 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		}
 	})
 	wg.Go(func() { svc.run(runCtx, st, log) })
+	if h, ok := storage.(*warehouse.Health); ok {
+		wg.Go(func() { h.Run(runCtx) })
+	}
 	if c.WithWorker {
 		if err := startBundledWorker(runCtx, st, log, paths, surfaces, &wg); err != nil {
 			log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)

@@ -30,6 +30,9 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if wh == "" {
 		wh = filepath.Join(data, "warehouse")
 	}
+	if isS3Warehouse(wh) {
+		return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: wh}, nil
+	}
 	abs, err := filepath.Abs(wh)
 	if err != nil {
 		return dataPaths{}, err
@@ -46,8 +49,11 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPat
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
 		return nil, p, fmt.Errorf("create data directory: %w", err)
 	}
-	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
-		return nil, p, fmt.Errorf("create warehouse directory: %w", err)
+	// An object store has no directories to make; serve checks it instead.
+	if !isS3Warehouse(p.Warehouse) {
+		if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
+			return nil, p, fmt.Errorf("create warehouse directory: %w", err)
+		}
 	}
 	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse})
 	if err != nil {
