@@ -23,6 +23,9 @@ type Config struct {
 	// Anonymous lets requests without a key read and write every bucket
 	// (--lance-anonymous). Off by default; a wrong key is refused either way.
 	Anonymous bool
+	// Storage answers storage_options for tables on an object store; nil
+	// for a local warehouse, whose tables need none.
+	Storage StorageOptioner
 }
 
 // Server is the Lance Namespace REST API.
@@ -31,6 +34,7 @@ type Server struct {
 	log       *slog.Logger
 	anonymous bool
 	keys      *keyVerifier
+	storage   StorageOptioner
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -56,6 +60,7 @@ func New(cfg Config) *Server {
 		log:       lg.With("component", "lancerest"),
 		anonymous: cfg.Anonymous,
 		keys:      newKeyVerifier(cfg.Store, keyCacheTTL),
+		storage:   cfg.Storage,
 		idPrefix:  "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }

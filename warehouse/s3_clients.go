@@ -118,3 +118,44 @@ func (b *S3) IcebergConfig(c *Credentials) map[string]string {
 	}
 	return o
 }
+
+// ClientAccess answers, for one table location, what a client needs to
+// open it on the store: the catalogs' one source of storage options.
+type ClientAccess struct {
+	S3   *S3
+	Mode VendMode
+}
+
+// credsFor parses a table location and vends for it when asked (vend nil:
+// the server's mode decides; false: never).
+func (a ClientAccess) credsFor(ctx context.Context, location string, vend *bool) (*Credentials, bool, error) {
+	loc, err := Parse(location)
+	if err != nil || !loc.Within(a.S3.root) {
+		return nil, false, nil // not on this store: nothing to say
+	}
+	if vend != nil && !*vend {
+		return nil, true, nil
+	}
+	c, err := a.S3.Vend(ctx, a.Mode, loc)
+	return c, true, err
+}
+
+// LanceStorageOptions is DescribeTable's storage_options for location;
+// nil when the location is not on this store.
+func (a ClientAccess) LanceStorageOptions(ctx context.Context, location string, vend *bool) (map[string]string, error) {
+	c, ok, err := a.credsFor(ctx, location, vend)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return a.S3.LanceStorageOptions(c), nil
+}
+
+// IcebergConfig is LoadTable's config for location; keys only when the
+// client asked for vended credentials (X-Iceberg-Access-Delegation).
+func (a ClientAccess) IcebergConfig(ctx context.Context, location string, vend bool) (map[string]string, error) {
+	c, ok, err := a.credsFor(ctx, location, &vend)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return a.S3.IcebergConfig(c), nil
+}

@@ -29,6 +29,10 @@ type serveConfig struct {
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
 	S3                         s3Flags
+
+	// clients is set by serve (not a flag) for an s3:// warehouse: what
+	// the catalogs tell engines about the store.
+	clients *warehouse.ClientAccess
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -101,6 +105,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 			return err
 		}
 		storage = s3wh.health
+		c.clients = &warehouse.ClientAccess{S3: s3wh.backend, Mode: s3wh.vend}
 	}
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
