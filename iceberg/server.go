@@ -24,6 +24,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Anonymous lets every request through without an API key (local use).
 	Anonymous bool
+	// Storage answers LoadTable's config for tables on an object store;
+	// nil for a local warehouse.
+	Storage StorageConfiger
 }
 
 // Server is the Iceberg REST catalog.
@@ -32,6 +35,7 @@ type Server struct {
 	log       *slog.Logger
 	anonymous bool
 	files     fileStore
+	storage   StorageConfiger
 	cache     *metadataCache
 	now       func() time.Time
 }
@@ -51,6 +55,7 @@ func New(cfg Config) *Server {
 		log:       log,
 		anonymous: cfg.Anonymous,
 		files:     localStore{},
+		storage:   cfg.Storage,
 		cache:     newMetadataCache(),
 		now:       time.Now,
 	}

@@ -47,8 +47,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, false)
-	return nil
+	return s.writeLoadResult(w, r, res, false)
 }
 
 // commit checks the requirements against the current metadata, applies the
@@ -255,14 +254,27 @@ func noSuchTable(ref catalog.TableRef) *apiError {
 	return errorf(http.StatusNotFound, typeNoSuchTable, "table %s does not exist in namespace %s", ref.Name, catalog.JoinNamespace(ref.Namespace))
 }
 
-// writeLoadResult answers a load, create or commit.
-func writeLoadResult(w http.ResponseWriter, res *commitResult, withConfig bool) {
+// writeLoadResult answers a load, create or commit; with config, the
+// storage settings (and vended keys) an engine needs for the table's files.
+func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *commitResult, withConfig bool) error {
 	out := map[string]any{"metadata": json.RawMessage(res.raw)}
 	if res.location != "" {
 		out["metadata-location"] = res.location
 	}
 	if withConfig {
-		out["config"] = map[string]string{}
+		loc := ""
+		if res.md != nil {
+			loc = res.md.Location
+		}
+		cfg, creds, ae := s.tableConfig(r, loc)
+		if ae != nil {
+			return ae
+		}
+		out["config"] = cfg
+		if creds != nil {
+			out["storage-credentials"] = creds
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }

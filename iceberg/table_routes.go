@@ -61,8 +61,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return fmt.Errorf("reading metadata of %s: %w", ref.Name, err)
 	}
-	writeLoadResult(w, &commitResult{t.MetadataLocation, m.raw, m.md}, true)
-	return nil
+	return s.writeLoadResult(w, r, &commitResult{t.MetadataLocation, m.raw, m.md}, true)
 }
 
 func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -131,15 +130,13 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if in.StageCreate {
 		// Nothing is written: the table appears when the client commits
 		// with assert-create.
-		writeLoadResult(w, &commitResult{"", mustEncode(md), md}, true)
-		return nil
+		return s.writeLoadResult(w, r, &commitResult{"", mustEncode(md), md}, true)
 	}
 	res, err := s.createEntry(r.Context(), ref, md, in.Location != "")
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func mustEncode(md *tableMetadata) []byte {
@@ -276,8 +273,7 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 		return err
 	}
 	s.cache.put(in.MetadataLocation, m)
-	writeLoadResult(w, &commitResult{in.MetadataLocation, m.raw, m.md}, true)
-	return nil
+	return s.writeLoadResult(w, r, &commitResult{in.MetadataLocation, m.raw, m.md}, true)
 }
 
 func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {

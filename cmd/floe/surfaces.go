@@ -35,5 +35,9 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	return iceberg.New(iceberg.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}).Handler()
+	cfg := iceberg.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}
+	if c.clients != nil {
+		cfg.Storage = c.clients
+	}
+	return iceberg.New(cfg).Handler()
 }
