@@ -9,21 +9,26 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // Options configure a Store.
 type Options struct {
 	// Path of the SQLite file, e.g. "./floe-data/catalog.db".
 	Path string
-	// Warehouse is the local directory under which table data lives.
+	// Warehouse is the root under which table data lives: a local
+	// directory (absolute, relative to the working directory, or file://)
+	// or, with a Backend, the backend's root URI (s3://bucket/prefix).
 	Warehouse string
 	// Region and Account appear in ARNs: arn:floe:s3tables:<region>:<account>:bucket/<name>.
 	Region  string // default "local"
 	Account string // default "000000000000"
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Storage reaches the warehouse; nil means the local disk.
-	Storage Storage
+	// Backend stores the warehouse; nil means the local disk under
+	// Warehouse, confined to it with os.Root.
+	Backend warehouse.Backend
 	// BcryptCost hashes console passwords; 0 means bcrypt.DefaultCost.
 	// Tests lower it (bcrypt.MinCost): under -race one default-cost hash
 	// takes seconds.
@@ -37,7 +42,8 @@ type Store struct {
 	ro    *stmtCache // prepared statements for reads outside transactions
 	lists listCache  // name listings, valid while the table generation holds
 	opts  Options
-	fs    Storage
+	wh    *warehouse.Warehouse
+	local *warehouse.Local // the local backend Open made, closed by Close
 
 	// writeSlot (capacity 1) queues this process's write transactions in
 	// Go, so they wait on each other without SQLite's sleeping busy handler
@@ -54,7 +60,8 @@ type Store struct {
 // embedded migrations.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Warehouse returns the warehouse root directory.
+// Warehouse returns the warehouse root as configured (for the local
+// warehouse, its absolute directory).
 func (s *Store) Warehouse() string { return s.opts.Warehouse }
 
 // JoinNamespace joins levels with "." (URL and warehouse form).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe/floe/warehouse"
 	"golang.org/x/crypto/bcrypt"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 )
@@ -51,30 +52,27 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.BcryptCost != 0 && (opts.BcryptCost < bcrypt.MinCost || opts.BcryptCost > bcrypt.MaxCost) {
 		return nil, Invalid("bcrypt_cost", fmt.Sprintf("bcrypt cost must be %d–%d (0 for the default)", bcrypt.MinCost, bcrypt.MaxCost))
 	}
-	if opts.Storage == nil {
-		opts.Storage = LocalDisk{}
-	}
-	if abs, err := filepath.Abs(opts.Warehouse); err == nil && !isURI(opts.Warehouse) {
-		opts.Warehouse = abs
-	}
 	if dir := filepath.Dir(opts.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("catalog: create directory for %s: %w", opts.Path, err)
 		}
 	}
-	if err := opts.Storage.MkdirAll(opts.Warehouse); err != nil {
-		return nil, fmt.Errorf("catalog: create warehouse %s: %w", opts.Warehouse, err)
+	wh, local, err := openWarehouse(&opts)
+	if err != nil {
+		return nil, err
 	}
 	db, err := sql.Open("sqlite", dsn(opts.Path))
 	if err != nil {
+		closeLocal(local)
 		return nil, fmt.Errorf("catalog: open %s: %w", opts.Path, err)
 	}
 	// Keep enough idle connections for a burst of concurrent readers; the
 	// default of two makes bursts reopen connections and re-read the schema.
 	db.SetMaxIdleConns(maxIdleConns)
-	s := &Store{db: db, ro: newStmtCache(db), opts: opts, fs: opts.Storage, writeSlot: make(chan struct{}, 1)}
+	s := &Store{db: db, ro: newStmtCache(db), opts: opts, wh: wh, local: local, writeSlot: make(chan struct{}, 1)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
+		closeLocal(local)
 		return nil, err
 	}
 	return s, nil
@@ -83,7 +81,38 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 // Close releases the database.
 func (s *Store) Close() error {
 	s.ro.close()
+	closeLocal(s.local)
 	return s.db.Close()
+}
+
+// openWarehouse makes the Warehouse: the configured Backend at the
+// Warehouse URI, or the local disk under the Warehouse directory.
+func openWarehouse(opts *Options) (*warehouse.Warehouse, *warehouse.Local, error) {
+	if opts.Backend != nil {
+		root, err := warehouse.Parse(opts.Warehouse)
+		if err != nil {
+			return nil, nil, Invalid("warehouse", err.Error())
+		}
+		return warehouse.New(root, opts.Backend), nil, nil
+	}
+	dir := opts.Warehouse
+	if loc, err := warehouse.Parse(dir); err == nil {
+		dir = loc.Path() // file:// URI or absolute path
+	} else if abs, aerr := filepath.Abs(dir); aerr == nil {
+		dir = abs // a relative directory, as the CLI's --data gives
+	}
+	wh, local, err := warehouse.NewLocal(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: warehouse %s: %w", opts.Warehouse, err)
+	}
+	opts.Warehouse = local.Root().Path()
+	return wh, local, nil
+}
+
+func closeLocal(l *warehouse.Local) {
+	if l != nil {
+		l.Close()
+	}
 }
 
 // maxIdleConns is the idle pool size: about the number of concurrent API
