@@ -93,20 +93,21 @@ type listener struct {
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
 	log := newLogger(c.LogJSON)
-	st, paths, err := openStore(ctx, cmd)
+	var storage web.StorageHealth // nil: a local warehouse needs no watching
+	var backend warehouse.Backend // nil: the local directory
+	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
+		s3wh, err := openS3Warehouse(ctx, raw, c.S3, log)
+		if err != nil {
+			return err
+		}
+		storage, backend = s3wh.health, s3wh.backend
+		c.clients = &warehouse.ClientAccess{S3: s3wh.backend, Mode: s3wh.vend}
+	}
+	st, paths, err := openStoreOn(ctx, cmd, backend)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var storage web.StorageHealth // nil: a local warehouse needs no watching
-	if isS3Warehouse(paths.Warehouse) {
-		s3wh, err := openS3Warehouse(ctx, paths.Warehouse, c.S3, log)
-		if err != nil {
-			return err
-		}
-		storage = s3wh.health
-		c.clients = &warehouse.ClientAccess{S3: s3wh.backend, Mode: s3wh.vend}
-	}
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 	"github.com/spf13/cobra"
 )
 
@@ -42,6 +43,12 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 
 // openStore opens the catalog in the data directory, creating it if needed.
 func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPaths, error) {
+	return openStoreOn(ctx, cmd, nil)
+}
+
+// openStoreOn is openStore with the warehouse stored by backend (an s3://
+// warehouse's); nil is the local directory.
+func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Backend) (*catalog.Store, dataPaths, error) {
 	p, err := resolvePaths(cmd)
 	if err != nil {
 		return nil, p, err
@@ -55,7 +62,7 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPat
 			return nil, p, fmt.Errorf("create warehouse directory: %w", err)
 		}
 	}
-	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse})
+	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse, Backend: backend})
 	if err != nil {
 		return nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
 	}
