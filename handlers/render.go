@@ -11,6 +11,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
+	"github.com/floe/floe/warehouse"
 )
 
 // render writes a component only after it rendered completely, so a failure
@@ -71,6 +72,9 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, catalog.ErrInvalid):
 		status, heading = http.StatusUnprocessableEntity, "Invalid input"
 		msg = sentence(err, "The input breaks a naming rule.")
+	case errors.Is(err, warehouse.ErrUnavailable):
+		status, heading = http.StatusServiceUnavailable, "Table storage is unavailable"
+		msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."
 	case errors.As(err, &ce):
 		msg = ce.Message
 	}

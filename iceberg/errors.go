@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // Exception types of the Iceberg REST spec's error model.
@@ -79,6 +80,9 @@ func fromCatalog(err error, notFoundType string) *apiError {
 		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
 	case errors.Is(err, catalog.ErrInvalid):
 		return &apiError{http.StatusBadRequest, typeBadRequest, msg}
+	case errors.Is(err, warehouse.ErrUnavailable):
+		return &apiError{http.StatusServiceUnavailable, typeServiceFailure,
+			"table storage is unavailable: the warehouse's object store does not answer, so the request did not complete; retry when it is back"}
 	}
 	return &apiError{http.StatusInternalServerError, typeServiceFailure, "internal error: " + msg}
 }
