@@ -22,13 +22,13 @@ import (
 func TestMain(m *testing.M) { s3test.Main(m) }
 
 // newS3 returns a warehouse at s3://<fresh bucket>/wh on the shared real store.
-func newS3(t *testing.T) (*Warehouse, *S3) {
+func newS3(t testing.TB) (*Warehouse, *S3) {
 	t.Helper()
 	st := s3test.Require(t)
 	return newS3On(t, st, st.Bucket(t))
 }
 
-func newS3On(t *testing.T, st *s3test.Store, bucket string) (*Warehouse, *S3) {
+func newS3On(t testing.TB, st *s3test.Store, bucket string) (*Warehouse, *S3) {
 	t.Helper()
 	root := mustParse(t, "s3://"+bucket+"/wh")
 	w, b, err := NewS3(t.Context(), root, S3Config{
