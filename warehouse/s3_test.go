@@ -171,14 +171,15 @@ func backendSpec(t *testing.T, w *Warehouse) {
 	}
 }
 
-// A store outside floe may hold "dir/" markers and keys with empty
-// segments; listing skips them rather than inventing locations.
+// A store written by other tools may hold "dir/" markers (console-made
+// folders); listing skips them rather than inventing files. (SeaweedFS folds
+// "a//b" keys to "a/b", so keys with empty segments cannot be made here.)
 func TestS3ListSkipsForeignKeys(t *testing.T) {
 	st := s3test.Require(t)
 	bucket := st.Bucket(t)
 	w, _ := newS3On(t, st, bucket)
 	c := st.Client()
-	for _, k := range []string{"wh/t/dir/", "wh/t//double", "wh/t/ok"} {
+	for _, k := range []string{"wh/t/dir/", "wh/t/ok"} {
 		if _, err := c.PutObject(t.Context(), putInput(bucket, k)); err != nil {
 			t.Fatal(err)
 		}
