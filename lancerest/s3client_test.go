@@ -57,9 +57,6 @@ func TestLanceDBOnS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateBucket(ctx, catalog.CreateBucketInput{Name: "s3b", Format: catalog.FormatLance, Owner: "t"}); err != nil {
-		t.Fatal(err)
-	}
 	srv := httptest.NewServer(New(Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Storage: warehouse.ClientAccess{S3: b, Mode: warehouse.VendStatic}}).Handler())
 	defer srv.Close()
