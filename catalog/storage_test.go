@@ -5,15 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/alexedwards/scs/v2"
-)
-
-// The session methods must satisfy scs's interfaces, so web/ can hand the
-// Store to scs directly.
-var (
-	_ scs.Store    = (*Store)(nil)
-	_ scs.CtxStore = (*Store)(nil)
 )
 
 // TestMigrationCanonicalLocations: rows stored before locations were
@@ -34,10 +25,10 @@ func TestMigrationCanonicalLocations(t *testing.T) {
 		if _, err := s.db.ExecContext(ctx, `UPDATE tables SET location = ?, metadata_location = ? WHERE id = ?`, c.stored, c.metadata, tb.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.db.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version = '0006_canonical_locations'`); err != nil {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM persist_migrations WHERE owner = 'catalog' AND version = '0007_canonical_locations'`); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.migrate(ctx); err != nil {
+		if err := s.db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
 			t.Fatal(err)
 		}
 		var loc, meta string

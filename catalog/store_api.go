@@ -2,20 +2,22 @@ package catalog
 
 // This file is the catalog's public surface: options, the Store and the
 // input/option types. The methods live beside it, one file per noun
-// (bucket.go, namespace.go, table_*.go, user.go, session.go, apikey.go).
+// (bucket.go, namespace.go, table_*.go, user.go, apikey.go).
 
 import (
-	"database/sql"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
 
 // Options configure a Store.
 type Options struct {
-	// Path of the SQLite file, e.g. "./floe-data/catalog.db".
+	// Path of the SQLite file, e.g. "./floe-data/catalog.db"; used by Open
+	// only (New takes an open database).
 	Path string
 	// Warehouse is the root under which table data lives: a local
 	// directory (absolute, relative to the working directory, or file://)
@@ -38,27 +40,23 @@ type Options struct {
 // Store is the catalog on SQLite. It is safe for concurrent use, and several
 // processes (floe serve and the CLI) may open the same file at once.
 type Store struct {
-	db    *sql.DB
-	ro    *stmtCache // prepared statements for reads outside transactions
-	lists listCache  // name listings, valid while the table generation holds
-	opts  Options
-	wh    *warehouse.Warehouse
-	local *warehouse.Local // the local backend Open made, closed by Close
-
-	// writeSlot (capacity 1) queues this process's write transactions in
-	// Go, so they wait on each other without SQLite's sleeping busy handler
-	// (which is left for waits on other processes, such as the CLI beside
-	// the server) and a waiting caller can still give up on its context.
-	writeSlot chan struct{}
+	// db is the one database handle: its writes queue in persist, its
+	// reads run through cached prepared statements.
+	db     *persist.DB
+	ro     querier   // reads outside transactions; the same handle as db
+	ownsDB bool      // Open made db, so Close closes it
+	lists  listCache // name listings, valid while the table generation holds
+	opts   Options
+	wh     *warehouse.Warehouse
+	local  *warehouse.Local // the local backend New made, closed by Close
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
-}
 
-// DB exposes the database to sibling services (observe, plugin, tasks) that
-// keep their own tables in the same file; their tables come from the same
-// embedded migrations.
-func (s *Store) DB() *sql.DB { return s.db }
+	// keyGen counts API-key revocations in this process; key caches
+	// compare it to drop what they hold (see KeyGeneration).
+	keyGen atomic.Uint64
+}
 
 // Warehouse returns the warehouse root as configured (for the local
 // warehouse, its absolute directory).

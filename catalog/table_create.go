@@ -2,11 +2,12 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
+
+	"github.com/floe/floe/persist"
 )
 
 // checkBucketAccepts refuses a table format the bucket was not declared for.
@@ -50,7 +51,7 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if err != nil {
 		return Table{}, false, err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, in.Bucket)
 		if err != nil {
 			return err
@@ -99,7 +100,7 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 }
 
 // insertTable adds a new entry and prepares its storage.
-func (s *Store) insertTable(ctx context.Context, tx *sql.Tx, in CreateTableInput, explicit warehouse.Location) (Table, error) {
+func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit warehouse.Location) (Table, error) {
 	id := uuid.NewString()
 	loc := explicit
 	if loc.IsZero() {
@@ -145,8 +146,8 @@ func (s *Store) insertTable(ctx context.Context, tx *sql.Tx, in CreateTableInput
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tables(`+tableColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Bucket, JoinNamespace(t.Namespace), t.Name, string(t.Format), t.Location, t.MetadataLocation,
-		t.VersionToken, string(t.State), encodeMap(t.Properties), now.UnixNano(), now.UnixNano()); err != nil {
-		if isUniqueViolation(err) {
+		t.VersionToken, string(t.State), encodeMap(t.Properties), micros(now), micros(now)); err != nil {
+		if s.isUniqueViolation(err) {
 			return Table{}, newErr(ErrAlreadyExists, "name", "table %q already exists", in.Name)
 		}
 		return Table{}, dbErr("insert table", err)
@@ -164,7 +165,7 @@ func (s *Store) marker(t Table) []byte {
 // revive brings a deregistered Lance table back at loc with its table id:
 // state declared (created when _versions/ exists), a new version token, the
 // .lance-deregistered marker removed. declare also writes .lance-reserved.
-func (s *Store) revive(ctx context.Context, tx *sql.Tx, t Table, loc warehouse.Location, declare bool) (Table, error) {
+func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc warehouse.Location, declare bool) (Table, error) {
 	if err := s.checkFree(ctx, tx, loc, t.ID); err != nil {
 		return Table{}, err
 	}
@@ -192,13 +193,13 @@ func (s *Store) revive(ctx context.Context, tx *sql.Tx, t Table, loc warehouse.L
 
 // updateEntry writes location, state, metadata and properties with a new
 // version token and modified time.
-func (s *Store) updateEntry(ctx context.Context, tx *sql.Tx, t Table) (Table, error) {
+func (s *Store) updateEntry(ctx context.Context, tx *persist.Tx, t Table) (Table, error) {
 	t.VersionToken = newVersionToken()
 	t.ModifiedAt = s.now().UTC()
 	if _, err := tx.ExecContext(ctx, `UPDATE tables SET location = ?, state = ?, metadata_location = ?, properties = ?,
 		version_token = ?, modified_at = ? WHERE id = ?`,
 		t.Location, string(t.State), t.MetadataLocation, encodeMap(t.Properties), t.VersionToken,
-		t.ModifiedAt.UnixNano(), t.ID); err != nil {
+		micros(t.ModifiedAt), t.ID); err != nil {
 		return Table{}, dbErr("update table", err)
 	}
 	return t, nil
@@ -220,7 +221,7 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 		return Table{}, Invalid("location", "location is required: give the directory of an existing Lance dataset")
 	}
 	var t Table
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, ref.Bucket)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -28,7 +29,7 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) 
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
@@ -82,7 +83,7 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 
 // dropTablesWhere drops every table matching a condition, data included
 // (the cascade of bucket and namespace deletes).
-func (s *Store) dropTablesWhere(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where string, args ...any) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
 	if err != nil {
 		return dbErr("list tables", err)
@@ -128,7 +129,7 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
@@ -172,7 +173,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, from); err != nil {
 			return err
@@ -194,7 +195,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 		t.VersionToken = newVersionToken()
 		t.ModifiedAt = s.now().UTC()
 		if _, err := tx.ExecContext(ctx, `UPDATE tables SET namespace = ?, name = ?, version_token = ?, modified_at = ? WHERE id = ?`,
-			JoinNamespace(t.Namespace), t.Name, t.VersionToken, t.ModifiedAt.UnixNano(), t.ID); err != nil {
+			JoinNamespace(t.Namespace), t.Name, t.VersionToken, micros(t.ModifiedAt), t.ID); err != nil {
 			return dbErr("rename table", err)
 		}
 		return nil
@@ -210,7 +211,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 // props keeps the properties; otherwise they are replaced.
 func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataLocation string, props map[string]string) (Table, error) {
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		t, err = s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
 		if err == sql.ErrNoRows {

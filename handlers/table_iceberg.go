@@ -16,7 +16,7 @@ import (
 // unreadable metadata file becomes a sentence on the page, not a 500: the
 // catalog entry is still worth showing (and dropping).
 func (h *Handlers) icebergPanel(ctx context.Context, t catalog.Table) views.IcebergPanel {
-	md, err := iceberg.LoadTableMetadata(ctx, t)
+	md, err := iceberg.LoadTableMetadata(ctx, h.store.Storage(), t)
 	if err != nil {
 		h.log.Warn("iceberg metadata unreadable", "table", t.ID, "err", err)
 		msg := "The table's metadata could not be read, so its schema, partitions and snapshots cannot be shown: " + err.Error() + "."

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // Metadata is what the console shows of an Iceberg table: summary figures of
@@ -92,22 +92,22 @@ type Ref struct {
 }
 
 // LoadTableMetadata reads a table's current metadata file for the console.
-func LoadTableMetadata(ctx context.Context, tbl catalog.Table) (*Metadata, error) {
-	md, err := tableMetadataOf(tbl)
+func LoadTableMetadata(ctx context.Context, wh *warehouse.Warehouse, tbl catalog.Table) (*Metadata, error) {
+	md, err := tableMetadataOf(warehouseFiles{wh}, tbl)
 	if err != nil {
 		return nil, err
 	}
 	return describe(md, tbl.MetadataLocation), nil
 }
 
-func tableMetadataOf(tbl catalog.Table) (*tableMetadata, error) {
+func tableMetadataOf(fs fileStore, tbl catalog.Table) (*tableMetadata, error) {
 	if tbl.Format != catalog.FormatIceberg {
 		return nil, fmt.Errorf("table %s is a %s table, not Iceberg", tbl.Name, tbl.Format)
 	}
 	if tbl.MetadataLocation == "" {
 		return nil, fmt.Errorf("table %s has no metadata file yet", tbl.Name)
 	}
-	raw, err := localStore{}.ReadFile(tbl.MetadataLocation)
+	raw, err := fs.ReadFile(tbl.MetadataLocation)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of %s: %w", tbl.Name, err)
 	}
@@ -223,25 +223,3 @@ func flattenType(t Type, path string, depth int, out *[]Column, names map[int]st
 }
 
 func isNested(t Type) bool { return t.Primitive == "" }
-
-// MaintenanceAllowed reports whether Iceberg maintenance may touch a table,
-// and if not, why: only a catalog ICEBERG table whose properties do not say
-// table_type=lance (a Lance dataset registered under an Iceberg name).
-func MaintenanceAllowed(t catalog.Table) (bool, string) {
-	if t.Format != catalog.FormatIceberg {
-		return false, fmt.Sprintf("table %s is a %s table, not Iceberg", t.Name, formatName(t.Format))
-	}
-	for k, v := range t.Properties {
-		if strings.EqualFold(k, "table_type") && strings.EqualFold(strings.TrimSpace(v), "lance") {
-			return false, fmt.Sprintf("table %s carries table_type=%s: it is a Lance dataset, so Iceberg maintenance would corrupt it", t.Name, v)
-		}
-	}
-	return true, ""
-}
-
-func formatName(f catalog.Format) string {
-	if f == catalog.FormatUnset {
-		return "format-less"
-	}
-	return string(f)
-}

@@ -169,17 +169,6 @@ type TableView struct {
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
 }
 
-// TableSubView is a table's /data or /maintenance page before its feature lands.
-type TableSubView struct {
-	Page
-	Bucket       string
-	BucketFormat string
-	Namespace    string
-	Table        string
-	Section      string // "Browse Data" or "Maintenance"
-	Message      string
-}
-
 // ConnectView is /connect.
 type ConnectView struct {
 	Page
@@ -191,12 +180,13 @@ type ConnectView struct {
 
 // APIKeyRow is one key in the list.
 type APIKeyRow struct {
-	ID         string
-	Name       string
-	Role       string
-	Bucket     string
-	CreatedAt  time.Time
-	LastUsedAt time.Time
+	ID          string
+	AccessKeyID string // SigV4 access key id; "" for keys made before S3 Tables
+	Name        string
+	Role        string
+	Bucket      string
+	CreatedAt   time.Time
+	LastUsedAt  time.Time
 }
 
 // APIKeysView is /api-keys.
@@ -210,6 +200,8 @@ type APIKeysView struct {
 	Errors  FieldErrors
 	Secret  string // shown once, right after creation
 	Created string // name of the key just created
+	// The new key's SigV4 pair for the S3 Tables API, shown once with Secret.
+	AccessKeyID, SecretAccessKey string
 }
 
 // EmptyView is a page that has nothing to show yet and says why.

@@ -72,33 +72,43 @@ func (l *Local) Close() error { return l.dir.Close() }
 // rel is loc's path relative to the root ("." for the root), after checking
 // that no existing component is a symbolic link.
 func (l *Local) rel(loc Location) (string, error) {
+	r, _, err := l.check(loc)
+	return r, err
+}
+
+// check is rel plus what it learnt about loc itself: its Lstat result, or
+// nil when loc does not exist. Each component is Lstat'ed by absolute path,
+// one syscall apiece (the kernel walks the path; os.Root would open every
+// directory on the way again for each prefix).
+func (l *Local) check(loc Location) (string, fs.FileInfo, error) {
 	r, ok := loc.Rel(l.root)
 	if !ok {
-		return "", errorf(ErrOutside, "location %s is outside the warehouse %s; choose a location inside it", loc, l.root)
+		return "", nil, errorf(ErrOutside, "location %s is outside the warehouse %s; choose a location inside it", loc, l.root)
 	}
 	if r == "" {
-		return ".", nil
+		fi, err := os.Lstat(l.root.Path())
+		return ".", fi, err
 	}
-	p := ""
-	for seg := range strings.SplitSeq(r, "/") {
-		if p == "" {
-			p = seg
-		} else {
-			p += "/" + seg
-		}
-		fi, err := l.dir.Lstat(p)
+	p := l.root.Path()
+	var fi fs.FileInfo
+	for rest := r; rest != ""; {
+		seg, more, _ := strings.Cut(rest, "/")
+		rest = more
+		p = filepath.Join(p, seg)
+		var err error
+		fi, err = os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return r, nil // nothing further down exists yet, so no link either
+			return r, nil, nil // nothing further down exists yet, so no link either
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return "", errorf(ErrSymlink, "location %s passes through the symbolic link %s; floe does not follow links inside the warehouse",
-				loc, l.root.MustJoin(strings.Split(p, "/")...))
+			return "", nil, errorf(ErrSymlink, "location %s passes through the symbolic link %s; floe does not follow links inside the warehouse",
+				loc, "file://"+p)
 		}
 	}
-	return r, nil
+	return r, fi, nil
 }
 
 // ReadFile reads a whole file.
@@ -294,15 +304,20 @@ func (l *Local) DeletePrefix(ctx context.Context, prefix Location) error {
 	return l.dir.RemoveAll(r)
 }
 
-// Exists reports whether a file or directory is at loc.
+// Exists reports whether a file or directory is at loc. The component
+// check already answers it: every component was Lstat'ed, none is a link,
+// so the last one is loc inside the root.
 func (l *Local) Exists(ctx context.Context, loc Location) (bool, error) {
-	r, err := l.rel(loc)
+	if loc.Within(l.root) {
+		// Nothing at the path, links followed or not, means nothing there:
+		// one syscall answers the common "no _versions/ yet" case.
+		if _, err := os.Lstat(loc.Path()); errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+	}
+	_, fi, err := l.check(loc)
 	if err != nil {
 		return false, err
 	}
-	_, err = l.dir.Lstat(r)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return err == nil, err
+	return fi != nil, nil
 }

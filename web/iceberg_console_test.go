@@ -21,6 +21,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // icebergForm is a valid create-table form; cases change what they test.
@@ -82,7 +83,7 @@ func TestIcebergCreateTable(t *testing.T) {
 	if err != nil || tbl.Format != catalog.FormatIceberg {
 		t.Fatalf("table = %+v, %v", tbl, err)
 	}
-	md, err := iceberg.LoadTableMetadata(context.Background(), tbl)
+	md, err := iceberg.LoadTableMetadata(context.Background(), e.store.Storage(), tbl)
 	if err != nil {
 		t.Fatalf("LoadTableMetadata: %v", err)
 	}
@@ -304,7 +305,7 @@ func TestIcebergTableWithData(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 
-	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	rs := icebergrest.New(icebergrest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
 	hs := httptest.NewServer(rs.Handler())
 	t.Cleanup(hs.Close)
 	cat, err := rest.NewCatalog(ctx, "floe", hs.URL, rest.WithWarehouseLocation("lake"))
@@ -442,7 +443,7 @@ func TestIcebergTableWithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(entry.MetadataLocation, []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(strings.TrimPrefix(entry.MetadataLocation, "file://"), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad := e.get(c, base)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -39,19 +40,20 @@ func newEnvWithStorage(t *testing.T, st StorageHealth) *env {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.Open(t.Context(), catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(t.Context(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	s, err := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: allSurfaces,
+	s, err := New(Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: allSurfaces,
 		Stats: &fakeStats{m: map[string]handlers.TableStats{}}, Storage: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, store: store, srv: srv, server: s}
+	return &env{t: t, db: pdb, store: store, srv: srv, server: s}
 }
 
 // /readyz and every page follow the warehouse store: down → 503 with the

@@ -28,7 +28,8 @@ type serveConfig struct {
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
-	S3                         s3Flags
+	S3                         s3tablesConfig
+	S3Store                    s3Flags // an s3:// --warehouse
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -63,7 +64,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.Lance, "lance", "127.0.0.1:9101", `Lance Namespace REST and task API address ("" = off)`)
 	f.StringVar(&c.Iceberg, "iceberg", "127.0.0.1:8181", `Iceberg REST address ("" = off)`)
 	f.String("warehouse", "", "where table data lives: a directory (default DATA/warehouse) or s3://BUCKET/PREFIX")
-	addS3Flags(f, &c.S3)
+	addS3Flags(f, &c.S3Store)
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
@@ -72,6 +73,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance worker as a child process")
+	c.S3.addFlags(f)
 	return cmd
 }
 
@@ -96,17 +98,18 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	var storage web.StorageHealth // nil: a local warehouse needs no watching
 	var backend warehouse.Backend // nil: the local directory
 	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
-		s3wh, err := openS3Warehouse(ctx, raw, c.S3, log)
+		s3wh, err := openS3Warehouse(ctx, raw, c.S3Store, log)
 		if err != nil {
 			return err
 		}
 		storage, backend = s3wh.health, s3wh.backend
 		c.clients = &warehouse.ClientAccess{S3: s3wh.backend, Mode: s3wh.vend}
 	}
-	st, paths, err := openStoreOn(ctx, cmd, backend)
+	db, st, paths, err := openStoreOn(ctx, cmd, backend)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	defer st.Close()
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
@@ -155,6 +158,15 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		surfaces.Iceberg = icebergLn.Addr().String()
 	}
+	s3Ln, err := bind("s3tables", c.S3.Addr)
+	if err != nil {
+		httpLn.Close()
+		return err
+	}
+	surfaces.S3TablesRegion, surfaces.S3TablesAccount = c.S3.Region, c.S3.Account
+	if s3Ln != nil {
+		surfaces.S3Tables = s3Ln.Addr().String()
+	}
 
 	grpcLn, err := bind("grpc", c.GRPC)
 	if err != nil {
@@ -169,14 +181,14 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
 
-	svc, err := newServices(st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
+	svc, err := newServices(ctx, db, st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
 	if err != nil {
 		grpcLn.Close()
 		return err
 	}
 	defer svc.close()
 
-	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
+	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
 		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks, Storage: storage})
 	if err != nil {
 		grpcLn.Close()
@@ -189,8 +201,11 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		lns = append(lns, listener{"iceberg", icebergLn, icebergHandler(st, log, c)})
 	}
+	if s3Ln != nil {
+		lns = append(lns, listener{"s3tables", s3Ln, s3tablesHandler(st, log, c.S3, svc.plugin)})
+	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup

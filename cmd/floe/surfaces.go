@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 	"github.com/floe/floe/taskapi"
 	"github.com/floe/floe/tasks"
@@ -35,9 +35,9 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	cfg := iceberg.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
-	return iceberg.New(cfg).Handler()
+	return icebergrest.New(cfg).Handler()
 }

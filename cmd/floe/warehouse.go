@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/floe/floe/warehouse"
@@ -35,7 +34,8 @@ func addS3Flags(f *pflag.FlagSet, c *s3Flags) {
 
 // isS3Warehouse reports whether --warehouse names an object store.
 func isS3Warehouse(raw string) bool {
-	return strings.HasPrefix(strings.ToLower(raw), "s3://")
+	loc, err := warehouse.Parse(raw)
+	return err == nil && loc.Scheme() == warehouse.SchemeS3
 }
 
 // s3Warehouse is an opened, checked s3:// warehouse and its health watch.

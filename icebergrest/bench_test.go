@@ -1,0 +1,138 @@
+package icebergrest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	iceberggo "github.com/apache/iceberg-go"
+	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
+)
+
+// BenchmarkLoadTable measures GET …/tables/{table} against an empty handler
+// on the same server and client, and reports the ratio (how many empty
+// requests one LoadTable costs). Run with -bench LoadTable.
+func BenchmarkLoadTable(b *testing.B) {
+	for _, withKey := range []bool{false, true} {
+		b.Run(fmt.Sprintf("apikey=%v", withKey), func(b *testing.B) {
+			e := newEnv(b, !withKey)
+			e.bucket(b, "lake", catalog.FormatIceberg)
+			key := ""
+			if withKey {
+				_, key, _ = e.store.CreateAPIKey(context.Background(), "bench", catalog.RoleReadWrite, "", 0)
+			}
+			mux := http.NewServeMux()
+			mux.HandleFunc("/empty", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+			mux.Handle("/", e.srv.Handler())
+			hs := httptest.NewServer(mux)
+			defer hs.Close()
+			e.http = hs
+			rawTable(b, e, "lake", key)
+			get := func(path string) {
+				req, _ := http.NewRequest("GET", hs.URL+path, nil)
+				if key != "" {
+					req.Header.Set("Authorization", "Bearer "+key)
+				}
+				resp, err := hs.Client().Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode >= 300 {
+					b.Fatalf("%s: %d", path, resp.StatusCode)
+				}
+			}
+			const rounds = 200 // requests per side per loop, interleaved so drift hits both
+			var tLoad, tEmpty time.Duration
+			n := 0
+			for b.Loop() {
+				for range rounds {
+					t0 := time.Now()
+					get("/v1/lake/namespaces/ns/tables/t")
+					t1 := time.Now()
+					get("/empty")
+					tEmpty += time.Since(t1)
+					tLoad += t1.Sub(t0)
+					n++
+				}
+			}
+			b.ReportMetric(float64(tLoad.Microseconds())/float64(n), "µs/load")
+			b.ReportMetric(float64(tEmpty.Microseconds())/float64(n), "µs/empty")
+			b.ReportMetric(float64(tLoad)/float64(tEmpty), "load/empty")
+		})
+	}
+}
+
+// BenchmarkReadRowsFirstPage reads the first Browse Data page of a table of
+// 100 Parquet data files holding 1M rows (written by iceberg-go, one file per
+// partition). Target: ≤ 200 ms per page. Run with -bench iceberg.ReadRows.
+func BenchmarkReadRowsFirstPage(b *testing.B) {
+	ctx := context.Background()
+	e := newEnv(b, true)
+	e.bucket(b, "lake", catalog.FormatIceberg)
+	cat := newClient(b, e.http.URL, "lake", "")
+	if err := cat.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	schema := iceberggo.NewSchema(0,
+		iceberggo.NestedField{ID: 1, Name: "id", Type: iceberggo.PrimitiveTypes.Int64, Required: true},
+		iceberggo.NestedField{ID: 2, Name: "part", Type: iceberggo.PrimitiveTypes.Int64, Required: true},
+		iceberggo.NestedField{ID: 3, Name: "payload", Type: iceberggo.PrimitiveTypes.String},
+	)
+	spec := iceberggo.NewPartitionSpec(iceberggo.PartitionField{SourceIDs: []int{2}, FieldID: 1000, Name: "part", Transform: iceberggo.IdentityTransform{}})
+	tbl, err := cat.CreateTable(ctx, table.Identifier{"ns", "big"}, schema, icecatalog.WithPartitionSpec(&spec))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows, files = 1_000_000, 100
+	as := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "part", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "payload", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, as)
+	for i := range int64(rows) {
+		bld.Field(0).(*array.Int64Builder).Append(i)
+		bld.Field(1).(*array.Int64Builder).Append(i / (rows / files)) // sorted: one run per partition
+		bld.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("row-%d", i))
+	}
+	rec := bld.NewRecordBatch()
+	bld.Release()
+	at := array.NewTableFromRecords(as, []arrow.RecordBatch{rec})
+	rec.Release()
+	if _, err := tbl.AppendTable(ctx, at, 1<<16, nil); err != nil {
+		b.Fatal(err)
+	}
+	at.Release()
+	entry, err := e.store.GetTable(ctx, catalog.TableRef{Bucket: "lake", Namespace: []string{"ns"}, Name: "big"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	md, err := iceberg.LoadTableMetadata(ctx, e.store.Storage(), entry)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if md.TotalRecords != rows || md.TotalDataFiles != files {
+		b.Fatalf("table holds %d rows in %d files", md.TotalRecords, md.TotalDataFiles)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		page, err := iceberg.ReadRows(ctx, e.store.Storage(), entry, 0, iceberg.DefaultRowLimit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(page.Rows) != iceberg.DefaultRowLimit || !page.More {
+			b.Fatalf("page = %d rows, more=%v, notes %v", len(page.Rows), page.More, page.Notes)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/page")
+}

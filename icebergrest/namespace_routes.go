@@ -1,0 +1,167 @@
+package icebergrest
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/floe/floe/catalog"
+)
+
+// pageParams reads pageToken and pageSize; the token is the catalog's
+// "after" name, so paging is stable while names are added or removed.
+func pageParams(r *http.Request) (catalog.ListOptions, error) {
+	q := r.URL.Query()
+	opt := catalog.ListOptions{After: q.Get("pageToken")}
+	if v := q.Get("pageSize"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return opt, badRequest("pageSize must be a positive integer")
+		}
+		opt.Limit = min(n, catalog.MaxPageSize)
+	}
+	return opt, nil
+}
+
+func nextToken(next string) any {
+	if next == "" {
+		return nil
+	}
+	return next
+}
+
+func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	opt, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	var parent []string
+	if p := r.URL.Query().Get("parent"); p != "" {
+		if parent, err = parseNamespace(p); err != nil {
+			return err
+		}
+		if _, err := s.store.GetNamespace(r.Context(), b.Name, parent); err != nil {
+			return fromCatalog(err, typeNoSuchNamespace)
+		}
+	}
+	items, next, err := s.store.ListNamespaces(r.Context(), b.Name, parent, opt)
+	if err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	out := make([][]string, len(items))
+	for i, n := range items {
+		out[i] = n.Levels
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"namespaces": out, "next-page-token": nextToken(next)})
+	return nil
+}
+
+func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	var in struct {
+		Namespace  []string          `json:"namespace"`
+		Properties map[string]string `json:"properties"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if err := checkLevels(in.Namespace); err != nil {
+		return err
+	}
+	n, err := s.store.CreateNamespace(r.Context(), b.Name, in.Namespace, in.Properties)
+	if err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	writeJSON(w, http.StatusOK, namespaceBody(n))
+	return nil
+}
+
+func namespaceBody(n catalog.Namespace) map[string]any {
+	props := n.Properties
+	if props == nil {
+		props = map[string]string{}
+	}
+	return map[string]any{"namespace": n.Levels, "properties": props}
+}
+
+func (s *Server) loadNamespace(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	levels, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.GetNamespace(r.Context(), b.Name, levels)
+	if err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	writeJSON(w, http.StatusOK, namespaceBody(n))
+	return nil
+}
+
+func (s *Server) namespaceExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	levels, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.GetNamespace(r.Context(), b.Name, levels); err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) dropNamespace(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	levels, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DropNamespace(r.Context(), b.Name, levels, false); err != nil {
+		if errors.Is(err, catalog.ErrNotEmpty) {
+			return errorf(http.StatusConflict, typeNamespaceNotEmpty, "namespace %q is not empty: drop its tables and child namespaces first", strings.Join(levels, "."))
+		}
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) updateNamespaceProperties(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	levels, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Removals []string          `json:"removals"`
+		Updates  map[string]string `json:"updates"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	for _, k := range in.Removals {
+		if _, ok := in.Updates[k]; ok {
+			return errorf(http.StatusUnprocessableEntity, typeUnprocessable, "property %q is both removed and updated", k)
+		}
+	}
+	before, err := s.store.GetNamespace(r.Context(), b.Name, levels)
+	if err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	if _, err := s.store.UpdateNamespaceProperties(r.Context(), b.Name, levels, in.Removals, in.Updates); err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	removed, missing := []string{}, []string{}
+	for _, k := range in.Removals {
+		if _, ok := before.Properties[k]; ok {
+			removed = append(removed, k)
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	updated := make([]string, 0, len(in.Updates))
+	for k := range in.Updates {
+		updated = append(updated, k)
+	}
+	sort.Strings(updated)
+	writeJSON(w, http.StatusOK, map[string]any{"updated": updated, "removed": removed, "missing": missing})
+	return nil
+}
