@@ -54,6 +54,8 @@ type Deps struct {
 	Preview *preview.Broker // Browse Data rows from workers
 	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
 	Storage StorageStatus   // the warehouse store's health; nil = always fine
+
+	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 }
 
 // Handlers serves the console pages. Create with New.
@@ -68,6 +70,7 @@ type Handlers struct {
 	preview  *preview.Broker
 	tasks    *tasks.Service
 	storage  StorageStatus
+	signin   *signinGuard
 }
 
 // New builds the handlers.
@@ -77,7 +80,7 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now)}
 }
 
 // Session keys.

@@ -133,6 +133,9 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 	if err != nil {
 		return nil, invalid("metadata-location", "cannot read table metadata at %s: %v", metadataLocation, err)
 	}
+	if err := m.md.checkLimits(); err != nil {
+		return nil, invalid("metadata-location", "table metadata at %s: %v", metadataLocation, err)
+	}
 	if err := s.checkTableLocation(b.Name, m.md.Location); err != nil {
 		return nil, err
 	}
