@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
 )
 
@@ -24,6 +26,16 @@ type serveConfig struct {
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
 	S3                         s3tablesConfig
+	S3Store                    s3Flags // an s3:// --warehouse
+
+	// clients is set by serve (not a flag) for an s3:// warehouse: what
+	// the catalogs tell engines about the store.
+	clients *warehouse.ClientAccess
+	// backend and storage are set with clients: the store the catalog
+	// writes through and the health watch /readyz and the console read.
+	// Both nil for a local warehouse.
+	backend warehouse.Backend
+	storage web.StorageHealth
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -53,7 +65,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPC, "grpc", "127.0.0.1:9401", "plugin channel (gRPC) address for workers")
 	f.StringVar(&c.Lance, "lance", "127.0.0.1:9101", `Lance Namespace REST and task API address ("" = off)`)
 	f.StringVar(&c.Iceberg, "iceberg", "127.0.0.1:8181", `Iceberg REST address ("" = off)`)
-	f.String("warehouse", "", "warehouse directory for table data (default DATA/warehouse)")
+	f.String("warehouse", "", "where table data lives: a directory (default DATA/warehouse) or s3://BUCKET/PREFIX")
+	addS3Flags(f, &c.S3Store)
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
@@ -79,6 +92,14 @@ func newLogger(jsonLogs bool) *slog.Logger {
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
 	log := newLogger(c.LogJSON)
+	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
+		s3wh, err := openS3Warehouse(ctx, raw, c.S3Store, log)
+		if err != nil {
+			return err
+		}
+		c.storage, c.backend = s3wh.health, s3wh.backend
+		c.clients = &warehouse.ClientAccess{S3: s3wh.backend, Mode: s3wh.vend}
+	}
 	paths, err := resolvePaths(cmd)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"google.golang.org/grpc"
 )
@@ -78,7 +79,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 			}
 		}
 	}()
-	if s.db, s.st, err = openStoreAt(ctx, paths); err != nil {
+	if s.db, s.st, err = openStoreAt(ctx, paths, cfg.backend); err != nil {
 		return nil, err
 	}
 	s.register("database", s.db.Close) // closed after everything that uses it
@@ -94,7 +95,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
-		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks})
+		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage})
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +184,9 @@ func (s *server) Run(ctx context.Context) error {
 	})
 	wg.Go(func() { s.svc.tasks.FollowJobs(runCtx, s.svc.plugin) })
 	wg.Go(func() { housekeep(runCtx, s.st, s.svc.sessions, s.log) })
+	if h, ok := s.cfg.storage.(*warehouse.Health); ok {
+		wg.Go(func() { h.Run(runCtx) })
+	}
 	if s.cfg.WithWorker {
 		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg); err != nil {
 			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
