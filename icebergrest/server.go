@@ -25,15 +25,19 @@ type Config struct {
 	// Anonymous lets requests without an API key through (local use); a
 	// wrong key is refused either way.
 	Anonymous bool
+	// Storage answers LoadTable's config for tables on an object store;
+	// nil for a local warehouse.
+	Storage StorageConfiger
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
-	store  *catalog.Store
-	tables *iceberg.Tables
-	log    *slog.Logger
-	auth   *apikey.Checker
-	ids    requestIDs
+	store   *catalog.Store
+	tables  *iceberg.Tables
+	log     *slog.Logger
+	auth    *apikey.Checker
+	ids     requestIDs
+	storage StorageConfiger
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -47,11 +51,12 @@ func New(cfg Config) *Server {
 		log = slog.Default()
 	}
 	return &Server{
-		store:  cfg.Store,
-		tables: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
-		log:    log,
-		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
-		ids:    newRequestIDs(),
+		store:   cfg.Store,
+		tables:  iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		log:     log,
+		auth:    apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		ids:     newRequestIDs(),
+		storage: cfg.Storage,
 	}
 }
 

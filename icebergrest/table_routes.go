@@ -42,8 +42,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -77,8 +76,7 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -94,8 +92,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, false)
-	return nil
+	return s.writeLoadResult(w, r, res, false)
 }
 
 func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -160,8 +157,7 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -197,14 +193,27 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 	return nil
 }
 
-// writeLoadResult answers a load, create or commit.
-func writeLoadResult(w http.ResponseWriter, res *iceberg.Loaded, withConfig bool) {
+// writeLoadResult answers a load, create or commit; with config, the
+// storage settings (and vended keys) an engine needs for the table's files.
+func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *iceberg.Loaded, withConfig bool) error {
 	out := map[string]any{"metadata": json.RawMessage(res.Metadata)}
 	if res.MetadataLocation != "" {
 		out["metadata-location"] = res.MetadataLocation
 	}
 	if withConfig {
-		out["config"] = map[string]string{}
+		var md struct {
+			Location string `json:"location"`
+		}
+		_ = json.Unmarshal(res.Metadata, &md)
+		cfg, creds, ae := s.tableConfig(r, md.Location)
+		if ae != nil {
+			return ae
+		}
+		out["config"] = cfg
+		if creds != nil {
+			out["storage-credentials"] = creds
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // Code is a Lance Namespace error code (the spec's ErrorResponse.code).
@@ -173,6 +174,9 @@ func asError(err error, notFound Code) *Error {
 		return invalid(msg, "Correct the request as the message says and send it again.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
+	case errors.Is(err, warehouse.ErrUnavailable):
+		return NewError(CodeServiceUnavailable, "table storage is unavailable",
+			"The warehouse's object store does not answer, so the request did not complete; retry when it is back (floe's /readyz says when).")
 	}
 	return &Error{Code: CodeInternal, Msg: "internal error",
 		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}

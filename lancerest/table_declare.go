@@ -32,6 +32,10 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	if e := canWrite(c.key, ref.Bucket); e != nil {
 		return e
 	}
+	vend, e := vendFlag(c, req.VendCredentials)
+	if e != nil {
+		return e
+	}
 	ctx := r.Context()
 	if req.Location != "" {
 		if e := s.checkDeclaredLocation(ctx, ref, req.Location); e != nil {
@@ -48,7 +52,11 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	default:
 		return asError(err, CodeNamespaceNotFound)
 	}
-	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: storageOptions(t)})
+	opts, e := s.storageOptions(ctx, t, vend)
+	if e != nil {
+		return e
+	}
+	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: opts})
 }
 
 type registerTableResponse struct {

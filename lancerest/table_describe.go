@@ -38,7 +38,8 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	if _, e := flag(c, "vend_credentials", req.VendCredentials); e != nil {
+	vend, e := vendFlag(c, req.VendCredentials)
+	if e != nil {
 		return e
 	}
 	ref, e := tableRef(c.id)
@@ -53,7 +54,11 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	resp := describeTableResponse{Location: t.Location, StorageOptions: storageOptions(t)}
+	opts, e := s.storageOptions(ctx, t, vend)
+	if e != nil {
+		return e
+	}
+	resp := describeTableResponse{Location: t.Location, StorageOptions: opts}
 	if withURI {
 		resp.TableURI = tableURI(t.Location)
 	}

@@ -15,7 +15,7 @@ import "time"
 type MaintField struct {
 	Name    string // the task API's parameter name
 	Label   string
-	Kind    string // "int", "number", "text", "select", "bool"
+	Kind    string // "int", "number", "text", "select", "bool", "list" (comma-separated)
 	Options []string
 	Help    string
 	Value   string // the value to show (the submitted one after a 422)

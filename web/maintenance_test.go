@@ -71,6 +71,8 @@ func TestMaintenanceSubmitValidation(t *testing.T) {
 		{"older_than has no weeks", url.Values{"task_type": {"lance_cleanup"}, "older_than": {"1w"}}, "older_than"},
 		{"scalar index needs a column", url.Values{"task_type": {"lance_scalar_index"}, "index_type": {"BTREE"}}, "column"},
 		{"vector index type", url.Values{"task_type": {"lance_vector_index"}, "column": {"v"}, "index_type": {"ivf_pq"}}, "index_type"},
+		{"FTS option on a BTREE index", url.Values{"task_type": {"lance_scalar_index"}, "column": {"c"}, "index_type": {"BTREE"}, "stem": {"false"}}, "stem"},
+		{"an empty index name in the list", url.Values{"task_type": {"lance_optimize_indices"}, "index_names": {"a, ,b"}}, "index_names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.post(admin, maintURL+"/tasks", tc.form)
