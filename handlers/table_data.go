@@ -160,15 +160,15 @@ func previewFailure(ctx context.Context, err error) (int, string) {
 }
 
 // lanceGrid turns a preview into the shared grid model.
-func lanceGrid(res *preview.Result, took time.Duration) DataGrid {
-	g := DataGrid{Columns: make([]GridColumn, len(res.Columns)), Rows: make([][]GridCell, len(res.Rows))}
+func lanceGrid(res *preview.Result, took time.Duration) views.Grid {
+	g := views.Grid{Columns: make([]views.GridColumn, len(res.Columns)), Rows: make([][]views.GridCell, len(res.Rows))}
 	for i, c := range res.Columns {
-		g.Columns[i] = GridColumn{Name: c.Name, Type: c.Type}
+		g.Columns[i] = views.GridColumn{Name: c.Name, Type: c.Type}
 	}
 	for i, row := range res.Rows {
-		cells := make([]GridCell, len(row))
+		cells := make([]views.GridCell, len(row))
 		for j, c := range row {
-			cells[j] = GridCell{Text: c.Text, Null: c.Null, Truncated: c.Truncated}
+			cells[j] = views.GridCell{Text: c.Text, Null: c.Null, Truncated: c.Truncated}
 		}
 		g.Rows[i] = cells
 	}

@@ -109,15 +109,15 @@ func snapshotTotal(md *iceberg.Metadata, id int64) int64 {
 }
 
 // icebergGrid turns the reader's page into the shared grid model.
-func icebergGrid(rows *iceberg.Rows, total int64) DataGrid {
-	g := DataGrid{}
+func icebergGrid(rows *iceberg.Rows, total int64) views.Grid {
+	g := views.Grid{}
 	for _, c := range rows.Columns {
-		g.Columns = append(g.Columns, GridColumn{Name: c.Name, Type: c.Type})
+		g.Columns = append(g.Columns, views.GridColumn{Name: c.Name, Type: c.Type})
 	}
 	for _, row := range rows.Rows {
-		cells := make([]GridCell, len(row))
+		cells := make([]views.GridCell, len(row))
 		for i, c := range row {
-			cells[i] = GridCell{Text: c.Text, Null: c.Null, Truncated: c.Truncated}
+			cells[i] = views.GridCell{Text: c.Text, Null: c.Null, Truncated: c.Truncated}
 		}
 		g.Rows = append(g.Rows, cells)
 	}
