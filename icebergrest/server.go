@@ -24,6 +24,9 @@ type Config struct {
 	// Anonymous lets requests without an API key through (local use); a
 	// wrong key is refused either way.
 	Anonymous bool
+	// DefaultBucket is the bucket /v1/config hands clients that name no
+	// warehouse; empty means such clients are told to name one.
+	DefaultBucket string
 }
 
 // Server is the Iceberg REST catalog.
@@ -33,6 +36,8 @@ type Server struct {
 	log    *slog.Logger
 	auth   *apikey.Checker
 	ids    requestIDs
+	// defaultBucket: see Config.DefaultBucket.
+	defaultBucket string
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -51,6 +56,8 @@ func New(cfg Config) *Server {
 		log:    log,
 		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
 		ids:    newRequestIDs(),
+
+		defaultBucket: cfg.DefaultBucket,
 	}
 }
 
@@ -90,12 +97,16 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
+	s.routeUnsupported(mux)
 
 	// Any other method on a known path answers in the spec's error shape
 	// rather than the mux's plain-text 405.
 	paths := map[string]bool{"/v1/config": true}
 	for _, p := range endpoints {
-		paths[strings.ReplaceAll(strings.Fields(p)[1], "{namespace}", "{ns}")] = true
+		paths[strings.Fields(muxPattern(p))[1]] = true
+	}
+	for _, u := range unsupported {
+		paths[strings.Fields(muxPattern(u.route))[1]] = true
 	}
 	for p := range paths {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
@@ -115,7 +126,8 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// endpoints advertised in /v1/config, so clients know what we serve.
+// endpoints advertised in /v1/config: exactly the operations served, so a
+// client never calls one it was promised and gets 406 (see unsupported).
 var endpoints = []string{
 	"GET /v1/{prefix}/namespaces",
 	"POST /v1/{prefix}/namespaces",
@@ -200,24 +212,30 @@ func (s *Server) authorize(r *http.Request, bucket string, a access) error {
 }
 
 // getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
-// client must use for that bucket.
+// client must use for that bucket. A client that names no warehouse gets the
+// default bucket when one is configured, otherwise a 400 saying how to name
+// one: an answer without a prefix would send it to routes that cannot work.
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 	wh := strings.TrimSuffix(strings.TrimPrefix(r.URL.Query().Get("warehouse"), "s3://"), "/")
-	overrides := map[string]string{}
-	if wh != "" {
-		b, err := s.openBucket(r, wh, read)
-		if err != nil {
+	if wh == "" {
+		wh = s.defaultBucket
+	}
+	if wh == "" {
+		if err := s.authorize(r, "", read); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		overrides["prefix"] = b.Name
-	} else if err := s.authorize(r, "", read); err != nil {
+		s.writeError(w, r, badRequest("name a warehouse: GET /v1/config?warehouse=<bucket> (in clients the catalog property warehouse=<bucket>), or start floe with --iceberg-default-bucket <bucket>"))
+		return
+	}
+	b, err := s.openBucket(r, wh, read)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"defaults":  map[string]string{},
-		"overrides": overrides,
+		"overrides": map[string]string{"prefix": b.Name},
 		"endpoints": endpoints,
 	})
 }

@@ -24,6 +24,7 @@ type serveConfig struct {
 	LogJSON                    bool
 	LanceAnonymous             bool
 	IcebergAnonymous           bool
+	IcebergDefaultBucket       string
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
@@ -60,6 +61,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
+	f.StringVar(&c.IcebergDefaultBucket, "iceberg-default-bucket", "", "bucket the Iceberg REST serves to clients that send no warehouse")
 	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "mark session cookies Secure (set when a TLS proxy fronts the console)")
 	f.StringVar(&c.GRPCCert, "grpc-tls-cert", "", "TLS certificate for the plugin channel (with --grpc-tls-key and --grpc-tls-ca for mTLS)")
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")

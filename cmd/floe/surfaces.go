@@ -31,5 +31,5 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	return icebergrest.New(icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}).Handler()
+	return icebergrest.New(icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket}).Handler()
 }
