@@ -42,6 +42,14 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
+	// A client holding the current metadata is told so without it: metadata
+	// of a table with a long history runs to megabytes.
+	etag := etagOf(res.MetadataLocation, r.URL.RawQuery)
+	w.Header().Set("ETag", etag)
+	if notModified(r, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
 	writeLoadResult(w, res, true)
 	return nil
 }
