@@ -111,7 +111,14 @@ func TestBadInput(t *testing.T) {
 		{"wrong method", "PUT", "/v1/lake/namespaces", rw, map[string]any{}, 405, typeBadRequest},
 		{"multi-table transaction", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
 			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
-			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "u"}, "updates": []any{}}}}, 406, typeUnsupported},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "u"}, "updates": []any{}}}}, 404, typeNoSuchTable},
+		{"transaction naming a table twice", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}}}}, 400, typeBadRequest},
+		{"transaction creating a table", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "new"}, "requirements": []any{map[string]any{"type": "assert-create"}}, "updates": []any{}}}}, 400, typeBadRequest},
+		{"transaction without identifier", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{map[string]any{"updates": []any{}}}}, 400, typeBadRequest},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
