@@ -24,6 +24,10 @@ type Config struct {
 	// Anonymous lets requests without an API key through (local use); a
 	// wrong key is refused either way.
 	Anonymous bool
+	// Tokens issues and checks the OAuth2 access tokens of /v1/oauth/tokens;
+	// nil makes the server its own (pass one to share tokens with other
+	// surfaces).
+	Tokens *apikey.Tokens
 	// DefaultBucket is the bucket /v1/config hands clients that name no
 	// warehouse; empty means such clients are told to name one.
 	DefaultBucket string
@@ -36,6 +40,7 @@ type Server struct {
 	log    *slog.Logger
 	auth   *apikey.Checker
 	ids    requestIDs
+	tokens *apikey.Tokens
 	// defaultBucket: see Config.DefaultBucket.
 	defaultBucket string
 }
@@ -50,11 +55,16 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
+	tokens := cfg.Tokens
+	if tokens == nil {
+		tokens = apikey.NewTokens(cfg.Store, nil)
+	}
 	return &Server{
 		store:  cfg.Store,
 		tables: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
 		log:    log,
-		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens}),
+		tokens: tokens,
 		ids:    newRequestIDs(),
 
 		defaultBucket: cfg.DefaultBucket,
@@ -122,6 +132,10 @@ func (s *Server) Handler() http.Handler {
 	authed := s.auth.Middleware(s.refuse, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", s.ids.next())
+		if r.URL.Path == "/v1/oauth/tokens" && r.Method == http.MethodPost {
+			s.issueToken(w, r) // the exchange that gets a client its bearer
+			return
+		}
 		authed.ServeHTTP(w, r)
 	})
 }
@@ -129,6 +143,7 @@ func (s *Server) Handler() http.Handler {
 // endpoints advertised in /v1/config: exactly the operations served, so a
 // client never calls one it was promised and gets 406 (see unsupported).
 var endpoints = []string{
+	"POST /v1/oauth/tokens",
 	"GET /v1/{prefix}/namespaces",
 	"POST /v1/{prefix}/namespaces",
 	"GET /v1/{prefix}/namespaces/{namespace}",

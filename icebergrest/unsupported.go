@@ -12,7 +12,6 @@ import (
 var unsupported = []struct {
 	route, why string
 }{
-	{"POST /v1/oauth/tokens", "floe takes API keys as bearer tokens; send Authorization: Bearer <key>"},
 	{"GET /v1/{prefix}/namespaces/{namespace}/functions", "floe keeps no functions"},
 	{"GET /v1/{prefix}/namespaces/{namespace}/functions/{function}", "floe keeps no functions"},
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "server-side scan planning is not offered; plan from the table's metadata"},
