@@ -148,8 +148,10 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 	if err != nil {
 		return nil, err
 	}
+	// The commit's upgrade-format-version says which version it wants;
+	// without one the table gets the default.
 	empty := &tableMetadata{
-		FormatVersion:     maxFormatVersion,
+		FormatVersion:     defaultFormatVersion,
 		Location:          loc,
 		LastPartitionID:   unpartitionedLastID,
 		CurrentSnapshotID: -1,
@@ -225,6 +227,19 @@ func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 		}
 	}
 	md := bl.md
+	// Schemas added by this commit must fit the version the commit leaves
+	// the table at (clients send upgrade-format-version first or last).
+	known := map[int]bool{}
+	for _, sc := range base.Schemas {
+		known[sc.SchemaID] = true
+	}
+	for _, sc := range md.Schemas {
+		if !known[sc.SchemaID] {
+			if err := checkSchemaVersion(sc, md.FormatVersion); err != nil {
+				return nil, invalid("schema", "%v", err)
+			}
+		}
+	}
 	md.LastUpdatedMs = max(bl.nowMs, base.LastUpdatedMs)
 	// A snapshot's own time is the table's update time, as writers expect,
 	// but never earlier than the metadata it replaces (readers check).
