@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"database/sql"
+
+	"github.com/floe/floe/persist"
 )
 
 // TableSwap is one table's part of a multi-table commit: the metadata
@@ -28,7 +30,7 @@ func (s *Store) CommitTables(ctx context.Context, swaps []TableSwap) ([]Table, e
 		seen[sw.ID] = true
 	}
 	out := make([]Table, len(swaps))
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		for i, sw := range swaps {
 			t, err := s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, sw.ID))
 			if err == sql.ErrNoRows {
