@@ -30,10 +30,12 @@ const maxTokens = 10_000
 var ErrInvalidClient = errors.New("invalid client")
 
 // TokenKeys is what issuing and checking tokens needs of the catalog: the
-// key check, the revocation generation, and the list of live keys (asked
-// only after a revocation, to see whether a token's key is still there).
+// key checks (the key itself, or its access key pair), the revocation
+// generation, and the list of live keys (asked only after a revocation, to
+// see whether a token's key is still there).
 type TokenKeys interface {
 	Keys
+	LookupAccessKey(ctx context.Context, accessKeyID string) (catalog.APIKey, error)
 	ListAPIKeys(ctx context.Context) ([]catalog.APIKey, error)
 }
 
@@ -65,19 +67,15 @@ func NewTokens(keys TokenKeys, now func() time.Time) *Tokens {
 	return &Tokens{keys: keys, ttl: TokenTTL, now: now, m: map[[sha256.Size]byte]*issued{}}
 }
 
-// Issue exchanges an API key's id and secret for an access token valid for
-// the returned duration (TokenTTL, or less when the key expires sooner).
-// A wrong pair is ErrInvalidClient; other errors are server faults.
+// Issue exchanges client credentials for an access token valid for the
+// returned duration (TokenTTL, or less when the key expires sooner). The
+// credentials are an API key's access key pair (access key id, secret
+// access key — what S3 Tables signs with) or its id and the key itself. A
+// wrong pair is ErrInvalidClient; other errors are server faults.
 func (t *Tokens) Issue(ctx context.Context, clientID, clientSecret string) (string, time.Duration, error) {
-	key, err := t.keys.VerifyAPIKey(ctx, clientSecret)
-	if errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid) {
-		return "", 0, ErrInvalidClient
-	}
+	key, err := t.client(ctx, clientID, clientSecret)
 	if err != nil {
 		return "", 0, err
-	}
-	if subtle.ConstantTimeCompare([]byte(key.ID), []byte(clientID)) != 1 {
-		return "", 0, ErrInvalidClient
 	}
 	now := t.now()
 	expires := now.Add(t.ttl)
@@ -92,6 +90,35 @@ func (t *Tokens) Issue(ctx context.Context, clientID, clientSecret string) (stri
 	}
 	t.m[sha256.Sum256([]byte(tok))] = &issued{key: key, expires: expires, gen: t.keys.KeyGeneration()}
 	return tok, expires.Sub(now), nil
+}
+
+// client finds the key the credentials name.
+func (t *Tokens) client(ctx context.Context, id, secret string) (catalog.APIKey, error) {
+	unknown := func(err error) bool {
+		return errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid)
+	}
+	key, err := t.keys.LookupAccessKey(ctx, id)
+	switch {
+	case err == nil:
+		ok := subtle.ConstantTimeCompare([]byte(key.SecretAccessKey), []byte(secret)) == 1
+		key.SecretAccessKey = "" // never kept with a token
+		if !ok {
+			return catalog.APIKey{}, ErrInvalidClient
+		}
+		return key, nil
+	case !unknown(err):
+		return catalog.APIKey{}, err
+	}
+	key, err = t.keys.VerifyAPIKey(ctx, secret)
+	switch {
+	case unknown(err):
+		return catalog.APIKey{}, ErrInvalidClient
+	case err != nil:
+		return catalog.APIKey{}, err
+	case subtle.ConstantTimeCompare([]byte(key.ID), []byte(id)) != 1:
+		return catalog.APIKey{}, ErrInvalidClient
+	}
+	return key, nil
 }
 
 // sweep drops expired tokens and, if that frees nothing, the one closest to

@@ -20,8 +20,9 @@ const (
 )
 
 // issueToken serves POST /v1/oauth/tokens: the OAuth2 client-credentials
-// grant, client_id = an API key's id and client_secret = the key itself
-// (sent in the form or as HTTP Basic, as RFC 6749 §2.3.1 allows). The answer
+// grant, client_id/client_secret = an API key's access key id and secret
+// access key, or its id and the key itself (sent in the form or as HTTP
+// Basic, as RFC 6749 §2.3.1 allows). The answer
 // is a short-lived bearer token with the key's role and bucket scope, which
 // every route then accepts in place of the key. It runs before the API-key
 // middleware: the client has no token yet.
@@ -52,7 +53,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if id == "" || secret == "" {
-		writeOAuthError(w, http.StatusBadRequest, oauthInvalidRequest, "client_id and client_secret are required: an API key's id (k_…) and the key itself (floe_…), e.g. credential=<id>:<key> in the client")
+		writeOAuthError(w, http.StatusBadRequest, oauthInvalidRequest, "client_id and client_secret are required: an API key's access key id and secret access key (or its id k_… and the key floe_…), e.g. credential=<id>:<secret> in the client")
 		return
 	}
 	tok, ttl, err := s.tokens.Issue(r.Context(), id, secret)

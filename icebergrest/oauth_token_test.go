@@ -57,9 +57,9 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// TestOAuthTokens: client credentials (an API key's id and secret) buy a
-// bearer with the key's role and scope; iceberg-go configured with
-// credential=id:secret works; wrong, expired and revoked credentials get
+// TestOAuthTokens: client credentials (an API key's access key pair, or its
+// id and the key) buy a bearer with the key's role and scope; iceberg-go
+// configured with credential=<access key id>:<secret> works; wrong, expired and revoked credentials get
 // 401 with the spec's bodies.
 func TestOAuthTokens(t *testing.T) {
 	ctx := context.Background()
@@ -76,7 +76,7 @@ func TestOAuthTokens(t *testing.T) {
 	sc, scSecret, _ := e.store.CreateAPIKey(ctx, "scoped", catalog.RoleReadWrite, "other", 0)
 
 	t.Run("iceberg-go with credential", func(t *testing.T) {
-		cat, err := rest.NewCatalog(ctx, "floe", hs.URL, rest.WithWarehouseLocation("lake"), rest.WithCredential(rw.ID+":"+rwSecret))
+		cat, err := rest.NewCatalog(ctx, "floe", hs.URL, rest.WithWarehouseLocation("lake"), rest.WithCredential(rw.AccessKeyID+":"+rw.SecretAccessKey))
 		if err != nil {
 			t.Fatalf("NewCatalog: %v", err)
 		}
@@ -97,6 +97,10 @@ func TestOAuthTokens(t *testing.T) {
 		oauth string // expected OAuthError code when not 200
 	}{
 		{"form credentials", form(rw.ID, rwSecret), [2]string{}, 200, ""},
+		{"access key pair", form(rw.AccessKeyID, rw.SecretAccessKey), [2]string{}, 200, ""},
+		{"access key pair as basic", url.Values{"grant_type": {"client_credentials"}}, [2]string{ro.AccessKeyID, ro.SecretAccessKey}, 200, ""},
+		{"access key id with the wrong secret", form(rw.AccessKeyID, ro.SecretAccessKey), [2]string{}, 401, oauthInvalidClient},
+		{"access key id with the API key", form(rw.AccessKeyID, rwSecret), [2]string{}, 401, oauthInvalidClient},
 		{"basic credentials", url.Values{"grant_type": {"client_credentials"}}, [2]string{rw.ID, rwSecret}, 200, ""},
 		{"wrong secret", form(rw.ID, "floe_0000000000000000000000000000000000000000"), [2]string{}, 401, oauthInvalidClient},
 		{"id of another key", form(ro.ID, rwSecret), [2]string{}, 401, oauthInvalidClient},
@@ -131,6 +135,9 @@ func TestOAuthTokens(t *testing.T) {
 		return body["access_token"].(string)
 	}
 	rwTok, roTok, scTok := token(rw.ID, rwSecret), token(ro.ID, roSecret), token(sc.ID, scSecret)
+	if rw.AccessKeyID == "" || rw.SecretAccessKey == "" {
+		t.Fatal("CreateAPIKey gave no access key pair")
+	}
 	rights := []struct {
 		name, tok, method, path string
 		body                    any
