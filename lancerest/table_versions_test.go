@@ -45,3 +45,32 @@ func TestTableVersions(t *testing.T) {
 		{name: "GET not allowed", method: "GET", path: "/v1/table/lnc$ns$t1/version/list", status: 405, code: 13},
 	})
 }
+
+// TestTableTags: tag operations on Lance's tag files, and their refusals.
+func TestTableTags(t *testing.T) {
+	e := newTestEnv(t, false)
+	e.seed()
+	e.run(t, []step{
+		{name: "declare", path: "/v1/table/lnc$ns$t1/declare", status: 200, code: -1},
+		{name: "tag a declared table", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"a","version":1}`, status: 404, code: 11},
+	})
+	writeVersions(t, filepath.Join(e.warehouse, "lnc", "ns", "t1.lance"), v2(1), v2(2))
+	e.run(t, []step{
+		{name: "no tags", path: "/v1/table/lnc$ns$t1/tags/list", status: 200, code: -1, want: []string{`{"tags":{}}`}},
+		{name: "create", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"prod","version":1}`, status: 200, code: -1},
+		{name: "create again", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"prod","version":2}`, status: 409, code: 9},
+		{name: "version", path: "/v1/table/lnc$ns$t1/tags/version", body: `{"tag":"prod"}`, status: 200, code: -1, want: []string{`{"version":1}`}},
+		{name: "update", path: "/v1/table/lnc$ns$t1/tags/update", body: `{"tag":"prod","version":2}`, status: 200, code: -1},
+		{name: "list", path: "/v1/table/lnc$ns$t1/tags/list", status: 200, code: -1, want: []string{`"prod":{"version":2,"manifestSize":1}`}},
+		{name: "update missing", path: "/v1/table/lnc$ns$t1/tags/update", body: `{"tag":"nope","version":1}`, status: 404, code: 8},
+		{name: "missing version", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"x","version":9}`, status: 404, code: 11},
+		{name: "no version", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"x"}`, status: 400, code: 13},
+		{name: "traversal name", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"../../x","version":1}`, status: 400, code: 13},
+		{name: "hidden name", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":".x","version":1}`, status: 400, code: 13},
+		{name: "readonly create", path: "/v1/table/lnc$ns$t1/tags/create", key: "ro", body: `{"tag":"r","version":1}`, status: 403, code: 15},
+		{name: "readonly reads", path: "/v1/table/lnc$ns$t1/tags/version", key: "ro", body: `{"tag":"prod"}`, status: 200, code: -1},
+		{name: "other branch", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"b","version":1,"branch":"dev"}`, status: 406, code: 0},
+		{name: "delete", path: "/v1/table/lnc$ns$t1/tags/delete", body: `{"tag":"prod"}`, status: 200, code: -1},
+		{name: "delete again", path: "/v1/table/lnc$ns$t1/tags/delete", body: `{"tag":"prod"}`, status: 404, code: 8},
+	})
+}
