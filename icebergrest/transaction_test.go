@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	iceberggo "github.com/apache/iceberg-go"
@@ -32,9 +33,13 @@ func appendCommit(t *testing.T, ctx context.Context, tbl *table.Table, from, to 
 
 func metadataFiles(t *testing.T, tbl *table.Table) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(tbl.Location(), "metadata", "*.metadata.json"))
+	dir := strings.TrimPrefix(tbl.Location(), "file://") // locations are file:// URIs
+	m, err := filepath.Glob(filepath.Join(dir, "metadata", "*.metadata.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(m) == 0 {
+		t.Fatalf("no metadata files under %s", dir)
 	}
 	return m
 }

@@ -1,22 +1,23 @@
 package lancerest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // Tags live where Lance keeps them, <location>/_refs/tags/<name>.json, in
 // Lance's own JSON, so a tag made here is one LanceDB's table.tags() lists
-// and the other way round. Files are reached through an os.Root at the
-// table's location, so no tag name or link leads outside it.
-const tagsDir = "_refs/tags"
-
+// and the other way round. Files are reached through the warehouse, which
+// keeps every location inside it.
 // tagFile is Lance's tag file (camelCase as Lance writes it).
 type tagFile struct {
 	Branch       *string           `json:"branch"`
@@ -40,7 +41,8 @@ type tagRequest struct {
 
 // tagCall decodes a tag request and resolves its table; needTag and
 // needVersion say which fields the operation requires.
-func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, *os.Root, []tableVersion, *Error) {
+func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, warehouse.Location, []tableVersion, *Error) {
+	var none warehouse.Location
 	var req tagRequest
 	if e := withBody(r, func(b []byte) *Error {
 		if e := decodeJSON(b, &req); e != nil {
@@ -48,39 +50,42 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		}
 		return checkBodyID(req.ID, c.id)
 	}); e != nil {
-		return req, nil, nil, e
+		return req, none, nil, e
 	}
 	if e := mainBranchOnly(req.Branch); e != nil {
-		return req, nil, nil, e
+		return req, none, nil, e
 	}
 	if needTag && !tagName.MatchString(req.Tag) {
-		return req, nil, nil, invalid("tag "+quote(req.Tag)+" is not a valid tag name", "Tag names are 1-255 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' or '-'.")
+		return req, none, nil, invalid("tag "+quote(req.Tag)+" is not a valid tag name", "Tag names are 1-255 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' or '-'.")
 	}
 	if needVersion && (req.Version == nil || *req.Version < 1) {
-		return req, nil, nil, invalid("version is required and must be at least 1", "Pass a version listed by ListTableVersions.")
+		return req, none, nil, invalid("version is required and must be at least 1", "Pass a version listed by ListTableVersions.")
 	}
 	t, e := s.readableTable(r, c)
 	if e != nil {
-		return req, nil, nil, e
+		return req, none, nil, e
 	}
 	if write {
 		if e := canWrite(c.key, t.Bucket); e != nil {
-			return req, nil, nil, e
+			return req, none, nil, e
 		}
 	}
-	versions, err := readVersions(t.Location)
+	versions, err := s.readVersions(r.Context(), t.Location)
 	if err != nil {
-		return req, nil, nil, asError(err, CodeTableNotFound)
+		return req, none, nil, asError(err, CodeTableNotFound)
 	}
 	if len(versions) == 0 {
-		return req, nil, nil, NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no versions yet (it is only declared)",
+		return req, none, nil, NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no versions yet (it is only declared)",
 			"Write the dataset first; tags name versions.")
 	}
-	root, err := os.OpenRoot(t.Location)
-	if err != nil {
-		return req, nil, nil, asError(err, CodeTableNotFound)
+	loc, err := s.store.Storage().Parse(t.Location)
+	if err == nil {
+		loc, err = loc.Join("_refs", "tags")
 	}
-	return req, root, versions, nil
+	if err != nil {
+		return req, none, nil, asError(err, CodeTableNotFound)
+	}
+	return req, loc, versions, nil
 }
 
 func tagNotFound(c *call, tag string) *Error {
@@ -91,27 +96,29 @@ func tagNotFound(c *call, tag string) *Error {
 // listTableTags: POST /v1/table/{id}/tags/list. Every tag on one page: a
 // table carries few tags.
 func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	_, root, _, e := s.tagCall(r, c, false, false, false)
+	_, dir, _, e := s.tagCall(r, c, false, false, false)
 	if e != nil {
 		return e
 	}
-	defer root.Close()
 	type contents struct {
 		Branch       *string `json:"branch,omitempty"`
 		Version      uint64  `json:"version"`
 		ManifestSize int64   `json:"manifestSize"`
 	}
 	out := map[string]contents{}
-	entries, err := fs.ReadDir(root.FS(), tagsDir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var names []string
+	err := s.store.Storage().List(r.Context(), dir, func(en warehouse.Entry) error {
+		rel, _ := en.Loc.Rel(dir)
+		if name, ok := cutJSON(rel); ok && !strings.Contains(rel, "/") {
+			names = append(names, name)
+		}
+		return nil
+	})
+	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
-	for _, en := range entries {
-		name, ok := cutJSON(en.Name())
-		if !ok {
-			continue
-		}
-		tf, err := readTag(root, name)
+	for _, name := range names {
+		tf, err := s.readTag(r.Context(), dir, name)
 		if err != nil {
 			continue // being written or removed right now
 		}
@@ -124,12 +131,11 @@ func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 
 // getTableTagVersion: POST /v1/table/{id}/tags/version.
 func getTableTagVersion(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, root, _, e := s.tagCall(r, c, true, false, false)
+	req, dir, _, e := s.tagCall(r, c, true, false, false)
 	if e != nil {
 		return e
 	}
-	defer root.Close()
-	tf, err := readTag(root, req.Tag)
+	tf, err := s.readTag(r.Context(), dir, req.Tag)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tagNotFound(c, req.Tag)
 	}
@@ -152,11 +158,11 @@ func updateTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 }
 
 func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update bool) *Error {
-	req, root, versions, e := s.tagCall(r, c, true, true, true)
+	req, dir, versions, e := s.tagCall(r, c, true, true, true)
 	if e != nil {
 		return e
 	}
-	defer root.Close()
+	ctx := r.Context()
 	i := slices.IndexFunc(versions, func(v tableVersion) bool { return v.Version == uint64(*req.Version) })
 	if i < 0 {
 		return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
@@ -164,7 +170,7 @@ func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update 
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	tf := tagFile{Version: versions[i].Version, CreatedAt: now, UpdatedAt: now, ManifestSize: versions[i].ManifestSize, Metadata: map[string]string{}}
-	old, err := readTag(root, req.Tag)
+	old, err := s.readTag(ctx, dir, req.Tag)
 	switch {
 	case update && errors.Is(err, fs.ErrNotExist):
 		return tagNotFound(c, req.Tag)
@@ -177,23 +183,23 @@ func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update 
 		return asError(err, CodeTableNotFound)
 	}
 	b, _ := json.MarshalIndent(tf, "", "  ")
-	if err := root.MkdirAll(tagsDir, 0o755); err != nil {
+	path, err := dir.Join(req.Tag + ".json")
+	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
-	path := tagsDir + "/" + req.Tag + ".json"
+	wh := s.store.Storage()
+	if err := wh.MkdirAll(ctx, dir); err != nil {
+		return asError(err, CodeTableNotFound)
+	}
 	if update {
-		// Write aside and rename, so a reader never sees half a tag.
-		tmp := tagsDir + "/." + req.Tag + ".json.tmp"
-		if err := root.WriteFile(tmp, b, 0o644); err != nil {
-			return asError(err, CodeTableNotFound)
-		}
-		if err := root.Rename(tmp, path); err != nil {
-			root.Remove(tmp)
+		// The warehouse replaces a file whole, so a reader never sees half
+		// a tag.
+		if err := wh.WriteFile(ctx, path, b); err != nil {
 			return asError(err, CodeTableNotFound)
 		}
 		return writeJSON(w, struct{}{})
 	}
-	f, err := root.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	err = wh.CreateExclusive(ctx, path, b)
 	if errors.Is(err, fs.ErrExist) {
 		return NewError(CodeTableTagAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already has tag "+quote(req.Tag),
 			"Move it with UpdateTableTag, or delete it first.")
@@ -201,37 +207,41 @@ func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update 
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		root.Remove(path)
-		return asError(werr, CodeTableNotFound)
-	}
 	return writeJSON(w, struct{}{})
 }
 
 // deleteTableTag: POST /v1/table/{id}/tags/delete.
 func deleteTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, root, _, e := s.tagCall(r, c, true, false, true)
+	req, dir, _, e := s.tagCall(r, c, true, false, true)
 	if e != nil {
 		return e
 	}
-	defer root.Close()
-	err := root.Remove(tagsDir + "/" + req.Tag + ".json")
-	if errors.Is(err, fs.ErrNotExist) {
+	path, err := dir.Join(req.Tag + ".json")
+	if err != nil {
+		return asError(err, CodeTableNotFound)
+	}
+	wh := s.store.Storage()
+	// Delete of a missing file succeeds, so ask first: a missing tag is 404.
+	ok, err := wh.Exists(r.Context(), path)
+	if err != nil {
+		return asError(err, CodeTableNotFound)
+	}
+	if !ok {
 		return tagNotFound(c, req.Tag)
 	}
-	if err != nil {
+	if err := wh.Delete(r.Context(), path); err != nil {
 		return asError(err, CodeTableNotFound)
 	}
 	return writeJSON(w, struct{}{})
 }
 
-func readTag(root *os.Root, name string) (tagFile, error) {
+func (s *Server) readTag(ctx context.Context, dir warehouse.Location, name string) (tagFile, error) {
 	var tf tagFile
-	b, err := root.ReadFile(tagsDir + "/" + name + ".json")
+	path, err := dir.Join(name + ".json")
+	if err != nil {
+		return tf, err
+	}
+	b, err := s.store.Storage().ReadFile(ctx, path)
 	if err != nil {
 		return tf, err
 	}

@@ -1,13 +1,15 @@
 package lancerest
 
 import (
+	"cmp"
+	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // tableVersion is the spec's TableVersion, read from the dataset's
@@ -75,7 +77,7 @@ func listTableVersions(s *Server, w http.ResponseWriter, r *http.Request, c *cal
 	if e != nil {
 		return e
 	}
-	versions, err := readVersions(t.Location)
+	versions, err := s.readVersions(r.Context(), t.Location)
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
@@ -123,7 +125,7 @@ func describeTableVersion(s *Server, w http.ResponseWriter, r *http.Request, c *
 	if e != nil {
 		return e
 	}
-	versions, err := readVersions(t.Location)
+	versions, err := s.readVersions(r.Context(), t.Location)
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
@@ -163,37 +165,31 @@ func (s *Server) readableTable(r *http.Request, c *call) (catalog.Table, *Error)
 	return s.resolveTable(r.Context(), ref, c.id, c.delim)
 }
 
-// readVersions lists the manifests in <location>/_versions, oldest first.
-// A dataset not yet written has none.
-func readVersions(location string) ([]tableVersion, error) {
-	dir := filepath.Join(location, "_versions")
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
-		return nil, nil
+// readVersions lists the manifests in <location>/_versions through the
+// warehouse, oldest first. A dataset not yet written has none.
+func (s *Server) readVersions(ctx context.Context, location string) ([]tableVersion, error) {
+	loc, err := s.store.Storage().Parse(location)
+	if err != nil {
+		return nil, err
 	}
+	dir, err := loc.Join("_versions")
 	if err != nil {
 		return nil, err
 	}
 	var out []tableVersion
-	for _, en := range entries {
-		v, ok := catalog.ParseManifestName(en.Name())
-		if !ok || en.IsDir() {
-			continue
+	err = s.store.Storage().List(ctx, dir, func(en warehouse.Entry) error {
+		rel, _ := en.Loc.Rel(dir)
+		if strings.Contains(rel, "/") {
+			return nil // manifests sit directly in _versions/
 		}
-		info, err := en.Info()
-		if err != nil {
-			continue // removed by a cleanup while we listed
+		if v, ok := catalog.ParseManifestName(rel); ok {
+			out = append(out, tableVersion{Version: v, ManifestPath: en.Loc.String(), ManifestSize: en.Size})
 		}
-		out = append(out, tableVersion{Version: v, ManifestPath: filepath.Join(dir, en.Name()), ManifestSize: info.Size()})
-	}
-	slices.SortFunc(out, func(a, b tableVersion) int {
-		switch {
-		case a.Version < b.Version:
-			return -1
-		case a.Version > b.Version:
-			return 1
-		}
-		return 0
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b tableVersion) int { return cmp.Compare(a.Version, b.Version) })
 	return out, nil
 }

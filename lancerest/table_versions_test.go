@@ -20,7 +20,7 @@ func TestTableVersions(t *testing.T) {
 	})
 	writeVersions(t, loc, v2(1), v2(2), "3.manifest", v2(4), "not-a-manifest.txt")
 	manifest := func(name string) string {
-		b, _ := json.Marshal(filepath.Join(loc, "_versions", name))
+		b, _ := json.Marshal("file://" + filepath.Join(loc, "_versions", name))
 		return `"manifest_path":` + string(b)
 	}
 	e.run(t, []step{
