@@ -50,7 +50,7 @@ func planExpiry(md table.Metadata, now time.Time, maxAge time.Duration, retainLa
 // snapshots needed.
 func (j *Job) expire(ctx context.Context, tbl *table.Table) (Outcome, error) {
 	maxAge := time.Duration(j.Settings.Int("max_snapshot_age_hours")) * time.Hour
-	plan := planExpiry(tbl.Metadata(), j.Now(), maxAge, int(j.Settings.Int("retain_last")))
+	plan := planExpiry(tbl.Metadata(), j.now(), maxAge, int(j.Settings.Int("retain_last")))
 	if len(plan.drop) == 0 {
 		return Outcome{Summary: fmt.Sprintf("nothing to expire: all %d snapshots are kept", len(plan.keep)),
 			Result: map[string]string{"expired_snapshots": "0", "deleted_files": "0"}}, nil

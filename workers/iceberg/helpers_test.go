@@ -138,7 +138,7 @@ func rows(sc *arrow.Schema, from, to int64) arrow.Table {
 		} else {
 			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("n%d", i))
 		}
-		b.Field(2).(*array.StringBuilder).Append([]string{"eu", "us", "ap"}[i%3])
+		b.Field(2).(*array.StringBuilder).Append([]string{"eu", "us", "ap"}[(i/3)%3])
 		if sc.NumFields() > 3 {
 			b.Field(3).(*array.Int64Builder).Append(i * 10)
 		}
@@ -273,4 +273,11 @@ func mustRun(t testing.TB, j *Job) Outcome {
 		t.Fatalf("%s on %s: %v", j.Type, j.Ref.Ident(), err)
 	}
 	return out
+}
+
+func withProps(p iceberggo.Properties) []icecatalog.CreateTableOpt {
+	if p == nil {
+		return nil
+	}
+	return []icecatalog.CreateTableOpt{icecatalog.WithProperties(p)}
 }

@@ -47,9 +47,6 @@ type Job struct {
 
 // Run executes the job.
 func (j *Job) Run(ctx context.Context) (Outcome, error) {
-	if j.Now == nil {
-		j.Now = time.Now
-	}
 	if j.Progress == nil {
 		j.Progress = func(string, float64, string) {}
 	}
@@ -114,4 +111,12 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// now is the job's clock (tests may set Now).
+func (j *Job) now() time.Time {
+	if j.Now == nil {
+		return time.Now()
+	}
+	return j.Now()
 }

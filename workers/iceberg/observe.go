@@ -77,7 +77,7 @@ func (j *Job) observe(ctx context.Context, tbl *table.Table, th thresholds) (Fig
 		f.Lance = true
 		return f, nil // nothing of it is Iceberg's to count or to touch
 	}
-	now := j.Now()
+	now := j.now()
 	for _, s := range md.Snapshots() {
 		if f.OldestSnapshotMs == 0 || s.TimestampMs < f.OldestSnapshotMs {
 			f.OldestSnapshotMs = s.TimestampMs

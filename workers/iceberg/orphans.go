@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.
 	if root == "" || root == "." || root == "/" {
 		return nil, refuse("%s has no usable location (%q); nothing was touched", j.Ref.Ident(), tbl.Location())
 	}
-	cutoff := j.Now().Add(-olderThan)
+	cutoff := j.now().Add(-olderThan)
 	sc := &orphanScan{}
 	err = j.Files.List(ctx, root, func(f FileInfo) error {
 		p := Canonical(f.Path)
@@ -113,6 +114,25 @@ func (j *Job) removeOrphans(ctx context.Context, tbl *table.Table) (Outcome, err
 	}
 	if dry {
 		return Outcome{Summary: fmt.Sprintf("dry run: %d orphan files (%d bytes) older than %s would be deleted; nothing was deleted", len(sc.old), sc.oldBytes, olderThan), Result: res}, nil
+	}
+	// A commit may have landed while we walked: re-read the metadata and
+	// keep only files that are orphans in both views.
+	if fresh, err := j.Catalog.Load(ctx, j.Ref); err != nil {
+		return Outcome{}, err
+	} else if fresh.MetadataLocation() != tbl.MetadataLocation() {
+		again, err := j.scanOrphans(ctx, fresh, olderThan)
+		if err != nil {
+			return Outcome{}, err
+		}
+		still := map[string]bool{}
+		for _, f := range again.old {
+			still[Canonical(f.Path)] = true
+		}
+		sc.old = slices.DeleteFunc(sc.old, func(f FileInfo) bool { return !still[Canonical(f.Path)] })
+		sc.oldBytes = 0
+		for _, f := range sc.old {
+			sc.oldBytes += f.Size
+		}
 	}
 	j.Progress("deleting", 50, fmt.Sprintf("deleting %d orphan files", len(sc.old)))
 	var deleted int
