@@ -69,6 +69,10 @@ type Worker struct {
 	detect   chan struct{} // slots
 	execute  chan struct{} // slots
 
+	// stageHook, when set, sees every progress stage before it is sent;
+	// tests use it to hold a job at a chosen point.
+	stageHook func(stage string)
+
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // request id (detect) or job id
 	jobs    map[string]bool
@@ -329,6 +333,9 @@ func (w *Worker) onExecute(ctx context.Context, rid string, spec *pluginpb.JobSp
 	ctx, done := w.track(ctx, id, true)
 	defer done()
 	progress := func(stage string, pct float64, msg string) {
+		if w.stageHook != nil {
+			w.stageHook(stage)
+		}
 		send(&pluginpb.WorkerMessage{RequestId: rid, Body: &pluginpb.WorkerMessage_Progress{Progress: &pluginpb.Progress{
 			JobId: id, State: "running", Percent: pct, Stage: stage, Message: msg}}})
 	}
