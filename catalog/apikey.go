@@ -134,9 +134,11 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 	return out, rows.Err()
 }
 
-// RevokeAPIKey deletes a key by id.
+// RevokeAPIKey deletes a key by id. Key caches in this process drop what
+// they hold at once (KeyGeneration changes).
 func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE id = ?`, id)
+	s.keyGen.Add(1) // even on error: the delete may have landed
 	if err != nil {
 		return dbErr("revoke API key", err)
 	}
@@ -145,6 +147,13 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// KeyGeneration changes whenever this process revokes an API key. Caches of
+// verified keys compare it and start over when it moved, so a revoked key
+// stops working on the next request. It is the hook for revocations that
+// happen elsewhere: a catalog shared by several processes bumps it when a
+// peer says a key was revoked.
+func (s *Store) KeyGeneration() uint64 { return s.keyGen.Load() }
 
 // DeleteExpiredAPIKeys removes keys whose expiry has passed (minted worker
 // keys accumulate otherwise).

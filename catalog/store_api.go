@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,6 +48,10 @@ type Store struct {
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
+
+	// keyGen counts API-key revocations in this process; key caches
+	// compare it to drop what they hold (see KeyGeneration).
+	keyGen atomic.Uint64
 }
 
 // DB exposes the database to sibling services (observe, plugin, tasks) that

@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // TestJourneyIcebergCreateTable signs in, creates an Iceberg bucket through
@@ -158,7 +158,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func appendRows(t *testing.T, store *catalog.Store) {
 	t.Helper()
 	ctx := context.Background()
-	rs := httptest.NewServer(iceberg.New(iceberg.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true}).Handler())
+	rs := httptest.NewServer(icebergrest.New(icebergrest.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true}).Handler())
 	t.Cleanup(rs.Close)
 	cat, err := rest.NewCatalog(ctx, "floe", rs.URL, rest.WithWarehouseLocation("e2e-lake"))
 	if err != nil {

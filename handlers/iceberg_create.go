@@ -1,16 +1,12 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -66,19 +62,22 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 	spec, errs := form.validate()
 	status := http.StatusUnprocessableEntity
 	if len(errs) == 0 {
-		code, msg, cerr := h.createIcebergTable(r.Context(), v.Bucket, catalog.SplitNamespace(v.Namespace), spec)
+		err := h.createIcebergTable(r.Context(), v.Bucket, catalog.SplitNamespace(v.Namespace), spec)
+		var ie *iceberg.Error
+		isLib := errors.As(err, &ie)
 		switch {
-		case cerr != nil:
-			h.fail(w, r, cerr)
+		case err == nil:
+		case errors.Is(err, iceberg.ErrAlreadyExists):
+			status, errs["name"] = http.StatusConflict, "A table named "+spec.Name+" already exists in this namespace."
+		case errors.Is(err, iceberg.ErrNotFound):
+			h.fail(w, r, &catalog.Error{Kind: catalog.ErrNotFound, Field: ie.Field, Message: ie.Message})
 			return
-		case code == http.StatusConflict:
-			status, errs["name"] = code, "A table named "+spec.Name+" already exists in this namespace."
-		case code == http.StatusNotFound:
-			h.fail(w, r, &catalog.Error{Kind: catalog.ErrNotFound, Message: msg})
+		case isLib:
+			v.Notice = "The catalog refused the table: " + ie.Message
+			errs["form"] = ie.Message // logged below; shown as the notice
+		default:
+			h.fail(w, r, err)
 			return
-		case code >= 300:
-			v.Notice = "The catalog refused the table: " + msg
-			errs["form"] = msg // logged below; shown as the notice
 		}
 	}
 	if len(errs) > 0 {
@@ -113,51 +112,27 @@ func (h *Handlers) icebergCreateView(r *http.Request) (views.IcebergCreateView, 
 	}, nil
 }
 
-// createIcebergTable creates the table through the Iceberg REST handler, so
-// its first metadata file is written exactly as an engine's create writes it.
-//
-// Stop-gap: iceberg/ exports no create function yet, so this serves one
-// in-process request on an anonymous iceberg.Server (the console has already
-// checked that the user may write). Replace it with iceberg's exported
-// create helper once there is one. It returns the REST status and error
-// message, or an error when the request could not be made at all.
-func (h *Handlers) createIcebergTable(ctx context.Context, bucket string, ns []string, spec icebergCreateSpec) (int, string, error) {
-	body := map[string]any{
-		"name":           spec.Name,
-		"schema":         spec.Schema,
-		"partition-spec": map[string]any{"spec-id": 0, "fields": nonNil(spec.Partition)},
-		"write-order":    map[string]any{"order-id": 0, "fields": []any{}},
-		"properties":     map[string]string{},
-	}
-	raw, err := json.Marshal(body)
+// createIcebergTable creates the table with the Iceberg library, so its
+// first metadata file is written exactly as an engine's create through the
+// REST catalog writes it (the console has already checked that the user may
+// write). A refusal is an *iceberg.Error; anything else is a server fault.
+func (h *Handlers) createIcebergTable(ctx context.Context, bucket string, ns []string, spec icebergCreateSpec) error {
+	b, err := h.store.GetBucket(ctx, bucket)
 	if err != nil {
-		return 0, "", err
+		return err
 	}
-	path := "/v1/" + url.PathEscape(bucket) + "/namespaces/" + url.PathEscape(strings.Join(ns, "\x1f")) + "/tables"
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	iceberg.New(iceberg.Config{Store: h.store, Logger: h.log, Anonymous: true}).Handler().ServeHTTP(rec, req)
-	if rec.Code < 300 {
-		return rec.Code, "", nil
+	schema := spec.Schema
+	part := &iceberg.UnboundSpec{SpecID: new(int), Fields: []iceberg.UnboundPartitionField{}}
+	for _, f := range spec.Partition {
+		part.Fields = append(part.Fields, iceberg.UnboundPartitionField{SourceID: &f.SourceID, Name: f.Name, Transform: f.Transform})
 	}
-	var out struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
+	in := iceberg.CreateTableInput{
+		Name:          spec.Name,
+		Schema:        &schema,
+		PartitionSpec: part,
+		WriteOrder:    &iceberg.SortOrder{Fields: []iceberg.SortField{}},
+		Properties:    map[string]string{},
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out.Error.Message == "" {
-		return 0, "", fmt.Errorf("iceberg create answered %d: %s", rec.Code, rec.Body.String())
-	}
-	if rec.Code >= 500 {
-		return 0, "", fmt.Errorf("iceberg create answered %d: %s", rec.Code, out.Error.Message)
-	}
-	return rec.Code, out.Error.Message, nil
-}
-
-func nonNil(f []icebergPartField) []icebergPartField {
-	if f == nil {
-		return []icebergPartField{}
-	}
-	return f
+	_, err = iceberg.New(iceberg.Config{Store: h.store, Logger: h.log}).CreateTable(ctx, b, ns, in)
+	return err
 }

@@ -26,7 +26,7 @@ func parseRequirements(raw []json.RawMessage) ([]requirement, error) {
 	for i, r := range raw {
 		var q requirement
 		if err := json.Unmarshal(r, &q); err != nil {
-			return nil, badRequest("requirement %d: %v", i, err)
+			return nil, invalid("requirements", "requirement %d: %v", i, err)
 		}
 		var missing string
 		switch q.Type {
@@ -60,12 +60,12 @@ func parseRequirements(raw []json.RawMessage) ([]requirement, error) {
 				missing = "default-sort-order-id"
 			}
 		case "":
-			return nil, badRequest("requirement %d has no type", i)
+			return nil, invalid("requirements", "requirement %d has no type", i)
 		default:
-			return nil, badRequest("requirement %d: unknown type %q", i, q.Type)
+			return nil, invalid("requirements", "requirement %d: unknown type %q", i, q.Type)
 		}
 		if missing != "" {
-			return nil, badRequest("requirement %d (%s) needs %q", i, q.Type, missing)
+			return nil, invalid("requirements", "requirement %d (%s) needs %q", i, q.Type, missing)
 		}
 		out = append(out, q)
 	}

@@ -108,7 +108,7 @@ func validPrimitive(p string) bool {
 
 var transformRe = regexp.MustCompile(`^(identity|year|month|day|hour|void|bucket\[\d+\]|truncate\[\d+\])$`)
 
-func (b *builder) addSpec(u unboundSpec, fail func(string, ...any) error) error {
+func (b *builder) addSpec(u UnboundSpec, fail func(string, ...any) error) error {
 	md := b.md
 	cur, _ := md.schema(md.CurrentSchemaID)
 	ids := map[int]bool{}

@@ -16,7 +16,7 @@ type update struct {
 	Schema        *Schema           `json:"schema"`
 	LastColumnID  *int              `json:"last-column-id"`
 	SchemaID      *int              `json:"schema-id"`
-	Spec          *unboundSpec      `json:"spec"`
+	Spec          *UnboundSpec      `json:"spec"`
 	SpecID        *int              `json:"spec-id"`
 	SortOrder     *SortOrder        `json:"sort-order"`
 	SortOrderID   *int              `json:"sort-order-id"`
@@ -39,15 +39,19 @@ type update struct {
 	PartStats     json.RawMessage   `json:"partition-statistics"`
 }
 
-// unboundSpec is a partition spec as a client sends it: ids optional.
-type unboundSpec struct {
-	SpecID *int `json:"spec-id"`
-	Fields []struct {
-		SourceID  *int   `json:"source-id"`
-		FieldID   *int   `json:"field-id"`
-		Name      string `json:"name"`
-		Transform string `json:"transform"`
-	} `json:"fields"`
+// UnboundSpec is a partition spec as a client sends it: ids optional.
+type UnboundSpec struct {
+	SpecID *int                    `json:"spec-id"`
+	Fields []UnboundPartitionField `json:"fields"`
+}
+
+// UnboundPartitionField is one field of an UnboundSpec; the catalog assigns
+// a missing field id.
+type UnboundPartitionField struct {
+	SourceID  *int   `json:"source-id"`
+	FieldID   *int   `json:"field-id"`
+	Name      string `json:"name"`
+	Transform string `json:"transform"`
 }
 
 // required lists each action's mandatory fields, as the spec defines them.
@@ -80,7 +84,7 @@ func parseUpdates(raw []json.RawMessage) ([]update, error) {
 	for i, r := range raw {
 		var u update
 		if err := json.Unmarshal(r, &u); err != nil {
-			return nil, badRequest("update %d: %v", i, err)
+			return nil, invalid("updates", "update %d: %v", i, err)
 		}
 		if u.Updates == nil {
 			u.Updates = u.Updated
@@ -91,9 +95,9 @@ func parseUpdates(raw []json.RawMessage) ([]update, error) {
 		fields, ok := required[u.Action]
 		if !ok {
 			if u.Action == "" {
-				return nil, badRequest("update %d has no action", i)
+				return nil, invalid("updates", "update %d has no action", i)
 			}
-			return nil, badRequest("update %d: unknown or unsupported action %q", i, u.Action)
+			return nil, invalid("updates", "update %d: unknown or unsupported action %q", i, u.Action)
 		}
 		var obj map[string]json.RawMessage
 		_ = json.Unmarshal(r, &obj)
@@ -106,7 +110,7 @@ func parseUpdates(raw []json.RawMessage) ([]update, error) {
 				v, present = obj["removed"]
 			}
 			if !present || string(v) == "null" {
-				return nil, badRequest("update %d (%s) needs %q", i, u.Action, f)
+				return nil, invalid("updates", "update %d (%s) needs %q", i, u.Action, f)
 			}
 		}
 		out = append(out, u)
@@ -129,7 +133,7 @@ type builder struct {
 func (b *builder) apply(i int, u update) error {
 	md := b.md
 	fail := func(format string, args ...any) error {
-		return badRequest("update %d (%s): %s", i, u.Action, fmt.Sprintf(format, args...))
+		return invalid("updates", "update %d (%s): %s", i, u.Action, fmt.Sprintf(format, args...))
 	}
 	switch u.Action {
 	case "assign-uuid":

@@ -1,115 +1,86 @@
 package iceberg
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 
 	"github.com/floe/floe/catalog"
 )
 
-// Exception types of the Iceberg REST spec's error model.
-const (
-	typeBadRequest        = "BadRequestException"
-	typeNotAuthorized     = "NotAuthorizedException"
-	typeForbidden         = "ForbiddenException"
-	typeNoSuchNamespace   = "NoSuchNamespaceException"
-	typeNoSuchTable       = "NoSuchTableException"
-	typeNoSuchWarehouse   = "NoSuchWarehouseException"
-	typeAlreadyExists     = "AlreadyExistsException"
-	typeNamespaceNotEmpty = "NamespaceNotEmptyException"
-	typeCommitFailed      = "CommitFailedException"
-	typeUnprocessable     = "UnprocessableEntityException"
-	typeUnsupported       = "UnsupportedOperationException"
-	typeNotFound          = "NotFoundException"
-	typeServiceFailure    = "ServiceFailureException"
+// Error kinds. Test with errors.Is(err, iceberg.ErrNotFound) and friends;
+// each surface (the REST catalog, the console) maps them once to its own
+// answer.
+var (
+	// ErrInvalid: the request breaks a rule of the format or the catalog.
+	ErrInvalid = errors.New("invalid")
+	// ErrNotFound: Field says what is missing: "bucket", "namespace" or "table".
+	ErrNotFound = errors.New("not found")
+	// ErrAlreadyExists: the table name is taken.
+	ErrAlreadyExists = errors.New("already exists")
+	// ErrCommitFailed: a requirement does not hold or another commit won
+	// the race; the client reloads and retries.
+	ErrCommitFailed = errors.New("commit failed")
 )
 
-// apiError is an error the handlers answer with as it is.
-type apiError struct {
-	Code    int
-	Type    string
+// Error carries a kind, the field it concerns and a sentence for people.
+// Anything a library function returns that is not an *Error is a server
+// fault whose text is for the log, never for a client.
+type Error struct {
+	Kind    error  // one of the Err* sentinels
+	Field   string // e.g. "name", "location", "schema", "namespace", "table"; may be empty
 	Message string
 }
 
-func (e *apiError) Error() string { return e.Type + ": " + e.Message }
+func (e *Error) Error() string { return e.Message }
 
-func errorf(code int, typ, format string, args ...any) *apiError {
-	return &apiError{Code: code, Type: typ, Message: fmt.Sprintf(format, args...)}
+// Unwrap lets errors.Is match the kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+func newError(kind error, field, format string, args ...any) *Error {
+	return &Error{Kind: kind, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-func badRequest(format string, args ...any) *apiError {
-	return errorf(http.StatusBadRequest, typeBadRequest, format, args...)
+func invalid(field, format string, args ...any) *Error {
+	return newError(ErrInvalid, field, format, args...)
 }
 
-func commitFailed(format string, args ...any) *apiError {
-	return errorf(http.StatusConflict, typeCommitFailed, format, args...)
+func commitFailed(format string, args ...any) *Error {
+	return newError(ErrCommitFailed, "", format, args...)
 }
 
-// fromCatalog maps a catalog error to the spec's type. notFoundType says
-// which "no such" the caller was looking for (namespace or table).
-func fromCatalog(err error, notFoundType string) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae
+func noSuchTable(ref catalog.TableRef) *Error {
+	return newError(ErrNotFound, "table", "table %s does not exist in namespace %s", ref.Name, catalog.JoinNamespace(ref.Namespace))
+}
+
+// fromCatalog turns a catalog error into the library's. notFound says which
+// thing the caller was looking for ("namespace" or "table") when the
+// catalog does not say. Errors that are not the catalog's pass unchanged:
+// they are server faults.
+func fromCatalog(err error, notFound string) error {
+	if err == nil {
+		return nil
 	}
-	msg := err.Error()
+	var ie *Error
+	if errors.As(err, &ie) {
+		return ie
+	}
 	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		msg = ce.Message
-		if ce.Field == "namespace" && errors.Is(err, catalog.ErrNotFound) {
-			notFoundType = typeNoSuchNamespace
-		}
-		if ce.Field == "bucket" && errors.Is(err, catalog.ErrNotFound) {
-			notFoundType = typeNoSuchWarehouse
-		}
+	if !errors.As(err, &ce) {
+		return err
 	}
 	switch {
 	case errors.Is(err, catalog.ErrNotFound):
-		return &apiError{http.StatusNotFound, notFoundType, msg}
-	case errors.Is(err, catalog.ErrAlreadyExists):
-		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
-	case errors.Is(err, catalog.ErrNotEmpty):
-		return &apiError{http.StatusConflict, typeNamespaceNotEmpty, msg}
-	case errors.Is(err, catalog.ErrConflict):
+		field := notFound
+		if ce.Field == "namespace" || ce.Field == "bucket" {
+			field = ce.Field
+		}
+		return &Error{Kind: ErrNotFound, Field: field, Message: ce.Message}
+	case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict):
 		// The catalog's conflicts are a name held by the other format or a
 		// bucket declared for it: the name is taken, as far as Iceberg sees.
-		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
+		return &Error{Kind: ErrAlreadyExists, Field: ce.Field, Message: ce.Message}
 	case errors.Is(err, catalog.ErrInvalid):
-		return &apiError{http.StatusBadRequest, typeBadRequest, msg}
+		return &Error{Kind: ErrInvalid, Field: ce.Field, Message: ce.Message}
 	}
-	return &apiError{http.StatusInternalServerError, typeServiceFailure, "internal error: " + msg}
-}
-
-// writeError answers with the spec's error body and logs server faults once.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = fromCatalog(err, typeNotFound)
-	}
-	if ae.Code >= 500 {
-		s.log.Error("iceberg request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	} else {
-		s.log.Debug("iceberg request refused", "method", r.Method, "path", r.URL.Path, "type", ae.Type, "msg", ae.Message)
-	}
-	if r.Method == http.MethodHead {
-		w.WriteHeader(ae.Code)
-		return
-	}
-	body := map[string]any{"error": map[string]any{"message": ae.Message, "type": ae.Type, "code": ae.Code}}
-	writeJSON(w, ae.Code, body)
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		slog.Error("iceberg: encoding response", "err", err)
-		w.WriteHeader(http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(b)
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -223,25 +222,3 @@ func flattenType(t Type, path string, depth int, out *[]Column, names map[int]st
 }
 
 func isNested(t Type) bool { return t.Primitive == "" }
-
-// MaintenanceAllowed reports whether Iceberg maintenance may touch a table,
-// and if not, why: only a catalog ICEBERG table whose properties do not say
-// table_type=lance (a Lance dataset registered under an Iceberg name).
-func MaintenanceAllowed(t catalog.Table) (bool, string) {
-	if t.Format != catalog.FormatIceberg {
-		return false, fmt.Sprintf("table %s is a %s table, not Iceberg", t.Name, formatName(t.Format))
-	}
-	for k, v := range t.Properties {
-		if strings.EqualFold(k, "table_type") && strings.EqualFold(strings.TrimSpace(v), "lance") {
-			return false, fmt.Sprintf("table %s carries table_type=%s: it is a Lance dataset, so Iceberg maintenance would corrupt it", t.Name, v)
-		}
-	}
-	return true, ""
-}
-
-func formatName(f catalog.Format) string {
-	if f == catalog.FormatUnset {
-		return "format-less"
-	}
-	return string(f)
-}

@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/floe/floe/catalog"
 	"github.com/google/uuid"
 )
 
-// commitRequest is the body of POST …/tables/{table} (and one entry of a
-// transaction).
-type commitRequest struct {
+// CommitInput is the body of the REST catalog's POST …/tables/{table} (and
+// one entry of a transaction): requirements and updates in the spec's JSON.
+type CommitInput struct {
 	Identifier *struct {
 		Namespace []string `json:"namespace"`
 		Name      string   `json:"name"`
@@ -23,38 +22,15 @@ type commitRequest struct {
 	Updates      []json.RawMessage `json:"updates"`
 }
 
-// commitResult is what a successful commit (or load) answers.
-type commitResult struct {
-	location string
-	raw      []byte
-	md       *tableMetadata
-}
-
 // maxPreviousVersions bounds the metadata log when the table does not set
 // write.metadata.previous-versions-max (the spec's default).
 const maxPreviousVersions = 100
 
-func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
-	ref, err := tableParam(r)
-	if err != nil {
-		return err
-	}
-	var req commitRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	res, err := s.commit(r.Context(), b, ref, req)
-	if err != nil {
-		return err
-	}
-	writeLoadResult(w, res, false)
-	return nil
-}
-
-// commit checks the requirements against the current metadata, applies the
+// Commit checks the requirements against the current metadata, applies the
 // updates, writes the next metadata file and swaps it in with the catalog's
-// version token, so of two racing commits exactly one wins.
-func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, req commitRequest) (*commitResult, error) {
+// version token, so of two racing commits exactly one wins. A commit that
+// asserts create on a missing table creates it (a staged create finishing).
+func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, req CommitInput) (*Loaded, error) {
 	reqs, err := parseRequirements(req.Requirements)
 	if err != nil {
 		return nil, err
@@ -72,7 +48,7 @@ func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 	case errors.Is(err, catalog.ErrNotFound) && create:
 		return s.commitCreate(ctx, b, ref, reqs, ups)
 	case errors.Is(err, catalog.ErrNotFound):
-		return nil, fromCatalog(err, typeNoSuchTable)
+		return nil, fromCatalog(err, "table")
 	case err != nil:
 		return nil, err
 	case t.Format != catalog.FormatIceberg:
@@ -96,7 +72,7 @@ func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 		}
 	}
 	if len(ups) == 0 {
-		return &commitResult{t.MetadataLocation, base.raw, base.md}, nil
+		return &Loaded{t.MetadataLocation, base.raw, base.md}, nil
 	}
 	next, err := s.applyUpdates(b, base.md, ups)
 	if err != nil {
@@ -118,20 +94,20 @@ func (s *Server) commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.store.CommitTable(ctx, t.ID, t.VersionToken, res.location, next.Properties); err != nil {
-		s.files.Remove(res.location) // ours alone: never referenced by the catalog
+	if _, err := s.store.CommitTable(ctx, t.ID, t.VersionToken, res.MetadataLocation, next.Properties); err != nil {
+		s.files.Remove(res.MetadataLocation) // ours alone: never referenced by the catalog
 		if errors.Is(err, catalog.ErrConflict) {
 			return nil, commitFailed("table %s was changed by another commit; reload it and retry", ref.Name)
 		}
-		return nil, fromCatalog(err, typeNoSuchTable)
+		return nil, fromCatalog(err, "table")
 	}
-	s.cache.put(res.location, &cachedMetadata{res.raw, next})
+	s.cache.put(res.MetadataLocation, &cachedMetadata{res.Metadata, next})
 	return res, nil
 }
 
 // commitCreate finishes a staged create: the table appears only now, built
 // from empty metadata by the commit's updates.
-func (s *Server) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, reqs []requirement, ups []update) (*commitResult, error) {
+func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, reqs []requirement, ups []update) (*Loaded, error) {
 	for _, q := range reqs {
 		if err := q.check(nil); err != nil {
 			return nil, commitFailed("requirement failed: %v", err)
@@ -154,10 +130,10 @@ func (s *Server) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 		return nil, err
 	}
 	if len(md.Schemas) == 0 {
-		return nil, badRequest("a create commit must add a schema")
+		return nil, invalid("updates", "a create commit must add a schema")
 	}
 	if _, ok := md.schema(md.CurrentSchemaID); !ok {
-		return nil, badRequest("a create commit must set the current schema")
+		return nil, invalid("updates", "a create commit must set the current schema")
 	}
 	if len(md.PartitionSpecs) == 0 {
 		md.PartitionSpecs = []PartitionSpec{{SpecID: 0, Fields: []PartitionField{}}}
@@ -175,37 +151,37 @@ func (s *Server) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 // under the location the catalog gave and swaps it in. explicitLoc keeps
 // md.Location (a staged create already told the client where to write).
 // If anything fails after the entry exists, the entry is forgotten again.
-func (s *Server) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool) (*commitResult, error) {
+func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool) (*Loaded, error) {
 	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties}
 	if explicitLoc {
 		in.Location = md.Location
 	}
 	t, created, err := s.store.CreateTable(ctx, in)
 	if err != nil {
-		return nil, fromCatalog(err, typeNoSuchNamespace)
+		return nil, fromCatalog(err, "namespace")
 	}
 	if !created {
-		return nil, errorf(http.StatusConflict, typeAlreadyExists, "table %q already exists", ref.Name)
+		return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
 	}
 	md.Location = t.Location
 	res, err := s.writeMetadata(md, 0)
 	if err == nil {
-		_, err = s.store.CommitTable(ctx, t.ID, t.VersionToken, res.location, md.Properties)
+		_, err = s.store.CommitTable(ctx, t.ID, t.VersionToken, res.MetadataLocation, md.Properties)
 		if err != nil {
-			s.files.Remove(res.location)
+			s.files.Remove(res.MetadataLocation)
 		}
 	}
 	if err != nil {
 		if _, ferr := s.store.ForgetTable(ctx, ref); ferr != nil {
 			s.log.Error("iceberg: undoing a failed create", "table", ref.String(), "err", ferr)
 		}
-		return nil, err
+		return nil, fromCatalog(err, "table")
 	}
-	s.cache.put(res.location, &cachedMetadata{res.raw, md})
+	s.cache.put(res.MetadataLocation, &cachedMetadata{res.Metadata, md})
 	return res, nil
 }
 
-func (s *Server) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
+func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
 	bl := &builder{
 		md:             base.clone(),
 		nowMs:          s.now().UnixMilli(),
@@ -228,18 +204,18 @@ func (s *Server) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 }
 
 // checkTableLocation keeps every location a client names inside its bucket.
-func (s *Server) checkTableLocation(bucket, loc string) error {
+func (s *Tables) checkTableLocation(bucket, loc string) error {
 	if _, err := localPath(loc); err != nil {
-		return err
+		return invalid("location", "%v", err)
 	}
 	if !within(loc, s.bucketRoot(bucket)) || loc == s.bucketRoot(bucket) {
-		return fmt.Errorf("location %q is outside bucket %q's warehouse directory", loc, bucket)
+		return invalid("location", "location %q is outside bucket %q's warehouse directory", loc, bucket)
 	}
 	return nil
 }
 
 // writeMetadata writes md as <location>/metadata/NNNNN-<uuid>.metadata.json.
-func (s *Server) writeMetadata(md *tableMetadata, version int) (*commitResult, error) {
+func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) {
 	raw, err := md.encode()
 	if err != nil {
 		return nil, err
@@ -248,21 +224,5 @@ func (s *Server) writeMetadata(md *tableMetadata, version int) (*commitResult, e
 	if err := s.files.CreateExclusive(loc, raw); err != nil {
 		return nil, fmt.Errorf("writing metadata %s: %w", loc, err)
 	}
-	return &commitResult{loc, raw, md}, nil
-}
-
-func noSuchTable(ref catalog.TableRef) *apiError {
-	return errorf(http.StatusNotFound, typeNoSuchTable, "table %s does not exist in namespace %s", ref.Name, catalog.JoinNamespace(ref.Namespace))
-}
-
-// writeLoadResult answers a load, create or commit.
-func writeLoadResult(w http.ResponseWriter, res *commitResult, withConfig bool) {
-	out := map[string]any{"metadata": json.RawMessage(res.raw)}
-	if res.location != "" {
-		out["metadata-location"] = res.location
-	}
-	if withConfig {
-		out["config"] = map[string]string{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	return &Loaded{loc, raw, md}, nil
 }

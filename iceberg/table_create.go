@@ -4,12 +4,16 @@ import (
 	"strconv"
 )
 
-// createRequest is the body of POST …/namespaces/{ns}/tables.
-type createRequest struct {
+// CreateTableInput is a new table: the body of the REST catalog's
+// POST …/namespaces/{ns}/tables, and what the console's form builds.
+// Location may be empty (the catalog's default location is used).
+// StageCreate builds the metadata without writing anything: the table
+// appears when a commit with assert-create follows.
+type CreateTableInput struct {
 	Name          string            `json:"name"`
 	Location      string            `json:"location"`
 	Schema        *Schema           `json:"schema"`
-	PartitionSpec *unboundSpec      `json:"partition-spec"`
+	PartitionSpec *UnboundSpec      `json:"partition-spec"`
 	WriteOrder    *SortOrder        `json:"write-order"`
 	StageCreate   bool              `json:"stage-create"`
 	Properties    map[string]string `json:"properties"`
@@ -18,13 +22,13 @@ type createRequest struct {
 // newTableMetadata builds a table's first metadata. Field ids are assigned
 // afresh, as the spec asks of a catalog: the client's numbering only links
 // the partition spec and sort order to the schema in the same request.
-func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*tableMetadata, error) {
+func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (*tableMetadata, error) {
 	if in.Schema == nil {
-		return nil, badRequest("create table needs a schema")
+		return nil, invalid("schema", "create table needs a schema")
 	}
 	old := map[int]bool{}
 	if err := collectIDs(Type{Struct: in.Schema.Fields}, old); err != nil {
-		return nil, badRequest("schema: %v", err)
+		return nil, invalid("schema", "schema: %v", err)
 	}
 	remap := map[int]int{}
 	next := 0
@@ -33,7 +37,7 @@ func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*ta
 	for _, id := range in.Schema.IdentifierFieldIDs {
 		n, ok := remap[id]
 		if !ok {
-			return nil, badRequest("identifier field %d is not in the schema", id)
+			return nil, invalid("schema", "identifier field %d is not in the schema", id)
 		}
 		schema.IdentifierFieldIDs = append(schema.IdentifierFieldIDs, n)
 	}
@@ -45,7 +49,7 @@ func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*ta
 	if v, ok := props["format-version"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxFormatVersion {
-			return nil, badRequest("format-version %q is not supported (1 or %d)", v, maxFormatVersion)
+			return nil, invalid("properties", "format-version %q is not supported (1 or %d)", v, maxFormatVersion)
 		}
 		version = n
 		delete(props, "format-version") // a table property, not metadata
@@ -64,8 +68,10 @@ func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*ta
 		Refs:              map[string]SnapshotRef{},
 	}
 	b := &builder{md: md, nowMs: nowMs, addedSnapshots: map[int64]int64{}}
-	fail := func(format string, args ...any) error { return badRequest("partition-spec: "+format, args...) }
-	spec := unboundSpec{}
+	fail := func(format string, args ...any) error {
+		return invalid("partition-spec", "partition-spec: "+format, args...)
+	}
+	spec := UnboundSpec{}
 	if in.PartitionSpec != nil {
 		spec.Fields = in.PartitionSpec.Fields
 		for i := range spec.Fields {
@@ -88,13 +94,13 @@ func newTableMetadata(in createRequest, loc, tableUUID string, nowMs int64) (*ta
 		for i, f := range in.WriteOrder.Fields {
 			n, ok := remap[f.SourceID]
 			if !ok {
-				return nil, badRequest("write-order: field %d: source column %d is not in the schema", i, f.SourceID)
+				return nil, invalid("write-order", "write-order: field %d: source column %d is not in the schema", i, f.SourceID)
 			}
 			f.SourceID = n
 			order.Fields = append(order.Fields, f)
 		}
 	}
-	fail = func(format string, args ...any) error { return badRequest("write-order: "+format, args...) }
+	fail = func(format string, args ...any) error { return invalid("write-order", "write-order: "+format, args...) }
 	if err := b.addSortOrder(order, fail); err != nil {
 		return nil, err
 	}

@@ -2,18 +2,13 @@ package lancerest
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 )
-
-// anonymousKey is the identity given to requests without a key when
-// Config.Anonymous is on: read and write on every bucket.
-var anonymousKey = catalog.APIKey{ID: "anonymous", Name: "anonymous", Role: catalog.RoleReadWrite}
 
 // reqState travels in the request context: one allocation carries the
 // request id, the caller's key and the logger.
@@ -38,15 +33,6 @@ func RequestID(ctx context.Context) string {
 		return st.id
 	}
 	return ""
-}
-
-// KeyFrom returns the API key that authenticated the request; ok is false
-// when Authenticate has not run.
-func KeyFrom(ctx context.Context) (key catalog.APIKey, ok bool) {
-	if st := stateFrom(ctx); st != nil && st.authed {
-		return st.key, true
-	}
-	return catalog.APIKey{}, false
 }
 
 func loggerFrom(ctx context.Context) *slog.Logger {
@@ -75,52 +61,19 @@ func (s *Server) newRequestID() string {
 	return string(b)
 }
 
-// Authenticate is the API-key middleware shared by every surface on the Lance
-// address: it assigns a request id (X-Request-Id) if none was given, verifies
-// the key from x-api-key or Authorization: Bearer, and puts it in the context
-// (read it with KeyFrom). Failures are written with WriteError: no key → 401
-// code 16 (unless Config.Anonymous), unknown key → 401 code 16.
-func (s *Server) Authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r, st := s.begin(w, r)
-		if e := s.authenticate(r, st); e != nil {
-			writeAPIError(w, r, e, nil)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
+// authenticate checks the request's API key once (apikey: x-api-key or
+// Bearer, the shared cache, anonymous mode lets only key-less requests
+// through) and keeps it in the request state.
 func (s *Server) authenticate(r *http.Request, st *reqState) *Error {
 	if st.authed {
 		return nil
 	}
-	secret := r.Header.Get("X-Api-Key")
-	if secret == "" {
-		if h := r.Header.Get("Authorization"); h != "" {
-			scheme, tok, ok := strings.Cut(h, " ")
-			if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-				return NewError(CodeUnauthenticated, "Authorization header is not a Bearer token",
-					"Send the API key as x-api-key: <key> or Authorization: Bearer <key>.")
-			}
-			secret = strings.TrimSpace(tok)
+	key, f := s.auth.Check(r)
+	if f != nil {
+		if f.Reason == apikey.Failed {
+			return &Error{Code: CodeInternal, Msg: "internal error", Detail: "The API key could not be checked; the server log has the cause under this request id.", cause: f.Err}
 		}
-	}
-	if secret == "" {
-		if s.anonymous {
-			st.key, st.authed = anonymousKey, true
-			return nil
-		}
-		return NewError(CodeUnauthenticated, "API key required",
-			"Send an API key as x-api-key: <key> or Authorization: Bearer <key>; create one with `floe token create` or on the console's API keys page.")
-	}
-	key, err := s.keys.verify(r.Context(), secret)
-	if err != nil {
-		if errors.Is(err, catalog.ErrNotFound) {
-			return NewError(CodeUnauthenticated, "API key not recognised",
-				"The key is unknown, revoked or expired; create a new one with `floe token create` or on the console's API keys page.")
-		}
-		return asError(err, CodeUnauthenticated)
+		return NewError(CodeUnauthenticated, "API key not accepted", f.Message+".")
 	}
 	st.key, st.authed = key, true
 	return nil

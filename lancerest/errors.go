@@ -63,6 +63,7 @@ type Error struct {
 	Status int    // 0 means Code.Status()
 	Msg    string // the spec's "error": what failed
 	Detail string // the spec's "detail": why, and what to do next
+	cause  error  // a server fault's cause: logged once, never sent
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -94,18 +95,15 @@ type errorBody struct {
 	Instance string `json:"instance"`
 }
 
-// WriteError renders err in the Lance Namespace error shape, with the request
-// id as "instance", and logs it once. Any error that is not an *Error is
-// mapped from the catalog's kinds by asError; unknown errors become code 18
-// without leaking their text.
-func WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	e := asError(err, CodeNamespaceNotFound)
-	writeAPIError(w, r, e, err)
-}
-
+// writeAPIError renders e in the Lance Namespace error shape, with the
+// request id as "instance", and logs it once (a server fault with its
+// cause, which never reaches the body).
 func writeAPIError(w http.ResponseWriter, r *http.Request, e *Error, cause error) {
 	id := RequestID(r.Context())
 	status := e.status()
+	if cause == nil {
+		cause = e.cause
+	}
 	logRequestError(r, id, status, e, cause)
 	b, _ := json.Marshal(errorBody{Error: e.Msg, Code: e.Code, Detail: e.Detail, Instance: id})
 	h := w.Header()
@@ -176,8 +174,8 @@ func asError(err error, notFound Code) *Error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
 	}
-	return NewError(CodeInternal, "internal error",
-		"The catalog failed unexpectedly; the server log has the cause under this request id.")
+	return &Error{Code: CodeInternal, Msg: "internal error",
+		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}
 }
 
 // notFoundRoute answers a path that is no operation of the spec.

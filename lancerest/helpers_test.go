@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 )
 
@@ -51,7 +52,8 @@ func newTestEnv(t *testing.T, anonymous bool) *testEnv {
 	e.rw, e.ro, e.scoped = mint(catalog.RoleReadWrite, ""), mint(catalog.RoleReadonly, ""), mint(catalog.RoleReadWrite, "lnc")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s := New(Config{Store: st, Logger: logger, Anonymous: anonymous})
-	s.keys.now = now // the catalog and the key cache share one test clock
+	// The catalog and the key cache share one test clock.
+	s.auth = apikey.New(apikey.Config{Keys: st, Anonymous: anonymous, Now: now})
 	e.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(e.srv.Close)
 	return e

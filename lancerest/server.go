@@ -10,9 +10,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 )
 
@@ -27,20 +27,12 @@ type Config struct {
 
 // Server is the Lance Namespace REST API.
 type Server struct {
-	store     *catalog.Store
-	log       *slog.Logger
-	anonymous bool
-	keys      *keyVerifier
+	store *catalog.Store
+	log   *slog.Logger
+	auth  *apikey.Checker
 
 	idPrefix string
 	seq      atomic.Uint64
-
-	mounts []mount
-}
-
-type mount struct {
-	prefix string
-	h      http.Handler
 }
 
 // New builds a Server.
@@ -52,21 +44,11 @@ func New(cfg Config) *Server {
 	var p [4]byte
 	rand.Read(p[:])
 	return &Server{
-		store:     cfg.Store,
-		log:       lg.With("component", "lancerest"),
-		anonymous: cfg.Anonymous,
-		keys:      newKeyVerifier(cfg.Store, keyCacheTTL),
-		idPrefix:  "lr-" + hex.EncodeToString(p[:]) + "-",
+		store:    cfg.Store,
+		log:      lg.With("component", "lancerest"),
+		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
-}
-
-// Mount serves h for every path under prefix (e.g. "/lance/oss/v1/") beside
-// the Lance Namespace routes, behind the same Authenticate middleware: h sees
-// KeyFrom(ctx) and RequestID(ctx) and can answer errors with WriteError.
-// Call Mount before serving; it is not safe to call concurrently with
-// requests.
-func (s *Server) Mount(prefix string, h http.Handler) {
-	s.mounts = append(s.mounts, mount{prefix: prefix, h: s.Authenticate(h)})
 }
 
 // Handler returns the handler for the Lance address.
@@ -76,12 +58,6 @@ func (s *Server) Handler() http.Handler { return s }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r, st := s.begin(w, r)
 	path := r.URL.EscapedPath()
-	for _, m := range s.mounts {
-		if strings.HasPrefix(path, m.prefix) {
-			m.h.ServeHTTP(w, r)
-			return
-		}
-	}
 	rt, ok := matchRoute(r.Method, path)
 	if !ok {
 		notFoundRoute(w, r)

@@ -161,6 +161,8 @@ func TestAuth(t *testing.T) {
 	}
 	anon := newEnv(t, envOpts{anonymous: true})
 	anon.do(call{method: "POST", path: "/table/ns$tbl/compact", key: "-"}).wantOK(t, anon.table.ID, nil)
+	// Anonymous mode lets key-less requests through, never a wrong key.
+	anon.do(call{method: "POST", path: "/table/ns$tbl/compact", key: "floe_0000000000000000000000000000000000000000"}).wantError(t, 401, "Unauthenticated", 16)
 }
 
 func TestContentMD5(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/tasks"
 )
@@ -32,7 +33,7 @@ type handler struct {
 	store *catalog.Store
 	tasks *tasks.Service
 	log   *slog.Logger
-	anon  bool
+	auth  *apikey.Checker
 }
 
 // New returns the handler for paths beginning with Prefix; mount it there on
@@ -42,7 +43,7 @@ func New(cfg Config) http.Handler {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	return &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, anon: cfg.Anonymous}
+	return &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, auth: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous})}
 }
 
 // op is one of the eight operations.

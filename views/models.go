@@ -166,17 +166,6 @@ type TableView struct {
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
 }
 
-// TableSubView is a table's /data or /maintenance page before its feature lands.
-type TableSubView struct {
-	Page
-	Bucket       string
-	BucketFormat string
-	Namespace    string
-	Table        string
-	Section      string // "Browse Data" or "Maintenance"
-	Message      string
-}
-
 // ConnectView is /connect.
 type ConnectView struct {
 	Page

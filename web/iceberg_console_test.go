@@ -21,6 +21,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // icebergForm is a valid create-table form; cases change what they test.
@@ -304,7 +305,7 @@ func TestIcebergTableWithData(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 
-	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	rs := icebergrest.New(icebergrest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
 	hs := httptest.NewServer(rs.Handler())
 	t.Cleanup(hs.Close)
 	cat, err := rest.NewCatalog(ctx, "floe", hs.URL, rest.WithWarehouseLocation("lake"))

@@ -11,7 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // A table an engine created with nested types, a sort order and properties:
@@ -19,7 +19,7 @@ import (
 func TestIcebergTableNestedSchema(t *testing.T) {
 	e := newEnv(t, allSurfaces)
 	e.seed("lake", catalog.FormatIceberg, "raw")
-	rs := iceberg.New(iceberg.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
+	rs := icebergrest.New(icebergrest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true})
 	body := `{"name":"people","schema":{"type":"struct","schema-id":0,"fields":[
 		{"id":1,"name":"id","required":true,"type":"long"},
 		{"id":2,"name":"address","required":false,"type":{"type":"struct","fields":[

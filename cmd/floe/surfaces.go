@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 	"github.com/floe/floe/taskapi"
 	"github.com/floe/floe/tasks"
@@ -31,5 +31,5 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	return iceberg.New(iceberg.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}).Handler()
+	return icebergrest.New(icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}).Handler()
 }

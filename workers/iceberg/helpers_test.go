@@ -24,7 +24,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/icebergrest"
 )
 
 // testEnv is a real floe catalog on disk behind floe's real Iceberg REST
@@ -46,7 +46,7 @@ func newEnv(t testing.TB) *testEnv {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	srv := iceberg.New(iceberg.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := icebergrest.New(icebergrest.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	if _, err := store.CreateBucket(ctx, catalog.CreateBucketInput{Name: "lake", Format: catalog.FormatIceberg}); err != nil {

@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // TestStagedCreateAndTransaction: iceberg-go's staged create (stage-create,
@@ -45,14 +46,14 @@ func TestStagedCreateAndTransaction(t *testing.T) {
 	if err != nil || again.Properties()["txn"] != "1" {
 		t.Fatalf("after transaction: %v, %v", again.Properties(), err)
 	}
-	md, err := LoadTableMetadata(ctx, mustTable(t, e, "staged"))
+	md, err := iceberg.LoadTableMetadata(ctx, mustTable(t, e, "staged"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if md.SnapshotCount != 0 || md.TotalRecords != -1 || len(md.Columns) != 1 {
 		t.Fatalf("metadata of an empty table = %+v", md)
 	}
-	rows, err := ReadRows(ctx, mustTable(t, e, "staged"), 0, 0)
+	rows, err := iceberg.ReadRows(ctx, mustTable(t, e, "staged"), 0, 0)
 	if err != nil || len(rows.Rows) != 0 || len(rows.Notes) == 0 || len(rows.Columns) != 1 {
 		t.Fatalf("rows of an empty table = %+v, %v", rows, err)
 	}
@@ -90,7 +91,7 @@ func TestNestedSchemaRendering(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("create: %d %v", code, body)
 	}
-	md, err := LoadTableMetadata(context.Background(), mustTable(t, e, "nested"))
+	md, err := iceberg.LoadTableMetadata(context.Background(), mustTable(t, e, "nested"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +119,12 @@ func TestNestedSchemaRendering(t *testing.T) {
 	if len(md.SortOrder) != 1 || md.SortOrder[0].SourceName != "addr.city" {
 		t.Errorf("sort order = %+v", md.SortOrder)
 	}
-	if len(md.Properties) != 1 || md.Properties[0] != (Property{"owner", "me"}) {
+	if len(md.Properties) != 1 || md.Properties[0] != (iceberg.Property{Key: "owner", Value: "me"}) {
 		t.Errorf("properties = %+v", md.Properties)
 	}
 	lance := mustTable(t, e, "nested")
 	lance.Format = catalog.FormatLance
-	if _, err := LoadTableMetadata(context.Background(), lance); err == nil {
+	if _, err := iceberg.LoadTableMetadata(context.Background(), lance); err == nil {
 		t.Error("a Lance table was read as Iceberg")
 	}
 }

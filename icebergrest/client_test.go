@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/catalog/rest"
 	"github.com/apache/iceberg-go/table"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 var arrowSchema = arrow.NewSchema([]arrow.Field{
@@ -145,9 +146,9 @@ func TestIcebergGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := LoadTableMetadata(ctx, entry)
+	md, err := iceberg.LoadTableMetadata(ctx, entry)
 	if err != nil {
-		t.Fatalf("LoadTableMetadata: %v", err)
+		t.Fatalf("iceberg.LoadTableMetadata: %v", err)
 	}
 	if len(md.Snapshots) != 2 || md.SnapshotCount != 2 {
 		t.Fatalf("snapshots = %d (%d)", len(md.Snapshots), md.SnapshotCount)
@@ -164,9 +165,9 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("partition spec = %+v", md.PartitionSpec)
 	}
 
-	rows, err := ReadRows(ctx, entry, 0, 200)
+	rows, err := iceberg.ReadRows(ctx, entry, 0, 200)
 	if err != nil {
-		t.Fatalf("ReadRows: %v", err)
+		t.Fatalf("iceberg.ReadRows: %v", err)
 	}
 	if len(rows.Rows) != 50 || len(rows.Columns) != 3 || rows.Columns[0].Name != "id" {
 		t.Fatalf("rows = %d, columns = %+v, notes = %v", len(rows.Rows), rows.Columns, rows.Notes)
@@ -184,9 +185,9 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("null names = %d, want 10", nulls)
 	}
 	// The first snapshot alone holds 30 rows.
-	first, err := ReadRows(ctx, entry, md.Snapshots[1].ID, 200)
+	first, err := iceberg.ReadRows(ctx, entry, md.Snapshots[1].ID, 200)
 	if err != nil || len(first.Rows) != 30 {
-		t.Fatalf("ReadRows(first snapshot) = %v rows, %v", first, err)
+		t.Fatalf("iceberg.ReadRows(first snapshot) = %v rows, %v", first, err)
 	}
 
 	// Drop without purge keeps files; the metadata can be registered again.

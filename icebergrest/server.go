@@ -1,39 +1,38 @@
-// Package iceberg serves the Iceberg REST catalog over floe's catalog (one
-// catalog per ICEBERG or unset bucket, prefix = bucket), and reads Iceberg
-// metadata, manifests and Parquet data for the console.
-package iceberg
+// Package icebergrest serves the Iceberg REST catalog over floe's catalog
+// (one catalog per ICEBERG or unset bucket, prefix = bucket). It parses
+// requests, checks API keys, calls the Iceberg library (package iceberg) and
+// renders the spec's JSON and error model; the format work is the library's.
+package icebergrest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // Config configures the Iceberg REST server.
 type Config struct {
 	Store  *catalog.Store
 	Logger *slog.Logger
-	// Anonymous lets every request through without an API key (local use).
+	// Anonymous lets requests without an API key through (local use); a
+	// wrong key is refused either way.
 	Anonymous bool
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
-	store     *catalog.Store
-	log       *slog.Logger
-	anonymous bool
-	files     fileStore
-	cache     *metadataCache
-	now       func() time.Time
+	store  *catalog.Store
+	tables *iceberg.Tables
+	log    *slog.Logger
+	auth   *apikey.Checker
+	ids    requestIDs
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -47,12 +46,11 @@ func New(cfg Config) *Server {
 		log = slog.Default()
 	}
 	return &Server{
-		store:     cfg.Store,
-		log:       log,
-		anonymous: cfg.Anonymous,
-		files:     localStore{},
-		cache:     newMetadataCache(),
-		now:       time.Now,
+		store:  cfg.Store,
+		tables: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		log:    log,
+		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		ids:    newRequestIDs(),
 	}
 }
 
@@ -109,7 +107,13 @@ func (s *Server) Handler() http.Handler {
 		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
 			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
 	})
-	return mux
+	// Every route needs a key (or anonymous mode and no key): a request
+	// without one learns nothing about buckets or routes.
+	authed := s.auth.Middleware(s.refuse, mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", s.ids.next())
+		authed.ServeHTTP(w, r)
+	})
 }
 
 // endpoints advertised in /v1/config, so clients know what we serve.
@@ -145,8 +149,9 @@ func (s *Server) route(mux *http.ServeMux, pattern string, a access, h bucketHan
 	})
 }
 
-// openBucket authenticates, authorizes and resolves the bucket a request
-// names, in that order: no key is 401 before anything about the bucket leaks.
+// openBucket authorizes the request's key (checked by the apikey middleware
+// before any route runs) for the bucket it names, then resolves the bucket:
+// a key scoped elsewhere is 403 before anything about the bucket leaks.
 func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Bucket, error) {
 	if err := s.authorize(r, name, a); err != nil {
 		return catalog.Bucket{}, err
@@ -170,26 +175,21 @@ func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Buc
 	return b, nil
 }
 
-// authorize applies API keys exactly as the Lance REST does.
+// refuse answers a request whose API key was not accepted.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f *apikey.Refusal) {
+	if f.Reason == apikey.Failed {
+		s.writeError(w, r, f.Err)
+		return
+	}
+	s.writeError(w, r, errorf(http.StatusUnauthorized, typeNotAuthorized, "%s", f.Message))
+}
+
+// authorize checks the request's key (put in the context by the apikey
+// middleware) against the bucket a route names.
 func (s *Server) authorize(r *http.Request, bucket string, a access) error {
-	if s.anonymous {
-		return nil
-	}
-	secret := r.Header.Get("x-api-key")
-	if secret == "" {
-		if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			secret = strings.TrimSpace(h[7:])
-		}
-	}
-	if secret == "" {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "an API key is required: send x-api-key or Authorization: Bearer <key>")
-	}
-	key, err := s.store.VerifyAPIKey(r.Context(), secret)
-	if errors.Is(err, catalog.ErrNotFound) {
-		return errorf(http.StatusUnauthorized, typeNotAuthorized, "the API key is unknown, revoked or expired")
-	}
-	if err != nil {
-		return err
+	key, ok := apikey.KeyFrom(r.Context())
+	if !ok {
+		return errors.New("icebergrest: a route was served without the API-key middleware")
 	}
 	if bucket != "" && !key.CanRead(bucket) {
 		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
@@ -278,73 +278,4 @@ func tableParam(r *http.Request) (catalog.TableRef, error) {
 		return catalog.TableRef{}, badRequest("table name %q: %v", name, err)
 	}
 	return catalog.TableRef{Bucket: r.PathValue("prefix"), Namespace: ns, Name: name}, nil
-}
-
-// bucketRoot is the bucket's warehouse directory: every location a client
-// may name (table locations, metadata files) must lie inside it.
-func (s *Server) bucketRoot(bucket string) string {
-	p, err := filepath.Abs(filepath.Join(s.store.Warehouse(), bucket))
-	if err != nil {
-		return filepath.Join(s.store.Warehouse(), bucket)
-	}
-	return p
-}
-
-// metadataCache keeps parsed metadata files by location. Metadata files are
-// never rewritten (each commit writes a new one), so an entry never goes stale.
-type metadataCache struct {
-	mu sync.Mutex
-	m  map[string]*cachedMetadata
-}
-
-type cachedMetadata struct {
-	raw []byte
-	md  *tableMetadata
-}
-
-// metadataCacheCap bounds the cache; past it the cache starts over, which
-// costs one re-read per hot table.
-const metadataCacheCap = 512
-
-func newMetadataCache() *metadataCache { return &metadataCache{m: map[string]*cachedMetadata{}} }
-
-func (c *metadataCache) get(loc string) *cachedMetadata {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[loc]
-}
-
-func (c *metadataCache) put(loc string, e *cachedMetadata) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= metadataCacheCap {
-		clear(c.m)
-	}
-	c.m[loc] = e
-}
-
-// readMetadata returns a table's metadata at a location, from the cache when
-// it can.
-func (s *Server) readMetadata(ctx context.Context, loc string) (*cachedMetadata, error) {
-	if e := s.cache.get(loc); e != nil {
-		return e, nil
-	}
-	e, err := readMetadataFile(s.files, loc)
-	if err != nil {
-		return nil, err
-	}
-	s.cache.put(loc, e)
-	return e, nil
-}
-
-func readMetadataFile(fs fileStore, loc string) (*cachedMetadata, error) {
-	raw, err := fs.ReadFile(loc)
-	if err != nil {
-		return nil, err
-	}
-	var md tableMetadata
-	if err := json.Unmarshal(raw, &md); err != nil {
-		return nil, err
-	}
-	return &cachedMetadata{raw: raw, md: &md}, nil
 }

@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
 )
 
 // BenchmarkLoadTable measures GET …/tables/{table} against an empty handler
@@ -73,7 +74,7 @@ func BenchmarkLoadTable(b *testing.B) {
 
 // BenchmarkReadRowsFirstPage reads the first Browse Data page of a table of
 // 100 Parquet data files holding 1M rows (written by iceberg-go, one file per
-// partition). Target: ≤ 200 ms per page. Run with -bench ReadRows.
+// partition). Target: ≤ 200 ms per page. Run with -bench iceberg.ReadRows.
 func BenchmarkReadRowsFirstPage(b *testing.B) {
 	ctx := context.Background()
 	e := newEnv(b, true)
@@ -116,7 +117,7 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	md, err := LoadTableMetadata(ctx, entry)
+	md, err := iceberg.LoadTableMetadata(ctx, entry)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,11 +126,11 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		page, err := ReadRows(ctx, entry, 0, DefaultRowLimit)
+		page, err := iceberg.ReadRows(ctx, entry, 0, iceberg.DefaultRowLimit)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(page.Rows) != DefaultRowLimit || !page.More {
+		if len(page.Rows) != iceberg.DefaultRowLimit || !page.More {
 			b.Fatalf("page = %d rows, more=%v, notes %v", len(page.Rows), page.More, page.Notes)
 		}
 	}

@@ -1,4 +1,4 @@
-package iceberg
+package icebergrest
 
 import (
 	"context"
@@ -215,40 +215,6 @@ func TestNamespaceREST(t *testing.T) {
 			t.Fatalf("drop = %d", code)
 		}
 	})
-}
-
-func TestMaintenanceAllowed(t *testing.T) {
-	cases := []struct {
-		name  string
-		table catalog.Table
-		ok    bool
-	}{
-		{"iceberg", catalog.Table{Name: "t", Format: catalog.FormatIceberg, Properties: map[string]string{"owner": "x"}}, true},
-		{"lance format", catalog.Table{Name: "t", Format: catalog.FormatLance}, false},
-		{"unset format", catalog.Table{Name: "t", Format: catalog.FormatUnset}, false},
-		{"table_type lance", catalog.Table{Name: "t", Format: catalog.FormatIceberg, Properties: map[string]string{"table_type": "lance"}}, false},
-		{"table_type LANCE any case", catalog.Table{Name: "t", Format: catalog.FormatIceberg, Properties: map[string]string{"TABLE_TYPE": "Lance"}}, false},
-		{"table_type iceberg", catalog.Table{Name: "t", Format: catalog.FormatIceberg, Properties: map[string]string{"table_type": "ICEBERG"}}, true},
-	}
-	// The way a maintenance scheduler would use it: skip what is refused.
-	var picked []string
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ok, why := MaintenanceAllowed(c.table)
-			if ok != c.ok {
-				t.Fatalf("MaintenanceAllowed = %v (%s), want %v", ok, why, c.ok)
-			}
-			if !ok && why == "" {
-				t.Fatal("a refusal must say why")
-			}
-			if ok {
-				picked = append(picked, c.name)
-			}
-		})
-	}
-	if len(picked) != 2 {
-		t.Fatalf("maintenance would touch %v", picked)
-	}
 }
 
 // TestAPIKeyHeader: x-api-key works like the Bearer header, and a key whose

@@ -1,10 +1,9 @@
-package iceberg
+package icebergrest
 
 import (
-	"net/http"
-	"strings"
-
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"net/http"
 )
 
 // indexPath lists every Iceberg table an API key may read, across buckets,
@@ -65,20 +64,13 @@ func (s *Server) indexTables(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, page)
 }
 
-// keyScope authenticates the request and returns the bucket its key is
-// scoped to ("" for every bucket, and in anonymous mode).
+// keyScope returns the bucket the request's key is scoped to ("" for
+// every bucket); the apikey middleware has checked the key already.
 func (s *Server) keyScope(r *http.Request) (string, error) {
-	if err := s.authorize(r, "", read); err != nil || s.anonymous {
+	if err := s.authorize(r, "", read); err != nil {
 		return "", err
 	}
-	secret := r.Header.Get("x-api-key")
-	if h := r.Header.Get("Authorization"); secret == "" && len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		secret = strings.TrimSpace(h[7:])
-	}
-	key, err := s.store.VerifyAPIKey(r.Context(), secret)
-	if err != nil {
-		return "", err
-	}
+	key, _ := apikey.KeyFrom(r.Context())
 	return key.Bucket, nil
 }
 

@@ -1,0 +1,210 @@
+package icebergrest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/iceberg"
+)
+
+func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ns, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	opt, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.GetNamespace(r.Context(), b.Name, ns); err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	// Lance tables share the namespace but are invisible here.
+	items, next, err := s.store.ListTables(r.Context(), b.Name, ns, catalog.ListTablesOptions{ListOptions: opt, Format: catalog.FormatIceberg})
+	if err != nil {
+		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	ids := make([]map[string]any, len(items))
+	for i, t := range items {
+		ids[i] = map[string]any{"namespace": t.Namespace, "name": t.Name}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"identifiers": ids, "next-page-token": nextToken(next)})
+	return nil
+}
+
+func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	res, err := s.tables.LoadTable(r.Context(), ref)
+	if err != nil {
+		return err
+	}
+	writeLoadResult(w, res, true)
+	return nil
+}
+
+func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.tables.Table(r.Context(), ref); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) reportMetrics(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	// Engines report scan and commit metrics here; floe does not keep them.
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ns, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	var in iceberg.CreateTableInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	res, err := s.tables.CreateTable(r.Context(), b, ns, in)
+	if err != nil {
+		return err
+	}
+	writeLoadResult(w, res, true)
+	return nil
+}
+
+func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	var req iceberg.CommitInput
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	res, err := s.tables.Commit(r.Context(), b, ref, req)
+	if err != nil {
+		return err
+	}
+	writeLoadResult(w, res, false)
+	return nil
+}
+
+func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	if err := s.tables.DropTable(r.Context(), ref, r.URL.Query().Get("purgeRequested") == "true"); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type tableIdent struct {
+	Namespace []string `json:"namespace"`
+	Name      string   `json:"name"`
+}
+
+func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	var in struct {
+		Source      *tableIdent `json:"source"`
+		Destination *tableIdent `json:"destination"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if in.Source == nil || in.Destination == nil {
+		return badRequest("rename needs source and destination")
+	}
+	for _, id := range []*tableIdent{in.Source, in.Destination} {
+		if err := checkLevels(id.Namespace); err != nil {
+			return err
+		}
+		if err := catalog.ValidateTableName(id.Name); err != nil {
+			return badRequest("table name %q: %v", id.Name, err)
+		}
+	}
+	from := catalog.TableRef{Bucket: b.Name, Namespace: in.Source.Namespace, Name: in.Source.Name}
+	if err := s.tables.RenameTable(r.Context(), from, in.Destination.Namespace, in.Destination.Name); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ns, err := namespaceParam(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name             string `json:"name"`
+		MetadataLocation string `json:"metadata-location"`
+		Overwrite        bool   `json:"overwrite"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	ref := catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: in.Name}
+	res, err := s.tables.RegisterTable(r.Context(), b, ref, in.MetadataLocation, in.Overwrite)
+	if err != nil {
+		return err
+	}
+	writeLoadResult(w, res, true)
+	return nil
+}
+
+func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	var in struct {
+		TableChanges []iceberg.CommitInput `json:"table-changes"`
+	}
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if len(in.TableChanges) == 0 {
+		return badRequest("a transaction needs table-changes")
+	}
+	// The catalog swaps one table's metadata at a time, so only a single
+	// table change can be applied all-or-nothing.
+	if len(in.TableChanges) > 1 {
+		return errorf(http.StatusNotAcceptable, typeUnsupported, "transactions over more than one table are not supported; commit each table on its own")
+	}
+	c := in.TableChanges[0]
+	if c.Identifier == nil {
+		return badRequest("a table change needs an identifier")
+	}
+	if err := checkLevels(c.Identifier.Namespace); err != nil {
+		return err
+	}
+	if err := catalog.ValidateTableName(c.Identifier.Name); err != nil {
+		return badRequest("table name %q: %v", c.Identifier.Name, err)
+	}
+	ref := catalog.TableRef{Bucket: b.Name, Namespace: c.Identifier.Namespace, Name: c.Identifier.Name}
+	if _, err := s.tables.Commit(r.Context(), b, ref, c); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// writeLoadResult answers a load, create or commit.
+func writeLoadResult(w http.ResponseWriter, res *iceberg.Loaded, withConfig bool) {
+	out := map[string]any{"metadata": json.RawMessage(res.Metadata)}
+	if res.MetadataLocation != "" {
+		out["metadata-location"] = res.MetadataLocation
+	}
+	if withConfig {
+		out["config"] = map[string]string{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
