@@ -2,11 +2,15 @@ package iceworker
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floe/floe/plugin/pluginpb"
 )
 
 // benchFiles and benchRowsPerFile shape the compaction benchmark's table
@@ -80,5 +84,41 @@ func BenchmarkCompact(b *testing.B) {
 		b.ReportMetric(float64(n)/took.Seconds(), "rows/s")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS-MiB")
 		b.Logf("%s in %s", out.Summary, took.Round(time.Millisecond))
+	}
+}
+
+// BenchmarkDetectSweep runs one detection sweep per job type over N tables
+// with one append each (FLOE_BENCH_TABLES, default 200; the figure
+// is for 1,000) and reports seconds per sweep.
+func BenchmarkDetectSweep(b *testing.B) {
+	ctx := context.Background()
+	n := 200
+	if v, err := strconv.Atoi(os.Getenv("FLOE_BENCH_TABLES")); err == nil && v > 0 {
+		n = v
+	}
+	e := newEnv(b)
+	for i := range n {
+		tbl := e.createTable(b, "t"+strconv.Itoa(i), true, nil)
+		appendRows(b, tbl, 0, 6)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, jt := range []string{JobCompact, JobOrphans} {
+		b.Run(jt, func(b *testing.B) {
+			for range b.N {
+				var obs, props int
+				start := time.Now()
+				errText := Detect(ctx, log, &pluginpb.Detect{JobType: jt, Cluster: &pluginpb.ClusterContext{IcebergRestUrl: e.url, ApiKey: e.key}},
+					&catalogs{}, LocalFiles{}, DetectOut{
+						Proposals:    func(p []*pluginpb.Proposal) { props += len(p) },
+						Observations: func(o []*pluginpb.Observation) { obs += len(o) },
+					})
+				took := time.Since(start)
+				if errText != "" || obs != n {
+					b.Fatalf("sweep: %q, %d observations of %d tables", errText, obs, n)
+				}
+				b.ReportMetric(took.Seconds(), "s/sweep")
+				b.Logf("%s: %d tables observed, %d proposals in %s", jt, obs, props, took.Round(time.Millisecond))
+			}
+		})
 	}
 }

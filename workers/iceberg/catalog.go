@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/catalog/rest"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -148,6 +149,21 @@ func (c *Catalog) Load(ctx context.Context, ref TableRef) (*table.Table, error) 
 	t, err := rc.LoadTable(ctx, ref.identifier())
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", ref.Ident(), err)
+	}
+	return t, nil
+}
+
+// Snapshot reads a table for observation only: from the metadata file the
+// index named, without a REST round trip (a detection sweep reads every
+// table; nothing read this way is ever committed). Without a metadata
+// location it falls back to Load.
+func (c *Catalog) Snapshot(ctx context.Context, ref TableRef) (*table.Table, error) {
+	if ref.MetadataLocation == "" {
+		return c.Load(ctx, ref)
+	}
+	t, err := table.NewFromLocation(ctx, ref.identifier(), ref.MetadataLocation, iceio.LoadFSFunc(nil, ref.MetadataLocation), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the metadata of %s: %w", ref.Ident(), err)
 	}
 	return t, nil
 }

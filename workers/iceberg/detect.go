@@ -70,7 +70,7 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 		wg.Go(func() {
 			for ref := range work {
 				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now}
-				tbl, err := cat.Load(ctx, ref)
+				tbl, err := cat.Snapshot(ctx, ref)
 				var f Figures
 				if err == nil {
 					f, err = j.observe(ctx, tbl, th)
