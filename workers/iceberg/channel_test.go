@@ -80,6 +80,23 @@ func (c *console) startWorker(t *testing.T, e *testEnv) {
 	waitFor(t, "the worker to connect", func() bool { return c.p.Connected("iceberg-test") })
 }
 
+// manualOnly waits for the worker's descriptors and turns every job type's
+// scheduled detection off, so only what a test starts runs.
+func (c *console) manualOnly(t *testing.T) {
+	t.Helper()
+	for _, jt := range JobTypes {
+		waitFor(t, jt+"'s descriptor", func() bool { _, ok := c.p.Descriptor(jt); return ok })
+		set, err := c.p.Settings(jt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Runtime.Enabled = false
+		if _, errs, err := c.p.SaveSettings(context.Background(), jt, set.Values, set.Runtime); err != nil || len(errs) > 0 {
+			t.Fatalf("save %s settings: %v %v", jt, errs, err)
+		}
+	}
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(testWait)
@@ -97,13 +114,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestWorkerOverThePluginChannel(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
+	c := newConsole(t, e)
+	c.startWorker(t, e)
+	c.manualOnly(t)
 	tbl := e.createTable(t, "events", true, nil)
 	for i := range int64(15) {
 		tbl = appendRows(t, tbl, i*3, i*3+3)
 	}
 	want := scanRows(t, tbl, 0)
-	c := newConsole(t, e)
-	c.startWorker(t, e)
 	id := e.ref(t, "events").ID
 
 	props, err := c.p.RunDetection(ctx, JobCompact)
