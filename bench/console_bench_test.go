@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/web"
 )
 
@@ -30,7 +31,8 @@ const consoleTables = 10_000
 func BenchmarkConsolePages(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"))
+	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func BenchmarkConsolePages(b *testing.B) {
 	}
 	b.Logf("filled %d tables in %s", consoleTables, time.Since(start).Round(time.Millisecond))
 
-	srv, err := web.New(web.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101"}})
+	srv, err := web.New(web.Config{DB: pdb, Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101"}})
 	if err != nil {
 		b.Fatal(err)
 	}

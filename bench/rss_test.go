@@ -25,6 +25,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
@@ -65,7 +66,8 @@ func consoleRSS(b *testing.B) {
 	baseRSS, baseHeap := memNow(b)
 
 	dir := b.TempDir()
-	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"))
+	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func consoleRSS(b *testing.B) {
 	}
 	b.Logf("created %d tables in %s", len(ids), time.Since(start).Round(time.Millisecond))
 
-	obs, err := observe.New(st.DB(), 0)
+	obs, err := observe.New(pdb, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func consoleRSS(b *testing.B) {
 	obsRSS, obsHeap := memNow(b)
 	b.Logf("after tables and observations: RSS %.1f MB, Go heap in use %.1f MB", obsRSS, obsHeap)
 
-	p, err := plugin.New(plugin.Config{Store: st, Observe: obs, Logger: quiet, LanceURL: "http://127.0.0.1:9101",
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: st, Observe: obs, Logger: quiet, LanceURL: "http://127.0.0.1:9101",
 		Options: plugin.Options{DisableScheduler: true}})
 	if err != nil {
 		b.Fatal(err)
@@ -169,8 +171,11 @@ func consoleRSS(b *testing.B) {
 	}
 	b.Logf("submitted %d jobs in %s", rssJobs, time.Since(start).Round(time.Millisecond))
 
-	ts := tasks.New(st.DB(), st, benchRunner{p}, quiet)
-	srv, err := web.New(web.Config{Store: st, Logger: quiet,
+	ts, err := tasks.New(pdb, st, benchRunner{p}, quiet)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := web.New(web.Config{DB: pdb, Store: st, Logger: quiet,
 		Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101"},
 		Stats:    handlers.StatsFromRows(obs), Plugin: p, Observe: obs, Preview: preview.New(p, obs), Tasks: ts})
 	if err != nil {

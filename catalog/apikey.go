@@ -45,7 +45,9 @@ func errUnknownKey() error {
 }
 
 // CreateAPIKey stores a new key and returns it with its secret (shown once).
-// The secret is "floe_" followed by 40 random base62 characters. ttl <= 0
+// The secret is "floe_" followed by 40 random base62 characters. The key
+// also gets a SigV4 access key pair for the S3 Tables surface; the returned
+// APIKey carries SecretAccessKey this once. ttl <= 0
 // means the key never expires.
 func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
 	if role != RoleReadWrite && role != RoleReadonly {
@@ -65,9 +67,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 		k.ExpiresAt = now.Add(ttl)
 	}
 	secret := apiKeyPrefix + randomBase62(secretRandomLen)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket, hashSecret(secret), now.UnixNano(),
-		toNanos(k.ExpiresAt)); err != nil {
+	k.AccessKeyID, k.SecretAccessKey = newAccessKeyPair()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
+		access_key_id, secret_access_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
+		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey); err != nil {
 		return APIKey{}, "", dbErr("insert API key", err)
 	}
 	return k, secret, nil
@@ -97,15 +100,15 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 		return APIKey{}, errUnknownKey()
 	}
 	now := s.now()
-	if expires != 0 && now.UnixNano() >= expires {
+	if expires != 0 && micros(now) >= expires {
 		return APIKey{}, errUnknownKey()
 	}
-	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromNanos(created), fromNanos(lastUsed), fromNanos(expires)
+	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 	if now.Sub(k.LastUsedAt) >= lastUsedEvery {
 		// The condition repeats the staleness test so two processes racing
 		// here write once; a failed write does not fail the request.
 		if _, err := s.db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			now.UnixNano(), k.ID, now.Add(-lastUsedEvery).UnixNano()); err == nil {
+			micros(now), k.ID, micros(now.Add(-lastUsedEvery))); err == nil {
 			k.LastUsedAt = now.UTC()
 		}
 	}
@@ -114,8 +117,8 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at
-		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, s.now().UnixNano())
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id
+		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, micros(s.now()))
 	if err != nil {
 		return nil, dbErr("list API keys", err)
 	}
@@ -125,10 +128,10 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 		var k APIKey
 		var role string
 		var created, lastUsed, expires int64
-		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires); err != nil {
+		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID); err != nil {
 			return nil, dbErr("list API keys", err)
 		}
-		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromNanos(created), fromNanos(lastUsed), fromNanos(expires)
+		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 		out = append(out, k)
 	}
 	return out, rows.Err()
@@ -158,7 +161,7 @@ func (s *Store) KeyGeneration() uint64 { return s.keyGen.Load() }
 // DeleteExpiredAPIKeys removes keys whose expiry has passed (minted worker
 // keys accumulate otherwise).
 func (s *Store) DeleteExpiredAPIKeys(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE expires_at <> 0 AND expires_at <= ?`, s.now().UnixNano()); err != nil {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE expires_at <> 0 AND expires_at <= ?`, micros(s.now())); err != nil {
 		return dbErr("delete expired API keys", err)
 	}
 	return nil
@@ -178,7 +181,7 @@ func (s *Store) CreateWorkerToken(ctx context.Context, name string) (WorkerToken
 	w := WorkerToken{ID: "w_" + randomHex(8), Name: name, CreatedAt: now}
 	secret := workerTokenPrefix + randomBase62(secretRandomLen)
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO worker_tokens(id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
-		w.ID, w.Name, hashSecret(secret), now.UnixNano()); err != nil {
+		w.ID, w.Name, hashSecret(secret), micros(now)); err != nil {
 		return WorkerToken{}, "", dbErr("insert worker token", err)
 	}
 	return w, secret, nil
@@ -205,11 +208,11 @@ func (s *Store) VerifyWorkerToken(ctx context.Context, secret string) (WorkerTok
 	if subtle.ConstantTimeCompare(stored, want) != 1 {
 		return WorkerToken{}, errUnknownWorkerToken()
 	}
-	w.CreatedAt, w.LastUsedAt = fromNanos(created), fromNanos(lastUsed)
+	w.CreatedAt, w.LastUsedAt = fromMicros(created), fromMicros(lastUsed)
 	now := s.now()
 	if now.Sub(w.LastUsedAt) >= lastUsedEvery {
 		if _, err := s.db.ExecContext(ctx, `UPDATE worker_tokens SET last_used_at = ? WHERE id = ? AND last_used_at < ?`,
-			now.UnixNano(), w.ID, now.Add(-lastUsedEvery).UnixNano()); err == nil {
+			micros(now), w.ID, micros(now.Add(-lastUsedEvery))); err == nil {
 			w.LastUsedAt = now.UTC()
 		}
 	}
@@ -230,7 +233,7 @@ func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
 		if err := rows.Scan(&w.ID, &w.Name, &created, &lastUsed); err != nil {
 			return nil, dbErr("list worker tokens", err)
 		}
-		w.CreatedAt, w.LastUsedAt = fromNanos(created), fromNanos(lastUsed)
+		w.CreatedAt, w.LastUsedAt = fromMicros(created), fromMicros(lastUsed)
 		out = append(out, w)
 	}
 	return out, rows.Err()

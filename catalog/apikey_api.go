@@ -12,6 +12,12 @@ type APIKey struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero if never used
 	ExpiresAt  time.Time // zero = never (worker keys minted by the plugin channel expire)
+	// AccessKeyID names the key's SigV4 pair on the S3 Tables surface; ""
+	// for a key made before SigV4 existed.
+	AccessKeyID string
+	// SecretAccessKey is filled only by CreateAPIKey (to be shown once) and
+	// by LookupAccessKey (to verify a signature); listings leave it empty.
+	SecretAccessKey string
 }
 
 // CanRead reports whether the key may read the bucket.

@@ -129,44 +129,6 @@ func TestEnsureAdmin(t *testing.T) {
 	}
 }
 
-func TestSessions(t *testing.T) {
-	s, c := newClockStore(t)
-	if err := s.Commit("tok", []byte("data"), c.t.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Commit("old", []byte("x"), c.t.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	b, ok, err := s.Find("tok")
-	if err != nil || !ok || string(b) != "data" {
-		t.Fatalf("Find = %q %v %v", b, ok, err)
-	}
-	if err := s.Commit("tok", []byte("data2"), c.t.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if b, _, _ := s.Find("tok"); string(b) != "data2" {
-		t.Errorf("Commit did not replace: %q", b)
-	}
-	c.t = c.t.Add(2 * time.Minute)
-	if _, ok, _ := s.Find("old"); ok {
-		t.Error("expired session found")
-	}
-	if err := s.DeleteExpiredSessions(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	s.DB().QueryRow(`SELECT COUNT(*) FROM sessions`).Scan(&n)
-	if n != 1 {
-		t.Errorf("%d sessions after cleanup, want 1", n)
-	}
-	if err := s.Delete("tok"); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, _ := s.Find("tok"); ok {
-		t.Error("deleted session found")
-	}
-}
-
 func TestAPIKeys(t *testing.T) {
 	ctx := context.Background()
 	s, c := newClockStore(t)
@@ -178,7 +140,7 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatalf("secret %q", secret)
 	}
 	var stored []byte
-	s.DB().QueryRow(`SELECT secret_hash FROM api_keys WHERE id = ?`, rw.ID).Scan(&stored)
+	s.db.QueryRowContext(context.Background(), `SELECT secret_hash FROM api_keys WHERE id = ?`, rw.ID).Scan(&stored)
 	if strings.Contains(string(stored), secret[5:]) {
 		t.Fatal("secret stored in the clear")
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/floe/floe/persist"
 )
 
 func benchStore(b *testing.B) *Store {
@@ -42,18 +44,17 @@ func BenchmarkCreateTable(b *testing.B) {
 // benchmarks start fast.
 func fill(b *testing.B, s *Store, n int, format Format, state LanceState) {
 	b.Helper()
-	tx, err := s.db.Begin()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := range n {
-		if _, err := tx.Exec(`INSERT INTO tables(`+tableColumns+`) VALUES (?, 'bench', 'ns', ?, ?, ?, '', 'tok', ?, '{}', 1, 1)`,
-			fmt.Sprintf("00000000-0000-0000-0000-%012d", i), fmt.Sprintf("t%05d", i), string(format),
-			fmt.Sprintf("%s/bench/ns/t%05d", s.Warehouse(), i), string(state)); err != nil {
-			b.Fatal(err)
+	err := s.db.Write(context.Background(), func(tx *persist.Tx) error {
+		for i := range n {
+			if _, err := tx.ExecContext(context.Background(), `INSERT INTO tables(`+tableColumns+`) VALUES (?, 'bench', 'ns', ?, ?, ?, '', 'tok', ?, '{}', 1, 1)`,
+				fmt.Sprintf("00000000-0000-0000-0000-%012d", i), fmt.Sprintf("t%05d", i), string(format),
+				fmt.Sprintf("%s/bench/ns/t%05d", s.Warehouse(), i), string(state)); err != nil {
+				return err
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		return nil
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/floe/floe/persist"
 )
 
 // maxBucketTags bounds the tags on one bucket, as S3 Tables does, so a
@@ -41,7 +43,7 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 	for k, v := range in.Tags {
 		b.Tags[k] = v
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM buckets WHERE name = ?`, in.Name).Scan(&n); err != nil {
 			return dbErr("check bucket", err)
@@ -51,8 +53,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO buckets(name, format, arn, owner, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), b.CreatedAt.UnixNano()); err != nil {
-			if isUniqueViolation(err) {
+			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt)); err != nil {
+			if s.isUniqueViolation(err) {
 				return newErr(ErrAlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 			}
 			return dbErr("insert bucket", err)
@@ -82,7 +84,7 @@ func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
 	}
 	b.Format = Format(format)
 	b.Tags = decodeMap(tags)
-	b.CreatedAt = fromNanos(created)
+	b.CreatedAt = fromMicros(created)
 	return b, nil
 }
 
@@ -143,7 +145,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 	if err := validateBucket("bucket", name); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *persist.Tx) error {
 		if _, err := s.getBucket(ctx, tx, name); err != nil {
 			return err
 		}

@@ -224,7 +224,7 @@ func TestTableCountFollowsChanges(t *testing.T) {
 			}
 			for _, ns := range []string{"ns", "ns2"} {
 				var want int
-				s.DB().QueryRow(`SELECT COUNT(*) FROM tables WHERE bucket = 'lake' AND namespace = ? AND state <> 'deregistered'`, ns).Scan(&want)
+				s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM tables WHERE bucket = 'lake' AND namespace = ? AND state <> 'deregistered'`, ns).Scan(&want)
 				got, err := s.CountTables(ctx, "lake", []string{ns}, ListTablesOptions{IncludeDeclared: true})
 				if _, gone := s.GetNamespace(ctx, "lake", []string{ns}); gone != nil {
 					continue

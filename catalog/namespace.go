@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/floe/floe/persist"
 )
 
 // namespaceDir is the namespace's directory: <warehouse>/<bucket>/<a.b>. It
@@ -35,7 +37,7 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 	for k, v := range props {
 		ns.Properties[k] = v
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		if _, err := s.getBucket(ctx, tx, bucket); err != nil {
 			return err
 		}
@@ -58,8 +60,8 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO namespaces(bucket, name, parent, properties, created_at) VALUES (?, ?, ?, ?, ?)`,
-			bucket, name, parent, encodeMap(ns.Properties), ns.CreatedAt.UnixNano()); err != nil {
-			if isUniqueViolation(err) {
+			bucket, name, parent, encodeMap(ns.Properties), micros(ns.CreatedAt)); err != nil {
+			if s.isUniqueViolation(err) {
 				return newErr(ErrAlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
 			}
 			return dbErr("insert namespace", err)
@@ -108,7 +110,7 @@ func scanNamespace(sc interface{ Scan(...any) error }) (Namespace, error) {
 	}
 	ns.Levels = SplitNamespace(name)
 	ns.Properties = decodeMap(props)
-	ns.CreatedAt = fromNanos(created)
+	ns.CreatedAt = fromMicros(created)
 	return ns, nil
 }
 
@@ -222,7 +224,7 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 		return Namespace{}, err
 	}
 	var out Namespace
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		ns, err := s.getNamespace(ctx, tx, bucket, JoinNamespace(levels))
 		if err != nil {
 			return err
@@ -254,7 +256,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 	}
 	name := JoinNamespace(levels)
 	lo, hi := subtreeBounds(name)
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *persist.Tx) error {
 		if err := s.requireNamespace(ctx, tx, bucket, name); err != nil {
 			return err
 		}

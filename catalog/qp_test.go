@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+tc.query, tc.args...)
+			rows, err := s.db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+tc.query, tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,39 +9,26 @@ import (
 	"errors"
 	"time"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/floe/floe/persist"
 )
 
-// querier is what both *sql.DB and *sql.Tx offer.
+// querier is what both the persist handle (reads) and a persist.Tx offer.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// inTx runs fn in an immediate write transaction and commits when fn
-// returns nil. Inside fn only tx may touch the database: a second
-// connection wanting the write lock would wait on ourselves.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	select {
-	case s.writeSlot <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+// inTx runs fn in a write transaction through persist's one write queue and
+// commits when fn returns nil. Inside fn only tx may touch the database: a
+// second connection wanting the write lock would wait on ourselves.
+func (s *Store) inTx(ctx context.Context, fn func(tx *persist.Tx) error) error {
+	err := s.db.Write(ctx, fn)
+	var pe *persist.Error
+	if errors.As(err, &pe) { // begin or commit failed, not a statement of fn
+		return dbErr("write", err)
 	}
-	defer func() { <-s.writeSlot }()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return dbErr("begin transaction", err)
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return dbErr("commit", err)
-	}
-	return nil
+	return err
 }
 
 // dbErr wraps a database failure that is not the caller's fault; client
@@ -66,28 +53,12 @@ func (e *dbError) Error() string { return "catalog: " + e.what + ": " + e.err.Er
 func (e *dbError) Unwrap() error { return e.err }
 
 // isUniqueViolation reports a UNIQUE or PRIMARY KEY constraint failure.
-func isUniqueViolation(err error) bool {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		c := se.Code()
-		return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
-	}
-	return false
-}
+func (s *Store) isUniqueViolation(err error) bool { return s.db.IsUniqueViolation(err) }
 
-func toNanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
+// micros and fromMicros are persist's one time encoding.
+func micros(t time.Time) int64 { return persist.Micros(t) }
 
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+func fromMicros(n int64) time.Time { return persist.FromMicros(n) }
 
 func encodeMap(m map[string]string) string {
 	if len(m) == 0 {

@@ -5,15 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/alexedwards/scs/v2"
-)
-
-// The session methods must satisfy scs's interfaces, so web/ can hand the
-// Store to scs directly.
-var (
-	_ scs.Store    = (*Store)(nil)
-	_ scs.CtxStore = (*Store)(nil)
 )
 
 func TestLocalDisk(t *testing.T) {

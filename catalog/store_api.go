@@ -2,19 +2,21 @@ package catalog
 
 // This file is the catalog's public surface: options, the Store and the
 // input/option types. The methods live beside it, one file per noun
-// (bucket.go, namespace.go, table_*.go, user.go, session.go, apikey.go).
+// (bucket.go, namespace.go, table_*.go, user.go, apikey.go).
 
 import (
-	"database/sql"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // Options configure a Store.
 type Options struct {
-	// Path of the SQLite file, e.g. "./floe-data/catalog.db".
+	// Path of the SQLite file, e.g. "./floe-data/catalog.db"; used by Open
+	// only (New takes an open database).
 	Path string
 	// Warehouse is the local directory under which table data lives.
 	Warehouse string
@@ -34,17 +36,14 @@ type Options struct {
 // Store is the catalog on SQLite. It is safe for concurrent use, and several
 // processes (floe serve and the CLI) may open the same file at once.
 type Store struct {
-	db    *sql.DB
-	ro    *stmtCache // prepared statements for reads outside transactions
-	lists listCache  // name listings, valid while the table generation holds
-	opts  Options
-	fs    Storage
-
-	// writeSlot (capacity 1) queues this process's write transactions in
-	// Go, so they wait on each other without SQLite's sleeping busy handler
-	// (which is left for waits on other processes, such as the CLI beside
-	// the server) and a waiting caller can still give up on its context.
-	writeSlot chan struct{}
+	// db is the one database handle: its writes queue in persist, its
+	// reads run through cached prepared statements.
+	db     *persist.DB
+	ro     querier   // reads outside transactions; the same handle as db
+	ownsDB bool      // Open made db, so Close closes it
+	lists  listCache // name listings, valid while the table generation holds
+	opts   Options
+	fs     Storage
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
@@ -53,11 +52,6 @@ type Store struct {
 	// compare it to drop what they hold (see KeyGeneration).
 	keyGen atomic.Uint64
 }
-
-// DB exposes the database to sibling services (observe, plugin, tasks) that
-// keep their own tables in the same file; their tables come from the same
-// embedded migrations.
-func (s *Store) DB() *sql.DB { return s.db }
 
 // Warehouse returns the warehouse root directory.
 func (s *Store) Warehouse() string { return s.opts.Warehouse }

@@ -2,39 +2,42 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"github.com/floe/floe/persist"
 )
 
-// busyTimeoutMillis is how long a connection waits for another writer (in
-// this process or another, such as the CLI beside floe serve) before giving
-// up; writes are short, so ten seconds only runs out when something is stuck.
-const busyTimeoutMillis = 10000
-
-// dsn builds the connection string: WAL so readers never block the writer,
-// a busy timeout so concurrent processes wait instead of failing, foreign
-// keys on, and BEGIN IMMEDIATE so a transaction takes the write lock up
-// front (a deferred read-then-write upgrade fails at once with SQLITE_BUSY).
-func dsn(path string) string {
-	// SQLite URIs give '%', '?' and '#' meaning; escape them in the path.
-	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)"+
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate",
-		path, busyTimeoutMillis)
-}
-
-// Open opens (creating if needed) the catalog file, applies migrations and
-// returns a Store.
+// Open opens (creating if needed) the database at opts.Path, applies the
+// catalog's migrations and returns a Store that closes the database with
+// itself. It suits tools and tests that need only the catalog; floe serve
+// opens persist once and hands the handle to New and to the other services.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Path == "" {
 		return nil, Invalid("path", "catalog path is required: pass the SQLite file, e.g. ./floe-data/catalog.db")
+	}
+	db, err := persist.Open(ctx, persist.Options{Path: opts.Path, Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	s, err := New(ctx, db, opts)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.ownsDB = true
+	return s, nil
+}
+
+// New returns the catalog over an open database, applying its migrations.
+// opts.Path is ignored; the caller keeps the database and closes it after
+// the Store.
+func New(ctx context.Context, db *persist.DB, opts Options) (*Store, error) {
+	if db == nil {
+		return nil, Invalid("db", "catalog needs an open database")
 	}
 	if opts.Warehouse == "" {
 		return nil, Invalid("warehouse", "warehouse directory is required")
@@ -57,37 +60,22 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if abs, err := filepath.Abs(opts.Warehouse); err == nil && !isURI(opts.Warehouse) {
 		opts.Warehouse = abs
 	}
-	if dir := filepath.Dir(opts.Path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("catalog: create directory for %s: %w", opts.Path, err)
-		}
-	}
 	if err := opts.Storage.MkdirAll(opts.Warehouse); err != nil {
 		return nil, fmt.Errorf("catalog: create warehouse %s: %w", opts.Warehouse, err)
 	}
-	db, err := sql.Open("sqlite", dsn(opts.Path))
-	if err != nil {
-		return nil, fmt.Errorf("catalog: open %s: %w", opts.Path, err)
+	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	// Keep enough idle connections for a burst of concurrent readers; the
-	// default of two makes bursts reopen connections and re-read the schema.
-	db.SetMaxIdleConns(maxIdleConns)
-	s := &Store{db: db, ro: newStmtCache(db), opts: opts, fs: opts.Storage, writeSlot: make(chan struct{}, 1)}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return &Store{db: db, ro: db, opts: opts, fs: opts.Storage}, nil
 }
 
-// Close releases the database.
+// Close releases the database when Open opened it; a Store made by New
+// leaves the database to its caller.
 func (s *Store) Close() error {
-	s.ro.close()
-	return s.db.Close()
+	if s.ownsDB {
+		return s.db.Close()
+	}
+	return nil
 }
-
-// maxIdleConns is the idle pool size: about the number of concurrent API
-// clients a single floe serves comfortably on a small machine.
-const maxIdleConns = 16
 
 func (s *Store) now() time.Time { return s.opts.Now() }

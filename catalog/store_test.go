@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 )
 
 func TestMigrationsIdempotentOnReopen(t *testing.T) {
@@ -18,17 +18,17 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 	dir := t.TempDir()
 	s1 := openAt(t, dir)
 	mustBucket(t, s1, "keep", FormatLance)
-	first, err := s1.MigrationVersions(ctx)
+	first, err := s1.db.Applied(ctx, MigrationOwner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := migrationFiles()
+	files, _ := fs.Glob(Migrations(), "*.sql")
 	if len(first) != len(files) || !strings.HasPrefix(first[0], "0001") {
 		t.Fatalf("applied %v, embedded %v", first, files)
 	}
 	s1.Close()
 	s2 := openAt(t, dir)
-	again, err := s2.MigrationVersions(ctx)
+	again, err := s2.db.Applied(ctx, MigrationOwner)
 	if err != nil || strings.Join(again, ",") != strings.Join(first, ",") {
 		t.Fatalf("versions after reopen %v, %v", again, err)
 	}
@@ -62,7 +62,7 @@ func TestOpenConcurrently(t *testing.T) {
 	}
 	s := openAt(t, dir)
 	var n, distinct int
-	if err := s.DB().QueryRow(`SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&n, &distinct); err != nil {
+	if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*), COUNT(DISTINCT version) FROM persist_migrations WHERE owner = 'catalog'`).Scan(&n, &distinct); err != nil {
 		t.Fatal(err)
 	}
 	if n != distinct {
@@ -221,54 +221,5 @@ func TestCrossProcessChild(t *testing.T) {
 		if _, _, err := s.CreateTable(context.Background(), CreateTableInput{TableRef: r, Format: FormatLance}); err != nil {
 			t.Fatalf("child write: %v", err)
 		}
-	}
-}
-
-func TestMigrationRunner(t *testing.T) {
-	ctx := context.Background()
-	s := newTestStore(t)
-	fsys := fstest.MapFS{
-		"migrations/0001_catalog.sql": {Data: []byte("-- already applied by Open; must not run again\nCREATE TABLE buckets (x);")},
-		"migrations/0015_jobs.sql":    {Data: []byte("CREATE TABLE mig_jobs (id INTEGER PRIMARY KEY);")},
-	}
-	steps := []struct {
-		name    string
-		add     map[string]string
-		wantErr bool
-		want    []string // tables that must exist afterwards
-	}{
-		{"gap in numbering", nil, false, []string{"mig_jobs"}},
-		{"file added below the highest applied", map[string]string{"migrations/0012_plugin.sql": "CREATE TABLE mig_plugin (id INTEGER);"}, false, []string{"mig_jobs", "mig_plugin"}},
-		{"rerun is a no-op", nil, false, []string{"mig_jobs", "mig_plugin"}},
-		{"a failing migration rolls back and names itself", map[string]string{"migrations/0020_bad.sql": "CREATE TABLE mig_half (id INTEGER); NOT SQL;"}, true, nil},
-	}
-	for _, st := range steps {
-		t.Run(st.name, func(t *testing.T) {
-			for k, v := range st.add {
-				fsys[k] = &fstest.MapFile{Data: []byte(v)}
-			}
-			err := s.migrateFS(ctx, fsys)
-			if st.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "0020_bad") {
-					t.Fatalf("error %v does not name the migration", err)
-				}
-				var n int
-				s.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'mig_half'`).Scan(&n)
-				if n != 0 {
-					t.Error("failed migration left a half-applied table")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tbl := range st.want {
-				var n int
-				s.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, tbl).Scan(&n)
-				if n != 1 {
-					t.Errorf("table %s missing", tbl)
-				}
-			}
-		})
 	}
 }

@@ -38,8 +38,8 @@ func (s *Store) scanTable(sc interface{ Scan(...any) error }) (Table, error) {
 	t.Format = Format(format)
 	t.State = LanceState(state)
 	t.Properties = decodeMap(props)
-	t.CreatedAt = fromNanos(created)
-	t.ModifiedAt = fromNanos(modified)
+	t.CreatedAt = fromMicros(created)
+	t.ModifiedAt = fromMicros(modified)
 	t.ARN = s.tableARN(t.Bucket, t.ID)
 	return t, nil
 }
@@ -135,7 +135,7 @@ func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) err
 		return Invalid("state", "state must be declared, created or deregistered")
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE tables SET state = ?, version_token = ?, modified_at = ? WHERE id = ? AND format = 'LANCE'`,
-		string(st), newVersionToken(), s.now().UnixNano(), id)
+		string(st), newVersionToken(), micros(s.now()), id)
 	if err != nil {
 		return dbErr("set table state", err)
 	}

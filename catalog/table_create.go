@@ -2,11 +2,12 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/floe/floe/persist"
 )
 
 // checkBucketAccepts refuses a table format the bucket was not declared for.
@@ -52,7 +53,7 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 			return Table{}, false, Invalid("location", fmt.Sprintf("location %q cannot hold a table: %s", explicit, why))
 		}
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, in.Bucket)
 		if err != nil {
 			return err
@@ -94,7 +95,7 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 }
 
 // insertTable adds a new entry and prepares its storage.
-func (s *Store) insertTable(ctx context.Context, tx *sql.Tx, in CreateTableInput, explicit string) (Table, error) {
+func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit string) (Table, error) {
 	id := uuid.NewString()
 	loc := explicit
 	if loc == "" {
@@ -148,8 +149,8 @@ func (s *Store) insertTable(ctx context.Context, tx *sql.Tx, in CreateTableInput
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tables(`+tableColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Bucket, JoinNamespace(t.Namespace), t.Name, string(t.Format), t.Location, t.MetadataLocation,
-		t.VersionToken, string(t.State), encodeMap(t.Properties), now.UnixNano(), now.UnixNano()); err != nil {
-		if isUniqueViolation(err) {
+		t.VersionToken, string(t.State), encodeMap(t.Properties), micros(now), micros(now)); err != nil {
+		if s.isUniqueViolation(err) {
 			return Table{}, newErr(ErrAlreadyExists, "name", "table %q already exists", in.Name)
 		}
 		return Table{}, dbErr("insert table", err)
@@ -167,7 +168,7 @@ func (s *Store) marker(t Table) []byte {
 // revive brings a deregistered Lance table back at loc with its table id:
 // state declared (created when _versions/ exists), a new version token, the
 // .lance-deregistered marker removed. declare also writes .lance-reserved.
-func (s *Store) revive(ctx context.Context, tx *sql.Tx, t Table, loc string, declare bool) (Table, error) {
+func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc string, declare bool) (Table, error) {
 	if loc != t.Location {
 		users, err := s.locationUsers(ctx, tx, loc, t.ID)
 		if err != nil {
@@ -199,13 +200,13 @@ func (s *Store) revive(ctx context.Context, tx *sql.Tx, t Table, loc string, dec
 
 // updateEntry writes location, state, metadata and properties with a new
 // version token and modified time.
-func (s *Store) updateEntry(ctx context.Context, tx *sql.Tx, t Table) (Table, error) {
+func (s *Store) updateEntry(ctx context.Context, tx *persist.Tx, t Table) (Table, error) {
 	t.VersionToken = newVersionToken()
 	t.ModifiedAt = s.now().UTC()
 	if _, err := tx.ExecContext(ctx, `UPDATE tables SET location = ?, state = ?, metadata_location = ?, properties = ?,
 		version_token = ?, modified_at = ? WHERE id = ?`,
 		t.Location, string(t.State), t.MetadataLocation, encodeMap(t.Properties), t.VersionToken,
-		t.ModifiedAt.UnixNano(), t.ID); err != nil {
+		micros(t.ModifiedAt), t.ID); err != nil {
 		return Table{}, dbErr("update table", err)
 	}
 	return t, nil
@@ -227,7 +228,7 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 		return Table{}, Invalid("location", fmt.Sprintf("location %q cannot hold a table: %s", loc, why))
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, ref.Bucket)
 		if err != nil {
 			return err

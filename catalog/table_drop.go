@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/floe/floe/persist"
 )
 
 // DropTable removes the entry and deletes the table's data directory. It
@@ -26,7 +28,7 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) 
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
@@ -76,7 +78,7 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 
 // dropTablesWhere drops every table matching a condition, data included
 // (the cascade of bucket and namespace deletes).
-func (s *Store) dropTablesWhere(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where string, args ...any) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
 	if err != nil {
 		return dbErr("list tables", err)
@@ -122,7 +124,7 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
@@ -162,7 +164,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 		return Table{}, err
 	}
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, from); err != nil {
 			return err
@@ -184,7 +186,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 		t.VersionToken = newVersionToken()
 		t.ModifiedAt = s.now().UTC()
 		if _, err := tx.ExecContext(ctx, `UPDATE tables SET namespace = ?, name = ?, version_token = ?, modified_at = ? WHERE id = ?`,
-			JoinNamespace(t.Namespace), t.Name, t.VersionToken, t.ModifiedAt.UnixNano(), t.ID); err != nil {
+			JoinNamespace(t.Namespace), t.Name, t.VersionToken, micros(t.ModifiedAt), t.ID); err != nil {
 			return dbErr("rename table", err)
 		}
 		return nil
@@ -200,7 +202,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 // props keeps the properties; otherwise they are replaced.
 func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataLocation string, props map[string]string) (Table, error) {
 	var t Table
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		t, err = s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
 		if err == sql.ErrNoRows {

@@ -339,7 +339,7 @@ func TestDropTable(t *testing.T) {
 			loc := strings.Replace(tc.loc, "WH", s.Warehouse(), 1)
 			// Point the entry somewhere dangerous behind the store's back,
 			// as a hand-edited or damaged catalog might.
-			if _, err := s.DB().Exec(`UPDATE tables SET location = ? WHERE id = ?`, loc, tb.ID); err != nil {
+			if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, loc, tb.ID); err != nil {
 				t.Fatal(err)
 			}
 			_, err := s.DropTable(ctx, ref("any-b", "p"))
@@ -355,10 +355,10 @@ func TestDropTable(t *testing.T) {
 	t.Run("refuses a location holding another table", func(t *testing.T) {
 		inner := mustTable(t, s, ref("any-b", "inner"), FormatIceberg)
 		outer := mustTable(t, s, ref("any-b", "outer"), FormatIceberg)
-		if _, err := s.DB().Exec(`UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x", outer.ID); err != nil {
+		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x", outer.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.DB().Exec(`UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x/inner", inner.ID); err != nil {
+		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x/inner", inner.ID); err != nil {
 			t.Fatal(err)
 		}
 		_, err := s.DropTable(ctx, ref("any-b", "outer"))

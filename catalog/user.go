@@ -7,6 +7,8 @@ import (
 	"errors"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/floe/floe/persist"
 )
 
 // dummyHash is compared against when the user does not exist, so an
@@ -58,8 +60,8 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 	}
 	u := User{Name: name, Role: role, CreatedAt: s.now().UTC()}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
-		name, string(hash), string(role), u.CreatedAt.UnixNano())
-	if isUniqueViolation(err) {
+		name, string(hash), string(role), micros(u.CreatedAt))
+	if s.isUniqueViolation(err) {
 		return User{}, newErr(ErrAlreadyExists, "username", "user %q already exists; pick another name", name)
 	}
 	if err != nil {
@@ -106,7 +108,7 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 		return User{}, errBadCredentials()
 	}
 	u.Role = Role(role)
-	u.CreatedAt = fromNanos(created)
+	u.CreatedAt = fromMicros(created)
 	return u, nil
 }
 
@@ -123,7 +125,7 @@ func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
 		return User{}, dbErr("get user", err)
 	}
 	u.Role = Role(role)
-	u.CreatedAt = fromNanos(created)
+	u.CreatedAt = fromMicros(created)
 	return u, nil
 }
 
@@ -142,7 +144,7 @@ func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
 		if err := rows.Scan(&u.Name, &role, &created); err != nil {
 			return nil, dbErr("list users", err)
 		}
-		u.Role, u.CreatedAt = Role(role), fromNanos(created)
+		u.Role, u.CreatedAt = Role(role), fromMicros(created)
 		out = append(out, u)
 	}
 	return out, rows.Err()
@@ -185,7 +187,7 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 	}
 	// Check and insert under one write lock, so a CLI and a server starting
 	// together make one admin.
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
 			return dbErr("count users", err)
@@ -194,7 +196,7 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES ('admin', ?, ?, ?)`,
-			string(hash), string(RoleAdmin), s.now().UnixNano()); err != nil {
+			string(hash), string(RoleAdmin), micros(s.now())); err != nil {
 			return dbErr("insert admin", err)
 		}
 		created = true

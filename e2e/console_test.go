@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/web"
 )
 
@@ -48,7 +49,8 @@ func chromium(t *testing.T) string {
 func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +59,7 @@ func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 		t.Fatal(err)
 	}
 	s, err := web.New(web.Config{
+		DB:       pdb,
 		Store:    store,
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101", Iceberg: "127.0.0.1:8181"},

@@ -36,7 +36,7 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 	}
 	v := views.APIKeysView{Page: h.page(r, "API keys", "api-keys")}
 	for _, k := range keys {
-		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
+		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
 	}
 	for _, b := range buckets {
 		v.Buckets = append(v.Buckets, b.Name)
@@ -85,6 +85,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Secret, v.Created = secret, key.Name
+	v.AccessKeyID, v.SecretAccessKey = key.AccessKeyID, key.SecretAccessKey
 	w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
 	h.render(w, r, http.StatusCreated, views.APIKeysPage(v))
 }

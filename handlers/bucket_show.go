@@ -28,7 +28,7 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 		return views.BucketView{}, err
 	}
 	v := views.BucketView{
-		Page: h.page(r, b.Name, "buckets"), Name: b.Name, Format: string(b.Format), ARN: b.ARN,
+		Page: h.page(r, b.Name, "buckets"), Name: b.Name, Format: string(b.Format), ARN: h.displayARN(b.ARN),
 		CreatedAt: b.CreatedAt, TableCount: b.TableCount,
 		Snippets: h.snippets(r, b.Name, "default", b.Format),
 	}

@@ -27,7 +27,7 @@ func (h *Handlers) Connect(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v := views.ConnectView{Page: h.page(r, "Connect", "connect"), NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == ""}
+	v := views.ConnectView{Page: h.page(r, "Connect", "connect"), NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == "" && h.surfaces.S3Tables == ""}
 	chosen := r.URL.Query().Get("bucket")
 	var chosenFormat catalog.Format
 	found := false
@@ -57,5 +57,6 @@ func (h *Handlers) Connect(w http.ResponseWriter, r *http.Request) {
 		v.Snippets = append(h.snippets(r, pick(catalog.FormatLance), "default", catalog.FormatLance),
 			h.snippets(r, pick(catalog.FormatIceberg), "default", catalog.FormatIceberg)...)
 	}
+	v.Snippets = append(v.Snippets, h.s3tablesSnippets(r)...)
 	h.render(w, r, http.StatusOK, views.ConnectPage(v))
 }

@@ -18,7 +18,13 @@ import (
 
 // Surfaces are the host:port addresses floe actually bound; "" means the
 // surface is switched off.
-type Surfaces struct{ Console, Lance, Iceberg, GRPC string }
+type Surfaces struct {
+	Console, Lance, Iceberg, GRPC string
+	S3Tables                      string // AWS S3 Tables control API; "" = off
+	// Region and account of S3 Tables ARNs (set even when the surface is
+	// off, so the console shows ARNs in the one form); "" = catalog's own.
+	S3TablesRegion, S3TablesAccount string
+}
 
 // TableStats is what the last worker observation says about a table.
 type TableStats struct {

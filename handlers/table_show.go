@@ -51,7 +51,7 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	v := views.TableView{
 		Page: h.page(r, t.Name, "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, ID: t.ID, ARN: t.ARN,
+		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, ID: t.ID, ARN: h.displayARN(t.ARN),
 		Format: string(t.Format), Location: t.Location, State: string(t.State),
 		CreatedAt: t.CreatedAt, ModifiedAt: t.ModifiedAt, Rows: "—",
 	}

@@ -11,9 +11,9 @@ import (
 // BenchmarkIngest measures observations stored per second, including the
 // flushes to SQLite (Close flushes the remainder inside the timed region).
 func BenchmarkIngest(b *testing.B) {
-	cat := openCatalog(b, b.TempDir())
-	defer cat.Close()
-	s, err := New(cat.DB(), 50_000)
+	db := openDB(b, b.TempDir())
+	defer db.Close()
+	s, err := New(db, 50_000)
 	if err != nil {
 		b.Fatal(err)
 	}

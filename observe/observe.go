@@ -8,7 +8,6 @@ package observe
 import (
 	"container/list"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 )
 
 // DefaultCap bounds the observations kept; a console rarely shows more than a
@@ -61,7 +61,7 @@ type entry struct {
 
 // Store is the observation store. Safe for concurrent use.
 type Store struct {
-	db  *sql.DB
+	db  *persist.DB
 	cap int
 
 	mu      sync.RWMutex
@@ -78,9 +78,13 @@ type Store struct {
 // ErrTooLarge is returned for attribute blobs over the size cap.
 var ErrTooLarge = errors.New("observe: attributes too large")
 
-// New loads the persisted observations (newest first, up to cap) and starts
-// the background flusher. cap <= 0 means DefaultCap. Call Close to flush.
-func New(db *sql.DB, cap int) (*Store, error) {
+// New applies the observation migrations (owner "observe"), loads the
+// persisted observations (newest first, up to cap) and starts the background
+// flusher. cap <= 0 means DefaultCap. Call Close to flush.
+func New(db *persist.DB, cap int) (*Store, error) {
+	if db == nil {
+		return nil, errors.New("observe: an open database is required")
+	}
 	if cap <= 0 {
 		cap = DefaultCap
 	}
@@ -93,17 +97,22 @@ func New(db *sql.DB, cap int) (*Store, error) {
 		kick:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
-	if err := s.load(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+		return nil, fmt.Errorf("observe: %w", err)
+	}
+	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stop = cancel
-	go s.flushLoop(ctx)
+	loopCtx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go s.flushLoop(loopCtx)
 	return s, nil
 }
 
-func (s *Store) load() error {
-	rows, err := s.db.Query(`SELECT object_id, format, observed_at, worker_id, attributes_json
+func (s *Store) load(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT object_id, format, observed_at, worker_id, attributes_json
 		FROM observations ORDER BY observed_at DESC LIMIT ?`, s.cap)
 	if err != nil {
 		return fmt.Errorf("observe: load: %w", err)
@@ -118,7 +127,7 @@ func (s *Store) load() error {
 			return fmt.Errorf("observe: load: %w", err)
 		}
 		o.Format = catalog.Format(format)
-		o.ObservedAt = time.UnixMilli(at)
+		o.ObservedAt = persist.FromMicros(at)
 		o.Attributes = json.RawMessage(attrs)
 		loaded = append(loaded, o)
 	}
@@ -236,7 +245,7 @@ func (s *Store) Flush(ctx context.Context) error {
 	clear(s.dirty)
 	s.mu.Unlock()
 
-	err := s.writeAll(ctx, func(tx *sql.Tx) error {
+	err := s.db.Write(ctx, func(tx *persist.Tx) error {
 		up, err := tx.PrepareContext(ctx, `INSERT INTO observations(object_id, format, observed_at, worker_id, attributes_json)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT(object_id, format) DO UPDATE SET observed_at = excluded.observed_at,
@@ -256,7 +265,7 @@ func (s *Store) Flush(ctx context.Context) error {
 				_, err = del.ExecContext(ctx, w.k.objectID, string(w.k.format))
 			} else {
 				o := w.e.meta
-				_, err = up.ExecContext(ctx, o.ObjectID, string(o.Format), o.ObservedAt.UnixMilli(),
+				_, err = up.ExecContext(ctx, o.ObjectID, string(o.Format), persist.Micros(o.ObservedAt),
 					o.WorkerID, string(unpack(w.e.packed)))
 			}
 			if err != nil {
@@ -275,18 +284,6 @@ func (s *Store) Flush(ctx context.Context) error {
 		return fmt.Errorf("observe: flush: %w", err)
 	}
 	return nil
-}
-
-func (s *Store) writeAll(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 func (s *Store) wake() {

@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 )
 
-func openCatalog(t testing.TB, dir string) *catalog.Store {
+// openDB opens the database in dir; the test closes it (some reopen it).
+func openDB(t testing.TB, dir string) *persist.DB {
 	t.Helper()
-	st, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "c.db"), Warehouse: filepath.Join(dir, "wh")})
+	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	return db
 }
 
 func obs(id string, f catalog.Format, at time.Time, attrs string) Observation {
@@ -25,9 +27,9 @@ func obs(id string, f catalog.Format, at time.Time, attrs string) Observation {
 }
 
 func TestPutGet(t *testing.T) {
-	cat := openCatalog(t, t.TempDir())
-	defer cat.Close()
-	s, err := New(cat.DB(), 10)
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	s, err := New(db, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +70,9 @@ func TestPutGet(t *testing.T) {
 }
 
 func TestTypedAttributes(t *testing.T) {
-	cat := openCatalog(t, t.TempDir())
-	defer cat.Close()
-	s, err := New(cat.DB(), 10)
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	s, err := New(db, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +113,8 @@ func TestTypedAttributes(t *testing.T) {
 
 func TestEvictionAndPersistence(t *testing.T) {
 	dir := t.TempDir()
-	cat := openCatalog(t, dir)
-	s, err := New(cat.DB(), 3)
+	db := openDB(t, dir)
+	s, err := New(db, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,15 +135,15 @@ func TestEvictionAndPersistence(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cat.Close()
+	db.Close()
 
-	cat = openCatalog(t, dir)
-	defer cat.Close()
+	db = openDB(t, dir)
+	defer db.Close()
 	var n int
-	if err := cat.DB().QueryRow(`SELECT COUNT(*) FROM observations`).Scan(&n); err != nil || n != 3 {
+	if err := db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM observations`).Scan(&n); err != nil || n != 3 {
 		t.Fatalf("rows on disk = %d, %v (evicted rows must be deleted)", n, err)
 	}
-	s2, err := New(cat.DB(), 2) // a smaller cap keeps the newest
+	s2, err := New(db, 2) // a smaller cap keeps the newest
 	if err != nil {
 		t.Fatal(err)
 	}

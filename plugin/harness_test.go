@@ -16,6 +16,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
 )
@@ -27,6 +28,7 @@ const testWait = 20 * time.Second
 type harness struct {
 	t      testing.TB
 	store  *catalog.Store
+	db     *persist.DB
 	obs    *observe.Store
 	p      *Plugin
 	lis    *bufconn.Listener
@@ -39,14 +41,19 @@ type harness struct {
 	closeOnce sync.Once
 }
 
-func openStore(t testing.TB, dir string) *catalog.Store {
+// openStore opens the database in dir and the catalog over it; the caller
+// closes both (the harness reopens the same directory to restart).
+func openStore(t testing.TB, dir string) (*persist.DB, *catalog.Store) {
 	t.Helper()
-	st, err := catalog.Open(context.Background(), catalog.Options{
-		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "catalog.db")})
+	if err != nil {
+		t.Fatalf("open database: %v", err)
+	}
+	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
-	return st
+	return db, st
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -59,15 +66,16 @@ func newHarness(t *testing.T, opts Options) *harness {
 func newHarnessIn(t testing.TB, dir string, opts Options) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, store: openStore(t, dir)}
+	h := &harness{t: t}
+	h.db, h.store = openStore(t, dir)
 	var err error
-	if h.obs, err = observe.New(h.store.DB(), 0); err != nil {
+	if h.obs, err = observe.New(h.db, 0); err != nil {
 		t.Fatal(err)
 	}
 	if opts.SchedulerTick == 0 {
 		opts.SchedulerTick = 20 * time.Millisecond
 	}
-	h.p, err = New(Config{Store: h.store, Observe: h.obs, Logger: quietLogger(),
+	h.p, err = New(Config{DB: h.db, Store: h.store, Observe: h.obs, Logger: quietLogger(),
 		LanceURL: "http://127.0.0.1:9101", Options: opts})
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +112,7 @@ func (h *harness) close() {
 		h.cancelSub()
 		h.obs.Close()
 		h.store.Close()
+		h.db.Close()
 	})
 }
 

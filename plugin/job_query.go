@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 func (st *jobStore) get(ctx context.Context, id string) (Job, error) {
@@ -47,7 +49,7 @@ func (p *Plugin) GetJob(ctx context.Context, id string) (Job, error) {
 		if err := rows.Scan(&at, &a.Message); err != nil {
 			return Job{}, err
 		}
-		a.At = time.UnixMilli(at)
+		a.At = persist.FromMicros(at)
 		j.Activity = append(j.Activity, a)
 	}
 	return j, rows.Err()
@@ -166,7 +168,7 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // prune deletes finished jobs (and their activity) older than retention.
 func (st *jobStore) prune(ctx context.Context, retention time.Duration) (int64, error) {
-	cutoff := st.p.now().Add(-retention).UnixMilli()
+	cutoff := persist.Micros(st.p.now().Add(-retention))
 	res, err := st.p.db.ExecContext(ctx, `DELETE FROM plugin_jobs WHERE state IN (?,?,?,?) AND finished_at > 0 AND finished_at < ?`,
 		string(JobSucceeded), string(JobFailed), string(JobCanceled), string(JobExpired), cutoff)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // maxActivityPerJob bounds a job's log; a job retried many times keeps its
@@ -71,23 +73,13 @@ func scanJob(r scanner) (Job, error) {
 	}
 	_ = json.Unmarshal([]byte(result), &res)
 	j.Result, j.ResultJSON = res.Map, res.JSON
-	ms := func(n int64) time.Time {
-		if n == 0 {
-			return time.Time{}
-		}
-		return time.UnixMilli(n)
-	}
+	ms := persist.FromMicros
 	j.CreatedAt, j.UpdatedAt, j.StartedAt, j.FinishedAt = ms(created), ms(updated), ms(started), ms(finished)
 	j.NextAttemptAt, j.DeadlineAt, j.LastProgressAt = ms(next), ms(deadline), ms(progress)
 	return j, nil
 }
 
-func msOf(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
+func msOf(t time.Time) int64 { return persist.Micros(t) }
 
 func (st *jobStore) write(ctx context.Context, j *Job) error {
 	params, _ := json.Marshal(orEmpty(j.Parameters))
@@ -132,8 +124,8 @@ func (st *jobStore) logLocked(ctx context.Context, r *jobRec, format string, arg
 	}
 	r.seq++
 	msg := truncate(fmt.Sprintf(format, args...), maxErrorLen)
-	if _, err := st.p.db.ExecContext(ctx, `INSERT OR IGNORE INTO plugin_job_events(job_id, seq, at, message) VALUES (?,?,?,?)`,
-		r.ID, r.seq, st.p.now().UnixMilli(), msg); err != nil {
+	if _, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_job_events(job_id, seq, at, message) VALUES (?,?,?,?) ON CONFLICT DO NOTHING`,
+		r.ID, r.seq, persist.Micros(st.p.now()), msg); err != nil {
 		st.p.log.Warn("could not record job activity", "job", r.ID, "err", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/floe/floe/plugin/pluginpb"
+
+	"github.com/floe/floe/persist"
 )
 
 // Runtime is the scheduler's settings for one job type.
@@ -173,7 +175,7 @@ func (t *jobTypes) load(ctx context.Context) error {
 		_ = json.Unmarshal([]byte(vj), &vals)
 		var r runtimeJSON
 		_ = json.Unmarshal([]byte(rj), &r)
-		st.settings = Settings{JobType: jt, Values: vals, Runtime: r.runtime(), UpdatedAt: time.UnixMilli(at), Stored: true}
+		st.settings = Settings{JobType: jt, Values: vals, Runtime: r.runtime(), UpdatedAt: persist.FromMicros(at), Stored: true}
 		st.hasRow = true
 	}
 	return rows.Err()
@@ -237,7 +239,7 @@ func (t *jobTypes) store(ctx context.Context, d *pluginpb.Descriptor) error {
 	if _, err := t.p.db.ExecContext(ctx, `INSERT INTO plugin_job_types(job_type, descriptor_version, descriptor_json, updated_at)
 		VALUES (?, ?, ?, ?) ON CONFLICT(job_type) DO UPDATE SET descriptor_version = excluded.descriptor_version,
 		descriptor_json = excluded.descriptor_json, updated_at = excluded.updated_at`,
-		d.GetJobType(), d.GetDescriptorVersion(), string(js), now.UnixMilli()); err != nil {
+		d.GetJobType(), d.GetDescriptorVersion(), string(js), persist.Micros(now)); err != nil {
 		return fmt.Errorf("plugin: store descriptor: %w", err)
 	}
 	t.mu.Lock()
@@ -271,7 +273,7 @@ func (t *jobTypes) save(ctx context.Context, jobType string, values map[string]s
 		ON CONFLICT(job_type) DO UPDATE SET values_json = excluded.values_json, runtime_json = excluded.runtime_json,
 		updated_at = excluded.updated_at`
 	}
-	res, err := t.p.db.ExecContext(ctx, q, jobType, string(vj), string(rj), now.UnixMilli())
+	res, err := t.p.db.ExecContext(ctx, q, jobType, string(vj), string(rj), persist.Micros(now))
 	if err != nil {
 		return Settings{}, fmt.Errorf("plugin: save settings: %w", err)
 	}

@@ -7,8 +7,8 @@ package plugin
 
 import (
 	"context"
-	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -21,10 +21,14 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin/pluginpb"
+
+	"github.com/floe/floe/persist"
 )
 
 // Config wires a Plugin. Store is required; the rest have defaults.
 type Config struct {
+	// DB holds the jobs, job types and settings (owner "plugin"); required.
+	DB    *persist.DB
 	Store *catalog.Store
 	// Observe receives the workers' Observations; nil drops them.
 	Observe *observe.Store
@@ -33,6 +37,9 @@ type Config struct {
 	// in every ClusterContext ("" when that surface is off).
 	LanceURL   string
 	IcebergURL string
+	// Reviewer, if set, may drop or adjust each proposal (maintenance
+	// configuration); nil keeps every proposal.
+	Reviewer ProposalReviewer
 	Options
 }
 
@@ -128,7 +135,7 @@ type Plugin struct {
 
 	cfg   Config
 	log   *slog.Logger
-	db    *sql.DB
+	db    *persist.DB
 	store *catalog.Store
 
 	root       context.Context // every session derives from it
@@ -156,6 +163,9 @@ func New(cfg Config) (*Plugin, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("plugin: Config.Store is required")
 	}
+	if cfg.DB == nil {
+		return nil, errors.New("plugin: Config.DB is required")
+	}
 	cfg.Options.fill()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -163,10 +173,13 @@ func New(cfg Config) (*Plugin, error) {
 	p := &Plugin{
 		cfg:   cfg,
 		log:   cfg.Logger.With("component", "plugin"),
-		db:    cfg.Store.DB(),
+		db:    cfg.DB,
 		store: cfg.Store,
 	}
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
+	if err := cfg.DB.Migrate(p.root, MigrationOwner, Migrations()); err != nil {
+		return nil, fmt.Errorf("plugin: %w", err)
+	}
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)

@@ -90,7 +90,7 @@ func TestHelloDescribesAndStoresSettings(t *testing.T) {
 		t.Errorf("runtime defaults not taken from the descriptor: %+v", set.Runtime)
 	}
 	var n int
-	if err := h.store.DB().QueryRow(`SELECT COUNT(*) FROM plugin_job_settings WHERE job_type = 'lance_compact'`).Scan(&n); err != nil || n != 1 {
+	if err := h.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM plugin_job_settings WHERE job_type = 'lance_compact'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("settings row count = %d, %v", n, err)
 	}
 
@@ -143,7 +143,7 @@ func TestHelloDescribesAndStoresSettings(t *testing.T) {
 	if set.Values["target_rows"] != "500" || set.Values["materialize_deletions"] != "false" || !set.Runtime.Enabled {
 		t.Fatalf("saved settings lost: %+v", set)
 	}
-	p2, err := New(Config{Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
+	p2, err := New(Config{DB: h.db, Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestDetectDedupeExecuteComplete(t *testing.T) {
 		t.Fatalf("second RunNow: %+v %v", res, err)
 	}
 	// Persisted: a new plugin on the same database lists them.
-	p2, err := New(Config{Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
+	p2, err := New(Config{DB: h.db, Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

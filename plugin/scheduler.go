@@ -144,6 +144,7 @@ type RunResult struct {
 	Created   []Job // jobs queued
 	Deduped   int   // proposals dropped: an active job had the dedupe key
 	Capped    int   // proposals dropped over max_jobs_per_detection
+	Disabled  int   // proposals dropped: maintenance configuration disabled it
 }
 
 // RunDetection asks a worker that can detect jobType for proposals, using
@@ -227,8 +228,13 @@ func (p *Plugin) runNow(ctx context.Context, jobType, source string) (RunResult,
 	if err != nil {
 		return RunResult{}, err
 	}
+	found := len(props)
+	props, disabled, err := p.reviewProposals(ctx, jobType, props)
+	if err != nil {
+		return RunResult{}, fmt.Errorf("review %s proposals against maintenance configuration: %w", jobType, err)
+	}
 	rt := p.types.settings(jobType).Runtime
-	res := RunResult{Proposals: len(props)}
+	res := RunResult{Proposals: found, Disabled: disabled}
 	seen := map[string]bool{}
 	for _, pr := range props {
 		key := pr.DedupeKey

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -66,12 +67,16 @@ func isJobCancel(m *pluginpb.ConsoleMessage) bool {
 
 // newBubblePlugin opens a catalog and a plugin inside a synctest bubble.
 func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
-	st, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "c.db"), Warehouse: filepath.Join(dir, "wh")})
+	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.SchedulerTick = time.Second
-	p, err := New(Config{Store: st, Logger: quietLogger(), Options: opts})
+	p, err := New(Config{DB: db, Store: st, Logger: quietLogger(), Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +85,7 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 			t.Error(err)
 		}
 		st.Close()
+		db.Close()
 	}
 }
 

@@ -93,7 +93,7 @@ func TestMutualTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second plugin on the same store serves TLS (the harness one serves bufconn).
-	p, err := New(Config{Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
+	p, err := New(Config{DB: h.db, Store: h.store, Logger: quietLogger(), Options: Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

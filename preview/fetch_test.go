@@ -20,6 +20,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
@@ -39,15 +40,16 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "c.db"), Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
+	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, err := observe.New(store.DB(), 0)
+	obs, err := observe.New(pdb, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plugin.New(plugin.Config{Store: store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options: plugin.Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)

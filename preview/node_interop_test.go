@@ -13,6 +13,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 )
 
@@ -31,17 +32,18 @@ func TestNodeWorkerInterop(t *testing.T) {
 		t.Skip("node_modules not installed (npm ci)")
 	}
 	dir := t.TempDir()
-	store, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "c.db"), Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
+	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	obs, err := observe.New(store.DB(), 0)
+	obs, err := observe.New(pdb, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer obs.Close()
-	p, err := plugin.New(plugin.Config{Store: store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Options: plugin.Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)

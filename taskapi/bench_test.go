@@ -1,6 +1,7 @@
 package taskapi
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -79,7 +80,7 @@ func BenchmarkSubmit(b *testing.B) {
 	for b.Loop() {
 		if stored == tasks.MaxTasksPerType-1 { // stay under the quota: clear and go on
 			b.StopTimer()
-			e.store.DB().Exec(`DELETE FROM lance_tasks WHERE task_type = 'lance_compact'`)
+			e.db.ExecContext(context.Background(), `DELETE FROM lance_tasks WHERE task_type = 'lance_compact'`)
 			stored = 0
 			b.StartTimer()
 		}

@@ -13,12 +13,15 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
 )
 
 // env is a served task API over a real catalog in a temp dir.
 type env struct {
 	t      testing.TB
+	db     *persist.DB
 	store  *catalog.Store
 	svc    *tasks.Service
 	runner *fakeRunner
@@ -37,18 +40,20 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	dir := t.TempDir()
-	store, err := catalog.Open(context.Background(), catalog.Options{
-		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
-		t.Fatalf("catalog.Open: %v", err)
+		t.Fatalf("catalog.New: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
-	e := &env{t: t, store: store, runner: &fakeRunner{}}
+	e := &env{t: t, db: pdb, store: store, runner: &fakeRunner{}}
 	var runner tasks.JobRunner = e.runner
 	if o.noRunner {
 		runner = nil
 	}
-	e.svc = tasks.New(store.DB(), store, runner, nil)
+	if e.svc, err = tasks.New(pdb, store, runner, nil); err != nil {
+		t.Fatalf("tasks.New: %v", err)
+	}
 	e.table = e.lanceTable("mybucket", "ns", "tbl")
 	e.rw = e.key(catalog.RoleReadWrite, "")
 	e.ro = e.key(catalog.RoleReadonly, "")
@@ -224,7 +229,7 @@ func (e *env) update(u tasks.JobUpdate) {
 // created_at so the id tie-break is exercised too.
 func (e *env) fill(tableID string, typ tasks.Type, n int) {
 	e.t.Helper()
-	_, err := e.store.DB().Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+	_, err := e.db.ExecContext(context.Background(), `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
 		INSERT INTO lance_tasks (id, table_id, task_type, params, status, created_at)
 		SELECT lower(hex(randomblob(16))), ?, ?, '{}', 'completed', 1700000000000000 + i / 2 FROM seq`, n, tableID, string(typ))
 	if err != nil {

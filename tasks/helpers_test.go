@@ -9,17 +9,40 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 )
 
-// openStore opens a real catalog in dir (reopening it when it exists).
+// openStore opens the database in dir (reopening it when it exists) and a
+// real catalog over it, both closed when the test ends.
 func openStore(t testing.TB, dir string) *catalog.Store {
 	t.Helper()
-	s, err := catalog.Open(context.Background(), catalog.Options{
-		Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	s, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
-		t.Fatalf("catalog.Open: %v", err)
+		t.Fatalf("catalog.New: %v", err)
 	}
-	t.Cleanup(func() { s.Close() })
+	testDBs.Store(s, db)
+	t.Cleanup(func() { testDBs.Delete(s); s.Close() })
+	return s
+}
+
+// testDBs remembers the database under each test's catalog, so a test
+// builds the service over the same handle as floe serve does.
+var testDBs sync.Map // *catalog.Store → *persist.DB
+
+func dbOf(s *catalog.Store) *persist.DB {
+	db, _ := testDBs.Load(s)
+	return db.(*persist.DB)
+}
+
+// newService builds the task service over the catalog's database.
+func newService(t testing.TB, store *catalog.Store, runner JobRunner) *Service {
+	t.Helper()
+	s, err := New(dbOf(store), store, runner, nil)
+	if err != nil {
+		t.Fatalf("tasks.New: %v", err)
+	}
 	return s
 }
 
@@ -105,7 +128,7 @@ func mustGet(t *testing.T, s *Service, tableID, id string) Task {
 // the quota without paying for n submissions under the race detector.
 func fill(t *testing.T, s *Service, tableID string, typ Type, n int, status Status) {
 	t.Helper()
-	_, err := s.db.Exec(`WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
+	_, err := s.db.ExecContext(context.Background(), `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
 		INSERT INTO lance_tasks (id, table_id, task_type, params, status, created_at)
 		SELECT lower(hex(randomblob(16))), ?, ?, '{}', ?, 1000000 + i FROM seq`, n, tableID, string(typ), string(status))
 	if err != nil {

@@ -90,8 +90,6 @@ func JobResult(resultJSON string, result map[string]string) map[string]any {
 // are invisible (a re-created table has a new id) but still stored; call
 // this when a table is dropped to reclaim them.
 func (s *Service) PurgeTable(ctx context.Context, tableID string) (int64, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	res, err := s.db.ExecContext(ctx, `DELETE FROM lance_tasks WHERE table_id = ?`, tableID)
 	if err != nil {
 		return 0, fmt.Errorf("tasks: purge table: %w", err)

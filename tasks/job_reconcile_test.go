@@ -9,7 +9,7 @@ import (
 func TestReconcile(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s := New(store.DB(), store, &fakeRunner{}, nil)
+	s := newService(t, store, &fakeRunner{})
 	ctx := context.Background()
 	a := mustSubmit(t, s, tb, TypeCompact, "")
 	b := mustSubmit(t, s, tb, TypeCompact, "")

@@ -112,9 +112,7 @@ func (s *Service) applyJob(ctx context.Context, key, val string, st Status, u Jo
 			WHERE ` + key + ` = ? AND status IN ('submitted', 'running')`
 		args = []any{string(st), micros(done), res, code, msg, micros(started), val}
 	}
-	s.writeMu.Lock()
 	r, err := s.db.ExecContext(ctx, q, args...)
-	s.writeMu.Unlock()
 	if err != nil {
 		return false, fmt.Errorf("tasks: job update: %w", err)
 	}
@@ -171,9 +169,7 @@ func (s *Service) holdEarly(u JobUpdate, st Status) {
 func (s *Service) link(ctx context.Context, taskID, jobID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.writeMu.Lock()
 	_, err := s.db.ExecContext(ctx, `UPDATE lance_tasks SET job_id = ? WHERE id = ? AND job_id = ''`, jobID, taskID)
-	s.writeMu.Unlock()
 	if err != nil {
 		s.log.Error("tasks: could not record the job of a task", "task_id", taskID, "job_id", jobID, "err", err)
 		return

@@ -13,7 +13,7 @@ func TestJobLinkage(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	r := &fakeRunner{}
-	s := New(store.DB(), store, r, nil)
+	s := newService(t, store, r)
 	ctx := context.Background()
 
 	task := mustSubmit(t, s, tb, TypeCompact, `{"target_rows_per_fragment": 500}`)
@@ -90,7 +90,7 @@ func TestJobUpdateBeforeLink(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	r := &fakeRunner{}
-	s := New(store.DB(), store, r, nil)
+	s := newService(t, store, r)
 	r.during = func(jobID string) {
 		for _, st := range []string{"running", "completed", "running"} { // the late running must not undo completed
 			if _, err := s.OnJobUpdate(context.Background(), JobUpdate{JobID: jobID, State: st,
@@ -110,7 +110,7 @@ func TestNoRunnerTasksWait(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	r := &fakeRunner{fail: errors.New("no worker offers lance_compact")}
-	s := New(store.DB(), store, r, nil)
+	s := newService(t, store, r)
 	task := mustSubmit(t, s, tb, TypeCompact, "")
 	if got := mustGet(t, s, tb.ID, task.ID); got.Status != StatusSubmitted || got.JobID != "" {
 		t.Fatalf("refused task = %+v", got)
@@ -128,7 +128,7 @@ func TestNoRunnerTasksWait(t *testing.T) {
 	if got := mustGet(t, s, tb.ID, task.ID); got.JobID != "job-1" {
 		t.Fatalf("after Resume: %+v", got)
 	}
-	nilRunner := New(store.DB(), store, nil, nil)
+	nilRunner := newService(t, store, nil)
 	mustSubmit(t, nilRunner, tb, TypeCompact, "")
 	if n, err := nilRunner.Resume(context.Background()); n != 0 || err != nil {
 		t.Fatalf("Resume without runner = %d, %v", n, err)
@@ -141,7 +141,7 @@ func TestRestart(t *testing.T) {
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	gone := lanceTable(t, store, "mybucket", "ns", "gone")
 	r1 := &fakeRunner{}
-	s1 := New(store.DB(), store, r1, nil)
+	s1 := newService(t, store, r1)
 	ctx := context.Background()
 	running := mustSubmit(t, s1, tb, TypeCompact, "")
 	queued := mustSubmit(t, s1, tb, TypeCompact, "")
@@ -160,7 +160,7 @@ func TestRestart(t *testing.T) {
 	// A new process: the catalog reopened on the same file, a new runner.
 	store2 := openStore(t, dir)
 	r2 := &fakeRunner{prefix: "second-"}
-	s2 := New(store2.DB(), store2, r2, nil)
+	s2 := newService(t, store2, r2)
 	// The running task keeps following its job, which the plugin keeps.
 	got := mustGet(t, s2, tb.ID, running.ID)
 	if got.Status != StatusRunning || got.JobID != "job-1" {
@@ -214,13 +214,13 @@ func TestRestartAdoptedJob(t *testing.T) {
 	dir := t.TempDir()
 	store := openStore(t, dir)
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s1 := New(store.DB(), store, &fakeRunner{}, nil)
+	s1 := newService(t, store, &fakeRunner{})
 	ctx := context.Background()
 	task := mustSubmit(t, s1, tb, TypeCompact, "")
 	s1.OnJobUpdate(ctx, JobUpdate{JobID: "job-1", State: "running"})
 
 	store2 := openStore(t, dir)
-	s2 := New(store2.DB(), store2, &fakeRunner{prefix: "second-"}, nil)
+	s2 := newService(t, store2, &fakeRunner{prefix: "second-"})
 	done := func(ctx context.Context, id string) (JobUpdate, error) {
 		return JobUpdate{State: "succeeded", Result: map[string]any{"fragments_removed": 11}}, nil
 	}
@@ -236,7 +236,7 @@ func TestRestartAdoptedJob(t *testing.T) {
 // Updates for jobs that are no task's stay bounded.
 func TestEarlyUpdatesBounded(t *testing.T) {
 	store := openStore(t, t.TempDir())
-	s := New(store.DB(), store, nil, nil)
+	s := newService(t, store, nil)
 	for i := range maxEarlyUpdates + 100 {
 		s.OnJobUpdate(context.Background(), JobUpdate{JobID: fmt.Sprintf("other-%d", i), State: "running"})
 	}

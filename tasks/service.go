@@ -2,12 +2,14 @@ package tasks
 
 import (
 	"context"
-	"database/sql"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 )
 
 // JobRunner hands a task to whatever executes it (the plugin channel's job
@@ -20,17 +22,11 @@ type JobRunner interface {
 
 // Service stores tasks and links them to jobs. It is safe for concurrent use.
 type Service struct {
-	db     *sql.DB
+	db     *persist.DB
 	store  *catalog.Store
 	runner JobRunner
 	log    *slog.Logger
 	now    func() time.Time
-
-	// writeMu queues this process's writers in Go rather than in SQLite's
-	// busy handler, whose sleeps (up to 100 ms each) collapse throughput
-	// when many submitters wait for the write lock at once. Other processes
-	// still meet the busy timeout. Lock order: mu before writeMu.
-	writeMu sync.Mutex
 
 	mu       sync.Mutex
 	claimed  map[string]bool     // task ids being handed to the runner right now
@@ -60,14 +56,17 @@ const (
 	startupTimeout = 30 * time.Second
 )
 
-// New returns the task service over the catalog's database (tables from
-// migration 0030). runner may be nil: tasks then wait as submitted.
+// New applies the task migrations (owner "tasks") and returns the task
+// service over db. runner may be nil: tasks then wait as submitted.
 //
 // Recovery on start: a task left running by a previous process is marked
 // failed (code FloeRestarted) because its job cannot be re-attached; a task
 // left submitted forgets its old job id and is handed to the runner again by
 // Resume, which the caller runs once the runner can take jobs.
-func New(db *sql.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) *Service {
+func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) (*Service, error) {
+	if db == nil {
+		return nil, errors.New("tasks: an open database is required")
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -77,12 +76,15 @@ func New(db *sql.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) *
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
+	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
 	if err := s.recover(ctx); err != nil {
 		// The service still works; the stale rows stay as they are and the
 		// next start tries again.
 		log.Error("tasks: recovering unfinished tasks failed", "err", err)
 	}
-	return s
+	return s, nil
 }
 
 // recover fails the tasks a previous process left running and unlinks the
@@ -138,16 +140,7 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func micros(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMicro()
-}
+// micros and fromMicros are persist's one time encoding.
+func micros(t time.Time) int64 { return persist.Micros(t) }
 
-func fromMicros(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(n).UTC()
-}
+func fromMicros(n int64) time.Time { return persist.FromMicros(n) }

@@ -14,7 +14,7 @@ import (
 func TestSubmitStoresSubmittedTask(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s := New(store.DB(), store, nil, nil)
+	s := newService(t, store, nil)
 	task := mustSubmit(t, s, tb, TypeCompact, `{"compaction_mode": "try_binary_copy", "junk": 1}`)
 	if !ValidTaskID(task.ID) {
 		t.Fatalf("task id %q is not 32 hex", task.ID)
@@ -44,7 +44,7 @@ func TestDeleteByState(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
 	r := &fakeRunner{}
-	s := New(store.DB(), store, r, nil)
+	s := newService(t, store, r)
 	ctx := context.Background()
 	submitted := mustSubmit(t, s, tb, TypeCompact, "")
 	running := mustSubmit(t, s, tb, TypeCompact, "")
@@ -88,7 +88,7 @@ func TestDeleteByState(t *testing.T) {
 func TestTasksBelongToTableID(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s := New(store.DB(), store, nil, nil)
+	s := newService(t, store, nil)
 	ctx := context.Background()
 	old := mustSubmit(t, s, tb, TypeCompact, "")
 	ref := catalog.TableRef{Bucket: "mybucket", Namespace: []string{"ns"}, Name: "tbl"}
@@ -111,7 +111,7 @@ func TestTasksBelongToTableID(t *testing.T) {
 func TestListPages(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s := New(store.DB(), store, nil, nil)
+	s := newService(t, store, nil)
 	// A frozen clock gives every task the same created_at, so the order
 	// rests on the id tie-break alone.
 	frozen := time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC)
@@ -159,7 +159,7 @@ func TestListPages(t *testing.T) {
 func TestQuotaUnderConcurrentSubmitters(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	tb := lanceTable(t, store, "mybucket", "ns", "tbl")
-	s := New(store.DB(), store, &fakeRunner{}, nil)
+	s := newService(t, store, &fakeRunner{})
 	// 960 stored already; 32 submitters make 3 attempts each for the last 40
 	// places, so the race is at the boundary where the quota matters.
 	const stored0, submitters, each = 960, 32, 3
@@ -198,7 +198,7 @@ func TestQuotaUnderConcurrentSubmitters(t *testing.T) {
 		mustGet(t, s, tb.ID, id)
 	}
 	var stored int
-	if err := store.DB().QueryRow(`SELECT COUNT(*) FROM lance_tasks WHERE table_id = ? AND task_type = ?`, tb.ID, TypeCompact).Scan(&stored); err != nil || stored != stored0+len(accepted) {
+	if err := dbOf(store).QueryRowContext(context.Background(), `SELECT COUNT(*) FROM lance_tasks WHERE table_id = ? AND task_type = ?`, tb.ID, TypeCompact).Scan(&stored); err != nil || stored != stored0+len(accepted) {
 		t.Fatalf("stored %d (%v), accepted %d", stored, err, len(accepted))
 	}
 	// Another type and another table have their own room.

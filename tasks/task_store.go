@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/floe/floe/persist"
 )
 
 const taskColumns = `id, table_id, task_type, params, status, job_id, created_at,
@@ -72,52 +74,32 @@ func encodeObject(m map[string]any) (string, error) {
 }
 
 // insert stores a new task unless its (table, type) already holds
-// MaxTasksPerType tasks. Count and insert run in one BEGIN IMMEDIATE
-// transaction on one connection, so concurrent submitters queue on the write
-// lock and the bound holds exactly; a task is reported accepted only after
-// its commit succeeded.
+// MaxTasksPerType tasks. Count and insert run in one write transaction of
+// persist's queue, so concurrent submitters (of this process, and of others
+// through the database's write lock) queue and the bound holds exactly; a
+// task is reported accepted only after its commit succeeded.
 func (s *Service) insert(ctx context.Context, t Task) error {
 	params, err := encodeObject(t.Params)
 	if err != nil {
 		return err
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("tasks: connection: %w", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return fmt.Errorf("tasks: begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			// A fresh context: the request's may be what ended, and the
-			// connection must go back to the pool without an open transaction.
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+	return s.db.Write(ctx, func(tx *persist.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM lance_tasks WHERE table_id = ? AND task_type = ?`,
+			t.TableID, string(t.Type)).Scan(&n); err != nil {
+			return fmt.Errorf("tasks: count: %w", err)
 		}
-	}()
-	var n int
-	if err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM lance_tasks WHERE table_id = ? AND task_type = ?`,
-		t.TableID, string(t.Type)).Scan(&n); err != nil {
-		return fmt.Errorf("tasks: count: %w", err)
-	}
-	if n >= MaxTasksPerType {
-		return &Error{Kind: ErrQuota, Message: fmt.Sprintf(
-			"this table already holds %d %s tasks, the most floe keeps; delete finished tasks to make room", n, t.Type)}
-	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO lance_tasks
-		(id, table_id, task_type, params, status, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		t.ID, t.TableID, string(t.Type), params, string(t.Status), micros(t.CreatedAt)); err != nil {
-		return fmt.Errorf("tasks: insert: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
-		return fmt.Errorf("tasks: commit: %w", err)
-	}
-	committed = true
-	return nil
+		if n >= MaxTasksPerType {
+			return &Error{Kind: ErrQuota, Message: fmt.Sprintf(
+				"this table already holds %d %s tasks, the most floe keeps; delete finished tasks to make room", n, t.Type)}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO lance_tasks
+			(id, table_id, task_type, params, status, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.ID, t.TableID, string(t.Type), params, string(t.Status), micros(t.CreatedAt)); err != nil {
+			return fmt.Errorf("tasks: insert: %w", err)
+		}
+		return nil
+	})
 }
 
 // Get returns one task of a table.
@@ -137,10 +119,8 @@ func (s *Service) Get(ctx context.Context, tableID, taskID string) (Task, error)
 // the task did. A submitted or running task is ErrConflict; an unknown one
 // ErrNotFound.
 func (s *Service) Delete(ctx context.Context, tableID, taskID string) error {
-	s.writeMu.Lock()
 	res, err := s.db.ExecContext(ctx, `DELETE FROM lance_tasks
 		WHERE id = ? AND table_id = ? AND status IN ('completed', 'failed')`, taskID, tableID)
-	s.writeMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("tasks: delete: %w", err)
 	}

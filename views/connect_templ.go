@@ -43,12 +43,12 @@ func ConnectPage(v ConnectView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.NoneServed {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"empty\" data-testid=\"connect-empty\">Neither the Lance nor the Iceberg catalog is running, so there is nothing to connect to. Start floe with --lance or --iceberg.</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"empty\" data-testid=\"connect-empty\">None of the Lance catalog, the Iceberg catalog or the S3 Tables API is running, so there is nothing to connect to. Start floe with --lance, --iceberg or --s3tables.</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"muted\">Snippets use this server's real addresses. Replace <code>&lt;API_KEY&gt;</code> with a key from <a href=\"/api-keys\">API keys</a>.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"muted\">Snippets use this server's real addresses. Replace <code>&lt;API_KEY&gt;</code> with a key from <a href=\"/api-keys\">API keys</a>; the S3 Tables snippets take the same key's access key id and secret access key.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -177,12 +177,13 @@ type ConnectView struct {
 
 // APIKeyRow is one key in the list.
 type APIKeyRow struct {
-	ID         string
-	Name       string
-	Role       string
-	Bucket     string
-	CreatedAt  time.Time
-	LastUsedAt time.Time
+	ID          string
+	AccessKeyID string // SigV4 access key id; "" for keys made before S3 Tables
+	Name        string
+	Role        string
+	Bucket      string
+	CreatedAt   time.Time
+	LastUsedAt  time.Time
 }
 
 // APIKeysView is /api-keys.
@@ -196,6 +197,8 @@ type APIKeysView struct {
 	Errors  FieldErrors
 	Secret  string // shown once, right after creation
 	Created string // name of the key just created
+	// The new key's SigV4 pair for the S3 Tables API, shown once with Secret.
+	AccessKeyID, SecretAccessKey string
 }
 
 // EmptyView is a page that has nothing to show yet and says why.

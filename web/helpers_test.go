@@ -19,6 +19,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 )
 
 const (
@@ -29,6 +31,7 @@ const (
 // env is one console on a real catalog in a temp dir, served over real HTTP.
 type env struct {
 	t      testing.TB
+	db     *persist.DB
 	store  *catalog.Store
 	srv    *httptest.Server
 	stats  *fakeStats
@@ -95,19 +98,20 @@ func newEnv(t testing.TB, surfaces Surfaces) *env {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
 	stats := &fakeStats{m: map[string]handlers.TableStats{}}
-	s, err := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats})
+	s, err := New(Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, store: store, srv: srv, stats: stats, server: s}
+	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}
 }
 
 // anon is a client with a cookie jar that does not follow redirects, so

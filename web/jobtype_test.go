@@ -237,20 +237,20 @@ func TestJobTypeWithoutDescriptor(t *testing.T) {
 	e := newWorkerEnv(t, plugin.Options{})
 	// plugin.New loads settings rows at start; write one, then start a
 	// second plugin on the same database as a restarted console would.
-	if _, err := e.store.DB().Exec(`INSERT INTO plugin_job_settings(job_type, values_json, runtime_json, updated_at) VALUES ('lance_old', '{}', '{}', 0)`); err != nil {
+	if _, err := e.db.ExecContext(context.Background(), `INSERT INTO plugin_job_settings(job_type, values_json, runtime_json, updated_at) VALUES ('lance_old', '{}', '{}', 0)`); err != nil {
 		t.Fatal(err)
 	}
-	p2, err := plugin.New(plugin.Config{Store: e.store, Options: plugin.Options{DisableScheduler: true}})
+	p2, err := plugin.New(plugin.Config{DB: e.db, Store: e.store, Options: plugin.Options{DisableScheduler: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p2.Shutdown(context.Background()) })
-	s, err := New(Config{Store: e.store, Surfaces: allSurfaces, Plugin: p2})
+	s, err := New(Config{DB: e.db, Store: e.store, Surfaces: allSurfaces, Plugin: p2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	e2 := &env{t: t, store: e.store, srv: httptest.NewServer(s.Handler()), server: s}
+	e2 := &env{t: t, db: e.db, store: e.store, srv: httptest.NewServer(s.Handler()), server: s}
 	t.Cleanup(e2.srv.Close)
 	r := e2.get(e2.admin(), "/job-types/lance_old")
 	if r.status != http.StatusOK || !strings.Contains(r.text("job-type-no-descriptor"), "A worker must connect first") || r.has("settings-form") {

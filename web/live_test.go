@@ -21,6 +21,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
@@ -63,18 +64,22 @@ func newLiveEnv(t testing.TB) *liveEnv {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p, err := plugin.New(plugin.Config{Store: store, Logger: log, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Logger: log, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := tasks.New(store.DB(), store, pluginRunner{p}, log)
+	ts, err := tasks.New(pdb, store, pluginRunner{p}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stats := &fakeStats{m: map[string]handlers.TableStats{}}
-	s, err := New(Config{Store: store, Logger: log, Surfaces: allSurfaces, Stats: stats, Plugin: p, Tasks: ts})
+	s, err := New(Config{DB: pdb, Store: store, Logger: log, Surfaces: allSurfaces, Stats: stats, Plugin: p, Tasks: ts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +107,7 @@ func newLiveEnv(t testing.TB) *liveEnv {
 		_ = p.Shutdown(sctx)
 		store.Close()
 	})
-	return &liveEnv{env: &env{t: t, store: store, srv: srv, stats: stats, server: s}, p: p, tasks: ts, conn: conn, token: token}
+	return &liveEnv{env: &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}, p: p, tasks: ts, conn: conn, token: token}
 }
 
 // lanceWorker connects a scripted worker executing the five Lance job types.

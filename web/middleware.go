@@ -150,12 +150,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	db := s.store.DB()
-	if db == nil {
-		http.Error(w, "catalog database not open", http.StatusServiceUnavailable)
-		return
-	}
-	if err := db.PingContext(ctx); err != nil {
+	if err := s.db.Ping(ctx); err != nil {
 		s.log.Warn("readiness check failed", "err", err, "request_id", middleware.GetReqID(r.Context()))
 		http.Error(w, "catalog database unreachable", http.StatusServiceUnavailable)
 		return

@@ -316,9 +316,16 @@ func TestAPIKeys(t *testing.T) {
 		t.Error("secret page may be cached")
 	}
 	secret := r.text("new-key-secret")
+	akid, sak := r.text("new-key-access-key-id"), r.text("new-key-secret-access-key")
+	if !strings.HasPrefix(akid, "FLOE") || len(sak) != 40 {
+		t.Fatalf("create key shows no S3 Tables pair: %q %q", akid, sak)
+	}
 	list := e.get(c, "/api-keys")
-	if strings.Contains(list.body, secret) {
+	if strings.Contains(list.body, secret) || strings.Contains(list.body, sak) {
 		t.Fatal("secret shown again on the list")
+	}
+	if !strings.Contains(list.body, akid) {
+		t.Fatal("the list does not show the key's access key id")
 	}
 	row := list.doc.Find(`[data-testid="key-row"]`)
 	if row.Length() != 1 || strings.TrimSpace(row.Find(`[data-testid="key-role"]`).Text()) != "readonly" {

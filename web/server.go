@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -14,9 +15,11 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/web/sessions"
 )
 
 // Surfaces are the host:port addresses floe bound; "" means the surface is off.
@@ -24,6 +27,8 @@ type Surfaces = handlers.Surfaces
 
 // Config configures the console.
 type Config struct {
+	// DB is the database the sessions live in and /readyz pings.
+	DB            *persist.DB
 	Store         *catalog.Store
 	Logger        *slog.Logger
 	Surfaces      Surfaces
@@ -43,11 +48,14 @@ const (
 	sessionLifetime    = 12 * time.Hour
 	sessionIdleTimeout = time.Hour
 	sessionCookieName  = "floe_session"
+	// startupTimeout bounds the session migrations New runs.
+	startupTimeout = 30 * time.Second
 )
 
 // Server is the console. Create with New; serve Handler().
 type Server struct {
 	store    *catalog.Store
+	db       *persist.DB
 	log      *slog.Logger
 	sessions *scs.SessionManager
 	h        *handlers.Handlers
@@ -56,17 +64,26 @@ type Server struct {
 	live     *liveHub // nil without a plugin channel
 }
 
-// New builds the console from cfg. The Store doubles as the session store.
+// New builds the console from cfg; sessions are stored in cfg.DB.
 func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("web: Config.Store is required")
+	}
+	if cfg.DB == nil {
+		return nil, errors.New("web: Config.DB is required")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	sessionStore, err := sessions.New(ctx, cfg.DB, nil)
+	if err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	sm := scs.New()
-	sm.Store = cfg.Store
+	sm.Store = sessionStore
 	sm.Lifetime = sessionLifetime
 	sm.IdleTimeout = sessionIdleTimeout
 	sm.Cookie.Name = sessionCookieName
@@ -81,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 
 	s := &Server{
 		store:    cfg.Store,
+		db:       cfg.DB,
 		log:      log,
 		sessions: sm,
 		metrics:  newMetrics(prometheus.NewRegistry()),

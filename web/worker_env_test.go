@@ -18,6 +18,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/preview"
@@ -48,21 +49,22 @@ func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	obs, err := observe.New(store.DB(), 0)
+	obs, err := observe.New(pdb, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.DisableScheduler = true // tests press Run detection / Run now themselves
-	p, err := plugin.New(plugin.Config{Store: store, Observe: obs, Logger: log, Options: opts})
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Observe: obs, Logger: log, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Store: store, Logger: log, Surfaces: allSurfaces, Plugin: p, Observe: obs,
+	s, err := New(Config{DB: pdb, Store: store, Logger: log, Surfaces: allSurfaces, Plugin: p, Observe: obs,
 		Preview: preview.New(p, obs), Stats: handlers.StatsFromRows(obs)})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 		obs.Close()
 		store.Close()
 	})
-	return &workerEnv{env: &env{t: t, store: store, srv: srv, server: s, stats: &fakeStats{m: map[string]handlers.TableStats{}}},
+	return &workerEnv{env: &env{t: t, db: pdb, store: store, srv: srv, server: s, stats: &fakeStats{m: map[string]handlers.TableStats{}}},
 		p: p, obs: obs, conn: conn, token: token}
 }
 

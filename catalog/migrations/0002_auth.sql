@@ -7,12 +7,15 @@ CREATE TABLE users (
     created_at     INTEGER NOT NULL
 );
 
-CREATE TABLE sessions (
+-- The sessions table now belongs to the console's session store
+-- (web/sessions, owner "sessions"), which creates it if missing; IF NOT
+-- EXISTS lets either owner migrate first on a fresh database.
+CREATE TABLE IF NOT EXISTS sessions (
     token   TEXT PRIMARY KEY,
     data    BLOB NOT NULL,
     expiry  INTEGER NOT NULL                  -- Unix nanoseconds
 );
-CREATE INDEX sessions_by_expiry ON sessions(expiry);
+CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions(expiry);
 
 -- secret_hash is SHA-256 of the secret: the secrets are 238-bit random, so a
 -- slow hash buys nothing and would cost every API call.

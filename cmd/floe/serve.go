@@ -27,6 +27,7 @@ type serveConfig struct {
 	SecureCookies              bool
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	S3                         s3tablesConfig
 }
 
 // Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
@@ -65,6 +66,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
+	c.S3.addFlags(f)
 	return cmd
 }
 
@@ -86,10 +88,11 @@ type listener struct {
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
 	log := newLogger(c.LogJSON)
-	st, paths, err := openStore(ctx, cmd)
+	db, st, paths, err := openStore(ctx, cmd)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	defer st.Close()
 
 	if err := bootstrapAdmin(ctx, st, log); err != nil {
@@ -138,6 +141,15 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		surfaces.Iceberg = icebergLn.Addr().String()
 	}
+	s3Ln, err := bind("s3tables", c.S3.Addr)
+	if err != nil {
+		httpLn.Close()
+		return err
+	}
+	surfaces.S3TablesRegion, surfaces.S3TablesAccount = c.S3.Region, c.S3.Account
+	if s3Ln != nil {
+		surfaces.S3Tables = s3Ln.Addr().String()
+	}
 
 	grpcLn, err := bind("grpc", c.GRPC)
 	if err != nil {
@@ -152,14 +164,14 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
 
-	svc, err := newServices(st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
+	svc, err := newServices(ctx, db, st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
 	if err != nil {
 		grpcLn.Close()
 		return err
 	}
 	defer svc.close()
 
-	srv, err := web.New(web.Config{Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
+	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
 		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
 	if err != nil {
 		grpcLn.Close()
@@ -172,8 +184,11 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if icebergLn != nil {
 		lns = append(lns, listener{"iceberg", icebergLn, icebergHandler(st, log, c)})
 	}
+	if s3Ln != nil {
+		lns = append(lns, listener{"s3tables", s3Ln, s3tablesHandler(st, log, c.S3, svc.plugin)})
+	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup

@@ -8,9 +8,11 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/tasks"
+	"github.com/floe/floe/web/sessions"
 )
 
 // services are the long-lived parts behind every surface.
@@ -19,6 +21,9 @@ type services struct {
 	plugin  *plugin.Plugin
 	preview *preview.Broker
 	tasks   *tasks.Service
+	// sessions is used only to delete expired sessions; the console keeps
+	// its own store over the same table.
+	sessions *sessions.Store
 }
 
 // Intervals of the housekeeping loop: expired sessions and minted worker keys
@@ -28,19 +33,29 @@ const (
 	housekeepingInterval = 30 * time.Second
 )
 
-func newServices(st *catalog.Store, log *slog.Logger, lanceURL, icebergURL string) (*services, error) {
-	obs, err := observe.New(st.DB(), 0)
+func newServices(ctx context.Context, db *persist.DB, st *catalog.Store, log *slog.Logger, lanceURL, icebergURL string) (*services, error) {
+	sess, err := sessions.New(ctx, db, nil)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plugin.New(plugin.Config{Store: st, Observe: obs, Logger: log, LanceURL: lanceURL, IcebergURL: icebergURL,
-		Options: plugin.Options{ConsoleVersion: version}})
+	obs, err := observe.New(db, 0)
+	if err != nil {
+		return nil, err
+	}
+	p, err := plugin.New(plugin.Config{DB: db, Store: st, Observe: obs, Logger: log, LanceURL: lanceURL, IcebergURL: icebergURL,
+		Reviewer: st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Options:  plugin.Options{ConsoleVersion: version}})
 	if err != nil {
 		obs.Close()
 		return nil, err
 	}
-	ts := tasks.New(st.DB(), st, taskRunner{p}, log)
-	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts}, nil
+	ts, err := tasks.New(db, st, taskRunner{p}, log)
+	if err != nil {
+		p.Shutdown(ctx)
+		obs.Close()
+		return nil, err
+	}
+	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts, sessions: sess}, nil
 }
 
 // run links task status to job events and does housekeeping until ctx ends.
@@ -81,7 +96,7 @@ func (s *services) run(ctx context.Context, st *catalog.Store, log *slog.Logger)
 			if _, err := s.tasks.Reconcile(ctx, lookup); err != nil && ctx.Err() == nil {
 				log.Warn("reconcile tasks", "err", err)
 			}
-			if err := st.DeleteExpiredSessions(ctx); err != nil && ctx.Err() == nil {
+			if err := s.sessions.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
 				log.Warn("delete expired sessions", "err", err)
 			}
 			if err := st.DeleteExpiredAPIKeys(ctx); err != nil && ctx.Err() == nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 	"github.com/spf13/cobra"
 )
 
@@ -37,31 +38,38 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: abs}, nil
 }
 
-// openStore opens the catalog in the data directory, creating it if needed.
-func openStore(ctx context.Context, cmd *cobra.Command) (*catalog.Store, dataPaths, error) {
+// openStore opens the database in the data directory (creating it if
+// needed) and the catalog over it. Close the database after the catalog.
+func openStore(ctx context.Context, cmd *cobra.Command) (*persist.DB, *catalog.Store, dataPaths, error) {
 	p, err := resolvePaths(cmd)
 	if err != nil {
-		return nil, p, err
+		return nil, nil, p, err
 	}
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
-		return nil, p, fmt.Errorf("create data directory: %w", err)
+		return nil, nil, p, fmt.Errorf("create data directory: %w", err)
 	}
 	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
-		return nil, p, fmt.Errorf("create warehouse directory: %w", err)
+		return nil, nil, p, fmt.Errorf("create warehouse directory: %w", err)
 	}
-	st, err := catalog.Open(ctx, catalog.Options{Path: p.Catalog, Warehouse: p.Warehouse})
+	db, err := persist.Open(ctx, persist.Options{Path: p.Catalog})
 	if err != nil {
-		return nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+		return nil, nil, p, fmt.Errorf("open database %s: %w", p.Catalog, err)
 	}
-	return st, p, nil
+	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse})
+	if err != nil {
+		db.Close()
+		return nil, nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+	}
+	return db, st, p, nil
 }
 
 // withStore opens the catalog for one CLI command, runs fn and closes it.
 func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
-	st, _, err := openStore(cmd.Context(), cmd)
+	db, st, _, err := openStore(cmd.Context(), cmd)
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	defer st.Close()
 	return fn(st)
 }

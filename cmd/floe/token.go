@@ -42,7 +42,10 @@ func newTokenCreateCmd() *cobra.Command {
 				if k.Bucket != "" {
 					scope = "bucket " + k.Bucket
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "created %s key %s (%s) for %s; it is shown once:\n%s\n", k.Role, k.Name, k.ID, scope, secret)
+				// The SigV4 pair (S3 Tables surface) comes first so the key
+				// itself stays on the last line, where scripts read it.
+				fmt.Fprintf(cmd.OutOrStdout(), "created %s key %s (%s) for %s; it is shown once:\nS3 Tables (SigV4): access key id %s, secret access key %s\n%s\n",
+					k.Role, k.Name, k.ID, scope, k.AccessKeyID, k.SecretAccessKey, secret)
 				return nil
 			})
 		},

@@ -29,11 +29,11 @@ type console struct {
 
 func newConsole(t *testing.T, e *testEnv) *console {
 	t.Helper()
-	obs, err := observe.New(e.store.DB(), 0)
+	obs, err := observe.New(e.db, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plugin.New(plugin.Config{Store: e.store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	p, err := plugin.New(plugin.Config{DB: e.db, Store: e.store, Observe: obs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		IcebergURL: e.url, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

@@ -25,11 +25,14 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 )
 
 // testEnv is a real floe catalog on disk behind floe's real Iceberg REST
 // handler on 127.0.0.1, and an iceberg-go client writing through it.
 type testEnv struct {
+	db    *persist.DB
 	store *catalog.Store
 	url   string
 	key   string
@@ -41,7 +44,8 @@ func newEnv(t testing.TB) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	store, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
@@ -67,7 +71,7 @@ func newEnv(t testing.TB) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testEnv{store: store, url: hs.URL, key: key, cat: cat, ice: ice}
+	return &testEnv{db: db, store: store, url: hs.URL, key: key, cat: cat, ice: ice}
 }
 
 var eventsSchema = iceberggo.NewSchema(0,

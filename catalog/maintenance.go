@@ -1,0 +1,250 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/floe/floe/persist"
+)
+
+// MaintenanceKind is one kind of automatic maintenance an operator switches
+// on or off, named as the S3 Tables API names it. Compaction and snapshot
+// management are set per table; unreferenced-file removal per bucket.
+type MaintenanceKind string
+
+const (
+	MaintenanceCompaction   MaintenanceKind = "icebergCompaction"
+	MaintenanceSnapshots    MaintenanceKind = "icebergSnapshotManagement"
+	MaintenanceUnreferenced MaintenanceKind = "icebergUnreferencedFileRemoval"
+)
+
+// TableMaintenanceKinds and BucketMaintenanceKinds list where each kind is set.
+var (
+	TableMaintenanceKinds  = []MaintenanceKind{MaintenanceCompaction, MaintenanceSnapshots}
+	BucketMaintenanceKinds = []MaintenanceKind{MaintenanceUnreferenced}
+)
+
+// MaintenanceSettings are the knobs of every kind; each kind reads its own.
+// Zero means "the default" (see DefaultMaintenanceSettings).
+type MaintenanceSettings struct {
+	TargetFileSizeMB    int    `json:"target_file_size_mb,omitempty"`
+	CompactionStrategy  string `json:"compaction_strategy,omitempty"`
+	MinSnapshotsToKeep  int    `json:"min_snapshots_to_keep,omitempty"`
+	MaxSnapshotAgeHours int    `json:"max_snapshot_age_hours,omitempty"`
+	UnreferencedDays    int    `json:"unreferenced_days,omitempty"`
+	NonCurrentDays      int    `json:"non_current_days,omitempty"`
+}
+
+// Setting bounds, as S3 Tables documents them, so a configuration that AWS
+// would refuse is refused here too.
+const (
+	minTargetFileSizeMB = 64
+	maxTargetFileSizeMB = 512
+	maxSettingValue     = 1 << 30 // any count of days, hours or snapshots beyond this is a typo
+)
+
+// DefaultMaintenanceSettings are what a table or bucket without a stored
+// configuration gets: the S3 Tables defaults.
+var DefaultMaintenanceSettings = MaintenanceSettings{
+	TargetFileSizeMB: 512, CompactionStrategy: "auto", MinSnapshotsToKeep: 1, MaxSnapshotAgeHours: 120,
+	UnreferencedDays: 3, NonCurrentDays: 10,
+}
+
+var compactionStrategies = []string{"auto", "binpack", "sort", "z-order"}
+
+// MaintenanceConfig is the effective configuration of one kind.
+type MaintenanceConfig struct {
+	Kind     MaintenanceKind
+	Enabled  bool
+	Settings MaintenanceSettings // defaults filled in
+	Stored   bool                // false: nothing was put, these are the defaults
+}
+
+func validateMaintenance(kind MaintenanceKind, set MaintenanceSettings) error {
+	positive := func(field string, v int) error {
+		if v < 0 || v > maxSettingValue {
+			return Invalid(field, fmt.Sprintf("%s must be a positive whole number (at most %d)", field, maxSettingValue))
+		}
+		return nil
+	}
+	switch kind {
+	case MaintenanceCompaction:
+		if set.TargetFileSizeMB != 0 && (set.TargetFileSizeMB < minTargetFileSizeMB || set.TargetFileSizeMB > maxTargetFileSizeMB) {
+			return Invalid("targetFileSizeMB", fmt.Sprintf("targetFileSizeMB must be between %d and %d", minTargetFileSizeMB, maxTargetFileSizeMB))
+		}
+		if set.CompactionStrategy != "" && !contains(compactionStrategies, set.CompactionStrategy) {
+			return Invalid("strategy", "strategy must be one of "+strings.Join(compactionStrategies, ", "))
+		}
+	case MaintenanceSnapshots:
+		if err := positive("minSnapshotsToKeep", set.MinSnapshotsToKeep); err != nil {
+			return err
+		}
+		return positive("maxSnapshotAgeHours", set.MaxSnapshotAgeHours)
+	case MaintenanceUnreferenced:
+		if err := positive("unreferencedDays", set.UnreferencedDays); err != nil {
+			return err
+		}
+		return positive("nonCurrentDays", set.NonCurrentDays)
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func kindAllowed(kind MaintenanceKind, allowed []MaintenanceKind) bool {
+	for _, k := range allowed {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func kindNames(kinds []MaintenanceKind) string {
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, " or ")
+}
+
+// PutBucketMaintenance stores a bucket-level maintenance configuration.
+func (s *Store) PutBucketMaintenance(ctx context.Context, bucket string, kind MaintenanceKind, enabled bool, set MaintenanceSettings) error {
+	if !kindAllowed(kind, BucketMaintenanceKinds) {
+		return Invalid("type", "a table bucket's maintenance type must be "+kindNames(BucketMaintenanceKinds))
+	}
+	if err := validateMaintenance(kind, set); err != nil {
+		return err
+	}
+	if _, err := s.GetBucket(ctx, bucket); err != nil {
+		return err
+	}
+	return s.putMaintenance(ctx, bucket, "", kind, enabled, set)
+}
+
+// PutTableMaintenance stores a table-level maintenance configuration.
+func (s *Store) PutTableMaintenance(ctx context.Context, tableID string, kind MaintenanceKind, enabled bool, set MaintenanceSettings) error {
+	if !kindAllowed(kind, TableMaintenanceKinds) {
+		return Invalid("type", "a table's maintenance type must be "+kindNames(TableMaintenanceKinds))
+	}
+	if err := validateMaintenance(kind, set); err != nil {
+		return err
+	}
+	t, err := s.GetTableByID(ctx, tableID)
+	if err != nil {
+		return err
+	}
+	return s.putMaintenance(ctx, t.Bucket, t.ID, kind, enabled, set)
+}
+
+func (s *Store) putMaintenance(ctx context.Context, bucket, tableID string, kind MaintenanceKind, enabled bool, set MaintenanceSettings) error {
+	status := "disabled"
+	if enabled {
+		status = "enabled"
+	}
+	body, err := json.Marshal(set)
+	if err != nil {
+		return fmt.Errorf("catalog: encode maintenance settings: %w", err)
+	}
+	return s.inTx(ctx, func(tx *persist.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO maintenance_configs(bucket, table_id, kind, status, settings, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(bucket, table_id, kind) DO UPDATE SET
+			status = excluded.status, settings = excluded.settings, updated_at = excluded.updated_at`,
+			bucket, tableID, string(kind), status, string(body), micros(s.now())); err != nil {
+			return dbErr("store maintenance configuration", err)
+		}
+		return nil
+	})
+}
+
+// BucketMaintenance returns the bucket-level configuration of every
+// bucket-level kind, defaults where nothing was put.
+func (s *Store) BucketMaintenance(ctx context.Context, bucket string) ([]MaintenanceConfig, error) {
+	if _, err := s.GetBucket(ctx, bucket); err != nil {
+		return nil, err
+	}
+	return s.maintenanceRows(ctx, bucket, "", BucketMaintenanceKinds)
+}
+
+// TableMaintenance returns the table-level configuration of every table-level
+// kind, defaults where nothing was put.
+func (s *Store) TableMaintenance(ctx context.Context, tableID string) ([]MaintenanceConfig, error) {
+	t, err := s.GetTableByID(ctx, tableID)
+	if err != nil {
+		return nil, err
+	}
+	return s.maintenanceRows(ctx, t.Bucket, t.ID, TableMaintenanceKinds)
+}
+
+func (s *Store) maintenanceRows(ctx context.Context, bucket, tableID string, kinds []MaintenanceKind) ([]MaintenanceConfig, error) {
+	out := make([]MaintenanceConfig, 0, len(kinds))
+	for _, k := range kinds {
+		c, err := s.maintenanceRow(ctx, bucket, tableID, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func (s *Store) maintenanceRow(ctx context.Context, bucket, tableID string, kind MaintenanceKind) (MaintenanceConfig, error) {
+	c := MaintenanceConfig{Kind: kind, Enabled: true, Settings: DefaultMaintenanceSettings}
+	var status, body string
+	err := s.ro.QueryRowContext(ctx, `SELECT status, settings FROM maintenance_configs WHERE bucket = ? AND table_id = ? AND kind = ?`,
+		bucket, tableID, string(kind)).Scan(&status, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, nil
+	}
+	if err != nil {
+		return c, dbErr("read maintenance configuration", err)
+	}
+	var set MaintenanceSettings
+	if err := json.Unmarshal([]byte(body), &set); err != nil {
+		return c, fmt.Errorf("catalog: stored maintenance settings of %s/%s are not JSON: %w", bucket, kind, err)
+	}
+	c.Enabled, c.Stored, c.Settings = status == "enabled", true, withDefaults(set)
+	return c, nil
+}
+
+func withDefaults(set MaintenanceSettings) MaintenanceSettings {
+	d := DefaultMaintenanceSettings
+	pick := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	set.TargetFileSizeMB = pick(set.TargetFileSizeMB, d.TargetFileSizeMB)
+	set.MinSnapshotsToKeep = pick(set.MinSnapshotsToKeep, d.MinSnapshotsToKeep)
+	set.MaxSnapshotAgeHours = pick(set.MaxSnapshotAgeHours, d.MaxSnapshotAgeHours)
+	set.UnreferencedDays = pick(set.UnreferencedDays, d.UnreferencedDays)
+	set.NonCurrentDays = pick(set.NonCurrentDays, d.NonCurrentDays)
+	if set.CompactionStrategy == "" {
+		set.CompactionStrategy = d.CompactionStrategy
+	}
+	return set
+}
+
+// EffectiveMaintenance is the configuration that governs kind for one table:
+// the table's own if it has one, else its bucket's, else the defaults.
+func (s *Store) EffectiveMaintenance(ctx context.Context, t Table, kind MaintenanceKind) (MaintenanceConfig, error) {
+	if kindAllowed(kind, TableMaintenanceKinds) {
+		c, err := s.maintenanceRow(ctx, t.Bucket, t.ID, kind)
+		if err != nil || c.Stored {
+			return c, err
+		}
+	}
+	return s.maintenanceRow(ctx, t.Bucket, "", kind)
+}

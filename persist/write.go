@@ -1,0 +1,125 @@
+package persist
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Retries of a write that met another process's lock. Inside this process
+// writers queue on writeSlot and never meet each other; the busy timeout of
+// the connection already waits for other processes, so a busy error here
+// means that wait ran out, and a few more attempts with a pause ride out a
+// long write of the CLI beside the server.
+const (
+	maxWriteAttempts = 5
+	busyBackoff      = 50 * time.Millisecond
+)
+
+// Tx is a write transaction. It offers what *sql.Tx does, with placeholders
+// rewritten for the dialect.
+type Tx struct {
+	tx      *sql.Tx
+	dialect Dialect
+}
+
+// ExecContext runs a statement in the transaction.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.dialect.Rebind(query), args...)
+}
+
+// QueryContext runs a query in the transaction.
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.dialect.Rebind(query), args...)
+}
+
+// QueryRowContext runs a one-row query in the transaction.
+func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.dialect.Rebind(query), args...)
+}
+
+// PrepareContext prepares a statement used several times in the transaction.
+func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.tx.PrepareContext(ctx, t.dialect.Rebind(query))
+}
+
+// Write runs fn in a write transaction and commits when fn returns nil; an
+// error from fn rolls back and is returned as it is. Writes of this process
+// run one at a time, in arrival order, through one queue; a caller waiting
+// in it gives up when ctx ends. The transaction takes the write lock when it
+// begins (SQLite's BEGIN IMMEDIATE), so another process holding the lock
+// past the busy timeout shows up there, before fn ran: that begin is
+// retried here, in one place, and fn runs at most once. Inside fn only tx
+// may touch the database: a second connection wanting the write lock would
+// wait on ourselves.
+func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	select {
+	case db.writeSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-db.writeSlot }()
+	stx, err := db.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer stx.Rollback()
+	if err := fn(&Tx{tx: stx, dialect: db.dialect}); err != nil {
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return &Error{Op: "commit", Err: err}
+	}
+	return nil
+}
+
+// begin starts a write transaction, retrying while the database is busy.
+func (db *DB) begin(ctx context.Context) (*sql.Tx, error) {
+	for attempt := 1; ; attempt++ {
+		stx, err := db.sql.BeginTx(ctx, nil)
+		if err == nil {
+			return stx, nil
+		}
+		if !db.dialect.IsBusy(err) || attempt == maxWriteAttempts {
+			return nil, &Error{Op: "begin transaction", Err: err}
+		}
+		select {
+		case <-time.After(busyBackoff * time.Duration(attempt)):
+		case <-ctx.Done():
+			return nil, &Error{Op: "begin transaction", Err: err}
+		}
+	}
+}
+
+// ExecContext runs one write statement through the write queue (a
+// transaction of one statement).
+func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := db.Write(ctx, func(tx *Tx) error {
+		var err error
+		res, err = tx.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// Error is a failure of the database itself (begin, commit), not of a
+// caller's statement. It unwraps to the driver's error.
+type Error struct {
+	Op  string
+	Err error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("persist: %s: %v", e.Op, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsBusy reports whether err is the database being locked by another
+// process past every retry.
+func (db *DB) IsBusy(err error) bool { return err != nil && db.dialect.IsBusy(err) }
+
+// IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
+func (db *DB) IsUniqueViolation(err error) bool {
+	return err != nil && !errors.Is(err, context.Canceled) && db.dialect.IsUniqueViolation(err)
+}
