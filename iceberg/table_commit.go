@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
 
@@ -203,13 +204,16 @@ func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 	return md, nil
 }
 
-// checkTableLocation keeps every location a client names inside its bucket.
+// checkTableLocation keeps every location a client names where a table of
+// the bucket may live (the warehouse package's placement rule); the catalog
+// keeps it apart from every other table.
 func (s *Tables) checkTableLocation(bucket, loc string) error {
-	if _, err := localPath(loc); err != nil {
-		return invalid("location", "%v", err)
+	l, err := warehouse.Parse(loc)
+	if err == nil {
+		err = warehouse.CheckTablePlacement(s.store.BucketRoot(bucket), l)
 	}
-	if !within(loc, s.bucketRoot(bucket)) || loc == s.bucketRoot(bucket) {
-		return invalid("location", "location %q is outside bucket %q's warehouse directory", loc, bucket)
+	if err != nil {
+		return invalid("location", "%v", err)
 	}
 	return nil
 }
@@ -220,8 +224,14 @@ func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) 
 	if err != nil {
 		return nil, err
 	}
-	loc := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	loc, err := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	if err != nil {
+		return nil, invalid("location", "table location: %v", err)
+	}
 	if err := s.files.CreateExclusive(loc, raw); err != nil {
+		if warehouse.IsClientError(err) {
+			return nil, invalid("location", "%v", err)
+		}
 		return nil, fmt.Errorf("writing metadata %s: %w", loc, err)
 	}
 	return &Loaded{loc, raw, md}, nil

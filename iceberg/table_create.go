@@ -26,6 +26,9 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 	if in.Schema == nil {
 		return nil, invalid("schema", "create table needs a schema")
 	}
+	if err := checkSchemaLimits(in.Schema.Fields); err != nil {
+		return nil, invalid("schema", "schema: %v", err)
+	}
 	old := map[int]bool{}
 	if err := collectIDs(Type{Struct: in.Schema.Fields}, old); err != nil {
 		return nil, invalid("schema", "schema: %v", err)

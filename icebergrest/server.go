@@ -15,6 +15,7 @@ import (
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/jsonstrict"
 )
 
 // Config configures the Iceberg REST server.
@@ -235,6 +236,9 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")
+	}
+	if err := jsonstrict.Check(b); err != nil {
+		return badRequest("%v", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return badRequest("malformed JSON body: %v", err)

@@ -2,12 +2,9 @@ package lancerest
 
 import (
 	"context"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // storageOptions are the options a Lance SDK needs to open a table's
@@ -18,48 +15,19 @@ func storageOptions(t catalog.Table) map[string]string {
 	return emptyProps
 }
 
-// tableURI is the location as a complete URI.
+// tableURI is the location as a complete URI: stored locations are
+// canonical warehouse locations, already URIs.
 func tableURI(location string) string {
-	if strings.Contains(location, "://") {
-		return location
+	if loc, err := warehouse.Parse(location); err == nil {
+		return loc.String()
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(location)}).String()
+	return location
 }
 
-// localPath turns a location (a path or a file:// URI) into a clean absolute
-// local path; ok is false for any other scheme or a relative path.
-func localPath(loc string) (string, bool) {
-	if strings.HasPrefix(loc, "file://") {
-		u, err := url.Parse(loc)
-		if err != nil || (u.Host != "" && u.Host != "localhost") {
-			return "", false
-		}
-		loc = u.Path
-	} else if strings.Contains(loc, "://") {
-		return "", false
-	}
-	if strings.IndexByte(loc, 0) >= 0 || !filepath.IsAbs(loc) {
-		return "", false
-	}
-	return filepath.Clean(loc), true
-}
-
-// insideDir reports whether path lies strictly inside dir (both clean).
-func insideDir(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// versionScan is catalog.LanceVersion: the latest version under
+// versionScan is the catalog's Lance version read: the latest version under
 // <location>/_versions and whether want (if non-zero) is among them.
-func versionScan(location string, want uint64) (latest uint64, found bool) {
-	return catalog.LanceVersion(location, want)
-}
-
-// hasData reports whether a Lance dataset has been written at location.
-func hasData(location string) bool {
-	v, _ := versionScan(location, 0)
-	return v > 0
+func (s *Server) versionScan(ctx context.Context, location string, want uint64) (latest uint64, found bool) {
+	return s.store.LanceVersion(ctx, location, want)
 }
 
 // observeCreated records declared → created once the SDK has written the
@@ -69,7 +37,7 @@ func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
 	if t.State == catalog.StateCreated {
 		return true
 	}
-	if !hasData(t.Location) {
+	if v, _ := s.versionScan(ctx, t.Location, 0); v == 0 {
 		return false
 	}
 	if t.State == catalog.StateDeclared {
@@ -78,13 +46,4 @@ func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
 		}
 	}
 	return true
-}
-
-// statDir reports whether path is an existing directory.
-func statDir(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	return fi.IsDir(), nil
 }

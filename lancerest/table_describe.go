@@ -62,7 +62,7 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 		if req.Version != nil {
 			want = uint64(*req.Version)
 		}
-		latest, found := versionScan(t.Location, want)
+		latest, found := s.versionScan(ctx, t.Location, want)
 		if req.Version != nil && !found {
 			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
 				"Leave version out for the latest, or pick one listed in the dataset's _versions/.")

@@ -71,7 +71,9 @@ type Options struct {
 	// deleted (default 30 days; checked hourly).
 	JobRetention time.Duration
 	// APIKeyTTL is the lifetime of the key minted for each worker's
-	// ClusterContext (default 1h); it is reused until a quarter remains.
+	// ClusterContext (default 15m: long enough for a detection or the start of
+	// a job, short enough that a captured key soon dies); it is reused until a
+	// quarter remains.
 	APIKeyTTL time.Duration
 	// SchedulerTick is how often each lane looks at its work (default 1s).
 	SchedulerTick time.Duration
@@ -98,7 +100,7 @@ func (o *Options) fill() {
 	def(&o.JobIdleExpiry, 24*time.Hour)
 	def(&o.JobOrphanExpiry, 15*time.Minute)
 	def(&o.JobRetention, 30*24*time.Hour)
-	def(&o.APIKeyTTL, time.Hour)
+	def(&o.APIKeyTTL, 15*time.Minute)
 	def(&o.SchedulerTick, time.Second)
 	if o.Now == nil {
 		o.Now = time.Now

@@ -20,7 +20,7 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req *pluginp
 	}
 	req = proto.Clone(req).(*pluginpb.Preview)
 	if req.Cluster == nil {
-		cc, err := p.clusterContext(ctx, workerID)
+		cc, err := p.clusterContext(ctx, s)
 		if err != nil {
 			return nil, fmt.Errorf("mint the worker's API key: %w", err)
 		}

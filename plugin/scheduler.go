@@ -158,7 +158,7 @@ func (p *Plugin) RunDetection(ctx context.Context, jobType string) ([]Proposal, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, set.Runtime.DetectionTimeout)
 	defer cancel()
-	cluster, err := p.clusterContext(ctx, sess.workerID)
+	cluster, err := p.clusterContext(ctx, sess)
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}
@@ -321,7 +321,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		}) {
 			continue
 		}
-		cc, err := p.clusterContext(ctx, s.workerID)
+		cc, err := p.clusterContext(ctx, s)
 		if err != nil {
 			p.log.Warn("could not mint a worker API key", "worker", s.workerID, "err", err)
 			continue

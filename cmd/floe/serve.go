@@ -25,6 +25,8 @@ type serveConfig struct {
 	LanceAnonymous             bool
 	IcebergAnonymous           bool
 	SecureCookies              bool
+	TrustedProxies             string
+	Metrics                    string
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
 	S3                         s3tablesConfig
@@ -61,7 +63,9 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
-	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "mark session cookies Secure (set when a TLS proxy fronts the console)")
+	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "always mark session cookies Secure (they already are over TLS and behind a --trusted-proxy that sends X-Forwarded-Proto: https)")
+	f.StringVar(&c.TrustedProxies, "trusted-proxy", "", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For the console believes")
+	f.StringVar(&c.Metrics, "metrics", "", `Prometheus /metrics address, e.g. 127.0.0.1:9402 ("" = off; never served on the console address)`)
 	f.StringVar(&c.GRPCCert, "grpc-tls-cert", "", "TLS certificate for the plugin channel (with --grpc-tls-key and --grpc-tls-ca for mTLS)")
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
@@ -164,6 +168,17 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
 
+	proxies, err := web.ParseTrustedProxies(c.TrustedProxies)
+	if err != nil {
+		grpcLn.Close()
+		return usageError{fmt.Sprintf("--trusted-proxy: %v (give IPs or CIDRs, comma-separated)", err)}
+	}
+	metricsLn, err := bind("metrics", c.Metrics)
+	if err != nil {
+		grpcLn.Close()
+		return err
+	}
+
 	svc, err := newServices(ctx, db, st, log, httpURL(surfaces.Lance), httpURL(surfaces.Iceberg))
 	if err != nil {
 		grpcLn.Close()
@@ -171,13 +186,16 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 	defer svc.close()
 
-	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies,
+	srv, err := web.New(web.Config{DB: db, Store: st, Logger: log, Surfaces: surfaces, SecureCookies: c.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(svc.observe), Plugin: svc.plugin, Observe: svc.observe, Preview: svc.preview, Tasks: svc.tasks})
 	if err != nil {
 		grpcLn.Close()
 		return err
 	}
 	lns = append(lns, listener{"console", httpLn, srv.Handler()})
+	if metricsLn != nil {
+		lns = append(lns, listener{"metrics", metricsLn, metricsMux(srv.MetricsHandler())})
+	}
 	if lanceLn != nil {
 		lns = append(lns, listener{"lance", lanceLn, lanceHandler(st, log, c, svc.tasks)})
 	}
@@ -188,7 +206,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		lns = append(lns, listener{"s3tables", s3Ln, s3tablesHandler(st, log, c.S3, svc.plugin)})
 	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "metrics", c.Metrics, "data", paths.Data, "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup
@@ -258,6 +276,13 @@ func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) er
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
 	return nil
+}
+
+// metricsMux serves the metrics handler at /metrics and nothing else.
+func metricsMux(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	return mux
 }
 
 // httpURL turns a bound address into the URL workers use; "" stays "".
