@@ -93,6 +93,7 @@ type bucketHandler func(w http.ResponseWriter, r *http.Request, b catalog.Bucket
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/config", s.getConfig)
+	mux.HandleFunc(indexPath, s.indexTables)
 
 	ns := "/v1/{prefix}/namespaces"
 	s.route(mux, "GET "+ns, read, s.listNamespaces)

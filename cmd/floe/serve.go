@@ -78,7 +78,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCCert, "grpc-tls-cert", "", "TLS certificate for the plugin channel (with --grpc-tls-key and --grpc-tls-ca for mTLS)")
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
-	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance worker as a child process")
+	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	c.S3.addFlags(f)
 	return cmd
 }
