@@ -24,6 +24,8 @@ const (
 	CodeNamespaceNotEmpty      Code = 3
 	CodeTableNotFound          Code = 4
 	CodeTableAlreadyExists     Code = 5
+	CodeTableTagNotFound       Code = 8
+	CodeTableTagAlreadyExists  Code = 9
 	CodeTableVersionNotFound   Code = 11
 	CodeInvalidInput           Code = 13
 	CodeConcurrentModification Code = 14
@@ -39,9 +41,9 @@ func (c Code) Status() int {
 	switch c {
 	case CodeUnsupported:
 		return http.StatusNotAcceptable
-	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableVersionNotFound:
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
 		return http.StatusNotFound
-	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeConcurrentModification:
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification:
 		return http.StatusConflict
 	case CodeInvalidInput:
 		return http.StatusBadRequest

@@ -42,9 +42,9 @@ func TestMaintenanceTab(t *testing.T) {
 			t.Error("reader sees forms")
 		}
 	})
-	t.Run("iceberg table says maintenance is for Lance", func(t *testing.T) {
+	t.Run("iceberg table gets the Iceberg tab", func(t *testing.T) {
 		r := e.get(e.admin(), "/buckets/ice/namespaces/ns/tables/events/maintenance")
-		if r.status != http.StatusOK || !r.has("maintenance-not-lance") {
+		if r.status != http.StatusOK || !r.has("iceberg-maintenance") || r.has("maintenance-not-lance") {
 			t.Errorf("status %d", r.status)
 		}
 	})

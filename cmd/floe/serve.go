@@ -20,6 +20,7 @@ type serveConfig struct {
 	LogJSON                    bool
 	LanceAnonymous             bool
 	IcebergAnonymous           bool
+	IcebergDefaultBucket       string
 	SecureCookies              bool
 	TrustedProxies             string
 	Metrics                    string
@@ -70,13 +71,14 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.LogJSON, "log-json", false, "log JSON lines instead of text")
 	f.BoolVar(&c.LanceAnonymous, "lance-anonymous", false, "let the Lance REST serve requests without an API key (never on a shared network)")
 	f.BoolVar(&c.IcebergAnonymous, "iceberg-anonymous", false, "let the Iceberg REST serve requests without an API key (never on a shared network)")
+	f.StringVar(&c.IcebergDefaultBucket, "iceberg-default-bucket", "", "bucket the Iceberg REST serves to clients that send no warehouse")
 	f.BoolVar(&c.SecureCookies, "secure-cookies", false, "always mark session cookies Secure (they already are over TLS and behind a --trusted-proxy that sends X-Forwarded-Proto: https)")
 	f.StringVar(&c.TrustedProxies, "trusted-proxy", "", "comma-separated IPs or CIDRs of reverse proxies whose X-Forwarded-Proto and X-Forwarded-For the console believes")
 	f.StringVar(&c.Metrics, "metrics", "", `Prometheus /metrics address, e.g. 127.0.0.1:9402 ("" = off; never served on the console address)`)
 	f.StringVar(&c.GRPCCert, "grpc-tls-cert", "", "TLS certificate for the plugin channel (with --grpc-tls-key and --grpc-tls-ca for mTLS)")
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
-	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance worker as a child process")
+	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	c.S3.addFlags(f)
 	return cmd
 }

@@ -35,7 +35,7 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
