@@ -26,7 +26,6 @@ func TestExpireRemovesExactlyUnreachable(t *testing.T) {
 	// A compaction first, so some data files are only reachable from old
 	// snapshots (the appends alone never drop a data file).
 	mustRun(t, e.job(t, JobCompact, "events", map[string]string{"min_input_files": "2"}))
-	tbl = e.load(t, "events")
 	_, _, err := e.cat.CommitTable(ctx, table.Identifier{"ns", "events"}, nil, []table.Update{
 		table.NewSetSnapshotRefUpdate("audit", snaps[1], table.TagRef, 0, 0, 0),
 		table.NewSetSnapshotRefUpdate("dev", snaps[3], table.BranchRef, 0, 0, 0),

@@ -221,11 +221,10 @@ func snapshotFiles(t testing.TB, tbl *table.Table, s *table.Snapshot) []string {
 	}
 	var out []string
 	for _, m := range mans {
-		es, err := m.FetchEntries(fs, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range es {
+		for e, err := range m.Entries(fs, true) {
+			if err != nil {
+				t.Fatal(err)
+			}
 			out = append(out, Canonical(e.DataFile().FilePath()))
 		}
 	}
