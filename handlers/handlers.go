@@ -69,6 +69,7 @@ type Handlers struct {
 	preview  *preview.Broker
 	tasks    *tasks.Service
 	signin   *signinGuard
+	reveals  *reveals // new secrets awaiting their one showing
 }
 
 // New builds the handlers.
@@ -78,7 +79,7 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, signin: newSigninGuard(d.Now)}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, signin: newSigninGuard(d.Now), reveals: &reveals{}}
 }
 
 // Session keys.

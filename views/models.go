@@ -12,7 +12,8 @@ type Page struct {
 	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
 	User     string
 	Role     string
-	CanWrite bool // false for readonly users: write controls are not rendered
+	CanWrite bool   // false for readonly users: write controls are not rendered
+	Flash    string // one-time confirmation of the write that redirected here
 }
 
 // FieldErrors maps a form field name to the message shown next to it.
