@@ -99,7 +99,8 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	defer db.Close()
 	defer st.Close()
 
-	if err := bootstrapAdmin(ctx, st, log); err != nil {
+	adminPassword, err := bootstrapAdmin(ctx, st, log)
+	if err != nil {
 		return err
 	}
 
@@ -207,7 +208,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 
 	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "metrics", c.Metrics, "data", paths.Data, "warehouse", paths.Warehouse)
-	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
+	printStartBox(cmd.OutOrStdout(), "http://"+surfaces.Console, adminPassword)
 
 	var wg sync.WaitGroup
 	runCtx, cancelRun := context.WithCancel(ctx)
@@ -264,18 +265,19 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the
-// password from FLOE_ADMIN_PASSWORD or a random one printed once.
-func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) error {
+// password from FLOE_ADMIN_PASSWORD or a random one it returns, for the
+// start box to show once (never in a log line).
+func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) (generated string, err error) {
 	generated, created, err := st.EnsureAdmin(ctx, os.Getenv("FLOE_ADMIN_PASSWORD"))
 	if err != nil {
-		return fmt.Errorf("create the first admin user: %w", err)
+		return "", fmt.Errorf("create the first admin user: %w", err)
 	}
 	if created && generated != "" {
-		log.Warn("created the first console user; this password is shown once", "user", "admin", "password", generated)
+		log.Warn("created the first console user admin; its password is printed once in the box below")
 	} else if created {
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
-	return nil
+	return generated, nil
 }
 
 // metricsMux serves the metrics handler at /metrics and nothing else.
