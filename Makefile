@@ -4,11 +4,15 @@ GO ?= go
 BIN := bin/floe
 DATA ?= ./floe-data
 
-.PHONY: run build test test-go test-node fuzz lint vet fmt generate check-generated vendor bench node-deps clean
+.PHONY: run run-s3 build test test-go test-node fuzz lint vet fmt generate check-generated vendor bench node-deps clean
 
 ## run: build floe and start it with a Lance worker on the embedded defaults
 run: build node-deps
 	./$(BIN) serve --data $(DATA) --with-worker
+
+## run-s3: the same on object storage: a local SeaweedFS S3 store (built on first use) and floe with its warehouse there
+run-s3: build node-deps
+	DATA=$(DATA)-s3 scripts/run-s3.sh
 
 build:
 	$(GO) build -o $(BIN) ./cmd/floe

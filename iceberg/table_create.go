@@ -48,14 +48,17 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 	for k, v := range in.Properties {
 		props[k] = v
 	}
-	version := maxFormatVersion
+	version := defaultFormatVersion
 	if v, ok := props["format-version"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxFormatVersion {
-			return nil, invalid("properties", "format-version %q is not supported (1 or %d)", v, maxFormatVersion)
+			return nil, invalid("properties", "format-version %q is not supported (1 to %d)", v, maxFormatVersion)
 		}
 		version = n
 		delete(props, "format-version") // a table property, not metadata
+	}
+	if err := checkSchemaVersion(schema, version); err != nil {
+		return nil, invalid("schema", "schema: %v", err)
 	}
 	md := &tableMetadata{
 		FormatVersion:     version,
@@ -70,6 +73,7 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 		CurrentSnapshotID: -1,
 		Refs:              map[string]SnapshotRef{},
 	}
+	startRowLineage(md)
 	b := &builder{md: md, nowMs: nowMs, addedSnapshots: map[int64]int64{}}
 	fail := func(format string, args ...any) error {
 		return invalid("partition-spec", "partition-spec: "+format, args...)

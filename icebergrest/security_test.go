@@ -102,7 +102,8 @@ func TestSecurity_NestedSchemaRefused(t *testing.T) {
 		}
 	})
 	t.Run("register", func(t *testing.T) {
-		loc := created["metadata-location"].(string)
+		// Locations are canonical file:// URIs; the file itself is read from disk.
+		loc := strings.TrimPrefix(created["metadata-location"].(string), "file://")
 		raw, err := os.ReadFile(loc)
 		if err != nil {
 			t.Fatal(err)

@@ -7,12 +7,43 @@ import (
 	"github.com/floe/floe/warehouse"
 )
 
+// StorageOptioner is the warehouse's answer to "what does a client need to
+// open this location": endpoint, region, allow_http, path style and, when
+// vended, keys and expires_at_millis (warehouse.ClientAccess).
+type StorageOptioner interface {
+	LanceStorageOptions(ctx context.Context, location string, vend *bool) (map[string]string, error)
+}
+
+// vendFlag is the request's vend_credentials from the query or the body:
+// nil when neither says, so floe's --vend-credentials decides.
+func vendFlag(c *call, body *bool) (*bool, *Error) {
+	if c.query("vend_credentials") != "" {
+		v, e := queryBool(c, "vend_credentials", false)
+		if e != nil {
+			return nil, e
+		}
+		return &v, nil
+	}
+	return body, nil
+}
+
 // storageOptions are the options a Lance SDK needs to open a table's
-// location. A local warehouse needs none; an S3 warehouse will add endpoint,
-// region, allow_http and (with vend_credentials) keys plus expires_at_millis
-// here, in this one place.
-func storageOptions(t catalog.Table) map[string]string {
-	return emptyProps
+// location, in this one place. A local warehouse needs none. vend is the
+// request's vend_credentials (nil: floe's --vend-credentials decides).
+func (s *Server) storageOptions(ctx context.Context, t catalog.Table, vend *bool) (map[string]string, *Error) {
+	if s.storage == nil {
+		return emptyProps, nil
+	}
+	o, err := s.storage.LanceStorageOptions(ctx, t.Location, vend)
+	if err != nil {
+		s.log.Warn("storage options", "table", t.ID, "err", err)
+		return nil, NewError(CodeServiceUnavailable, "storage credentials are unavailable",
+			"floe could not obtain credentials for the table's object store; try again, or ask the operator to check floe's storage configuration.")
+	}
+	if o == nil {
+		return emptyProps, nil
+	}
+	return o, nil
 }
 
 // tableURI is the location as a complete URI: stored locations are

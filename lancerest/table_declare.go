@@ -18,8 +18,11 @@ type declareTableResponse struct {
 }
 
 // declareTable: POST /v1/table/{id}/declare. Reserves the name (the catalog
-// writes .lance-reserved) and hands out the location the SDK writes to.
-// Idempotent for an existing Lance table; brings a deregistered one back.
+// writes .lance-reserved) and hands out the location the SDK writes to;
+// brings a deregistered one back. A table that exists (has versions) is
+// 409 code 5, as the spec lists (DeclareTable has no mode); re-declaring one
+// only declared, whose data was never written, answers as the first declare
+// did, so a client retrying a lost answer is not stuck.
 func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	var req declareTableRequest
 	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeDeclareTable(b, c.id); return }); e != nil {
@@ -32,14 +35,21 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	if e := canWrite(c.key, ref.Bucket); e != nil {
 		return e
 	}
+	vend, e := vendFlag(c, req.VendCredentials)
+	if e != nil {
+		return e
+	}
 	ctx := r.Context()
 	if req.Location != "" {
 		if e := s.checkDeclaredLocation(ctx, ref, req.Location); e != nil {
 			return e
 		}
 	}
-	t, _, err := s.store.CreateTable(ctx, catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance, Properties: req.Properties})
+	t, created, err := s.store.CreateTable(ctx, catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance, Properties: req.Properties})
 	switch {
+	case err == nil && !created && t.State != catalog.StateDeclared:
+		return NewError(CodeTableAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already exists",
+			"Open it instead, drop it first to start over, or pick another name.")
 	case err == nil:
 	case errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrAlreadyExists):
 		return formatConflict(err, c.id, c.delim)
@@ -48,7 +58,11 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	default:
 		return asError(err, CodeNamespaceNotFound)
 	}
-	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: storageOptions(t)})
+	opts, e := s.storageOptions(ctx, t, vend)
+	if e != nil {
+		return e
+	}
+	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: opts})
 }
 
 type registerTableResponse struct {

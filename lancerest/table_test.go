@@ -36,7 +36,7 @@ func TestTableOperations(t *testing.T) {
 	e.run(t, []step{
 		{name: "declare", path: "/v1/table/lnc$ns$t1/declare", body: `{"id":["lnc","ns","t1"]}`, status: 200, code: -1,
 			want: []string{`"location":` + jsonString(uri), `"storage_options":{}`, `"managed_versioning":false`}},
-		{name: "declare is idempotent", path: "/v1/table/lnc$ns$t1/declare", status: 200, code: -1, want: []string{jsonString(uri)}},
+		{name: "re-declare while only declared", path: "/v1/table/lnc$ns$t1/declare", status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "declare with floe's location", path: "/v1/table/lnc$ns$t1/declare", body: `{"location":` + jsonString("file://"+loc) + `}`, status: 200, code: -1},
 		{name: "declare elsewhere", path: "/v1/table/lnc$ns$t9/declare", body: `{"location":"/tmp/elsewhere"}`, status: 400, code: 13},
 		{name: "declare two-name id", path: "/v1/table/lnc$t1/declare", status: 400, code: 13},
@@ -57,7 +57,7 @@ func TestTableOperations(t *testing.T) {
 		{name: "describe missing", path: "/v1/table/lnc$ns$nope/describe", status: 404, code: 4},
 		{name: "describe iceberg table", path: "/v1/table/mix$ns$ice/describe", status: 404, code: 4},
 		{name: "exists", path: "/v1/table/lnc$ns$t1/exists", status: 200, code: -2},
-		{name: "exists iceberg table", path: "/v1/table/mix$ns$ice/exists", status: 404, code: -2},
+		{name: "exists iceberg table", path: "/v1/table/mix$ns$ice/exists", status: 404, code: 4},
 		{name: "table list in iceberg bucket", method: "GET", path: "/v1/namespace/icb$ns/table/list", status: 404, code: 1},
 		{name: "table list hides iceberg tables", method: "GET", path: "/v1/namespace/mix$ns/table/list", status: 200, code: -1, want: []string{`{"tables":[]}`}},
 		{name: "table list missing namespace", method: "GET", path: "/v1/namespace/lnc$nope/table/list", status: 404, code: 1},
@@ -75,12 +75,13 @@ func TestTableOperations(t *testing.T) {
 			want: []string{`"version":3`, `"is_only_declared":false`, `"table":"t1"`, `"namespace":["lnc","ns"]`}},
 		{name: "version exists", path: "/v1/table/lnc$ns$t1/describe", body: `{"version":2}`, status: 200, code: -1, want: []string{`"version":2`}},
 		{name: "version missing", path: "/v1/table/lnc$ns$t1/describe", body: `{"version":9}`, status: 404, code: 11},
+		{name: "declare a created table", path: "/v1/table/lnc$ns$t1/declare", status: 409, code: 5, want: []string{"already exists"}},
 		{name: "created now listed without declared", method: "GET", path: "/v1/namespace/lnc$ns/table/list?include_declared=false", status: 200, code: -1, want: []string{`{"tables":["t1"]}`}},
 		{name: "list all tables now includes it", method: "GET", path: "/v1/table?include_declared=false", status: 200, code: -1, want: []string{`"lnc$ns$t1"`}},
 
 		// rename
 		{name: "rename", path: "/v1/table/lnc$ns$t1/rename", body: `{"new_table_name":"t2"}`, status: 200, code: -1},
-		{name: "old name gone", path: "/v1/table/lnc$ns$t1/exists", status: 404, code: -2},
+		{name: "old name gone", path: "/v1/table/lnc$ns$t1/exists", status: 404, code: 4},
 		{name: "new name keeps the location", path: "/v1/table/lnc$ns$t2/describe", status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "rename without name", path: "/v1/table/lnc$ns$t2/rename", body: `{}`, status: 400, code: 13},
 		{name: "rename bad name", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"Bad Name"}`, status: 400, code: 13},
@@ -111,7 +112,7 @@ func TestTableOperations(t *testing.T) {
 		{name: "register in iceberg bucket", path: "/v1/table/icb$ns$x/register", body: `{"location":` + jsonString(mkdir(t, e.warehouse, "icb", "ns", "x.lance")) + `}`, status: 400, code: 13},
 		{name: "drop readonly", path: "/v1/table/lnc$ns$sub$t3/drop", key: "ro", status: 403, code: 15},
 		{name: "drop", path: "/v1/table/lnc$ns$sub$t3/drop", body: `{"id":["lnc","ns","sub","t3"]}`, status: 200, code: -1, want: []string{jsonString(uri)}},
-		{name: "dropped", path: "/v1/table/lnc$ns$sub$t3/exists", status: 404, code: -2},
+		{name: "dropped", path: "/v1/table/lnc$ns$sub$t3/exists", status: 404, code: 4},
 		{name: "drop again", path: "/v1/table/lnc$ns$sub$t3/drop", status: 404, code: 4},
 		{name: "drop iceberg table refused", path: "/v1/table/mix$ns$ice/drop", status: 404, code: 4},
 	})

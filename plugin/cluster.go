@@ -31,7 +31,7 @@ type keyCache struct {
 
 func newKeyCache(p *Plugin) *keyCache { return &keyCache{p: p, m: make(map[string]mintedKey)} }
 
-func (k *keyCache) get(ctx context.Context, tokenID, workerID string) (mintedKey, error) {
+func (k *keyCache) get(ctx context.Context, tokenID, workerID string, role catalog.Role) (mintedKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	now := k.p.now()
@@ -40,7 +40,7 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string) (mintedKey
 	if mk, ok := k.m[name]; ok && mk.expires.Sub(now) > ttl/4 {
 		return mk, nil
 	}
-	key, secret, err := k.p.store.CreateAPIKey(ctx, name, catalog.RoleReadonly, "", ttl)
+	key, secret, err := k.p.store.CreateAPIKey(ctx, name, role, "", ttl)
 	if err != nil {
 		return mintedKey{}, err
 	}
@@ -81,7 +81,7 @@ func (p *Plugin) RevokeWorkerToken(ctx context.Context, tokenID string) error {
 
 // clusterContext builds the catalog addresses and credentials for a worker.
 func (p *Plugin) clusterContext(ctx context.Context, s *session) (*pluginpb.ClusterContext, error) {
-	mk, err := p.keys.get(ctx, s.tokenID, s.workerID)
+	mk, err := p.keys.get(ctx, s.tokenID, s.workerID, keyRole(s))
 	if err != nil {
 		return nil, err
 	}
@@ -103,4 +103,17 @@ func (p *Plugin) objectRef(ctx context.Context, objectID string) *pluginpb.Objec
 		return nil
 	}
 	return &pluginpb.ObjectRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name, Location: t.Location}
+}
+
+// keyRole is the role of the key minted for a worker: read-only, except for
+// a worker that executes Iceberg-lane jobs, which commits its snapshots
+// through the Iceberg REST and so needs write (still short-lived and
+// revoked with its worker token).
+func keyRole(s *session) catalog.Role {
+	for _, c := range s.caps {
+		if c.GetLane() == "iceberg" && c.GetCanExecute() {
+			return catalog.RoleReadWrite
+		}
+	}
+	return catalog.RoleReadonly
 }

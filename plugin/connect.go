@@ -53,6 +53,7 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	// the queue is empty and buffered, so this cannot block.
 	s.out <- &pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Welcome{Welcome: &pluginpb.Welcome{
 		ConsoleVersion: p.cfg.ConsoleVersion, HeartbeatIntervalSeconds: heartbeatIntervalSeconds,
+		JobParams: p.welcomeParams,
 	}}}
 	// Jobs dispatched to earlier sessions of this worker are marked before
 	// the new session can receive any, so the first heartbeat settles

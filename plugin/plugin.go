@@ -37,6 +37,9 @@ type Config struct {
 	// in every ClusterContext ("" when that surface is off).
 	LanceURL   string
 	IcebergURL string
+	// JobParams are the parameter definitions of submitted jobs per job
+	// type, sent to every worker in Welcome (the tasks package owns them).
+	JobParams map[string][]JobParam
 	// Reviewer, if set, may drop or adjust each proposal (maintenance
 	// configuration); nil keeps every proposal.
 	Reviewer ProposalReviewer
@@ -155,6 +158,8 @@ type Plugin struct {
 
 	reqSeq atomic.Uint64
 
+	welcomeParams []*pluginpb.JobParams // Config.JobParams, converted once; read-only
+
 	srvMu sync.Mutex
 	srv   *grpc.Server // set by ListenAndServe or Register
 }
@@ -178,6 +183,7 @@ func New(cfg Config) (*Plugin, error) {
 		db:    cfg.DB,
 		store: cfg.Store,
 	}
+	p.welcomeParams = jobParamsToProto(cfg.JobParams)
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
 	if err := cfg.DB.Migrate(p.root, MigrationOwner, Migrations()); err != nil {
 		return nil, fmt.Errorf("plugin: %w", err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/plugin/pluginpb"
 )
 
 // Caps, each with its reason.
@@ -43,7 +42,7 @@ const (
 
 // Workers is what the broker needs from the plugin channel.
 type Workers interface {
-	StartPreview(ctx context.Context, workerID string, req *pluginpb.Preview) (*plugin.Call, error)
+	StartPreview(ctx context.Context, workerID string, req plugin.PreviewRequest) (*plugin.PreviewCall, error)
 	PreviewWorkers(format string) []string
 	Connected(workerID string) bool
 }
@@ -161,8 +160,8 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	tctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	call, err := b.w.StartPreview(tctx, workerID, &pluginpb.Preview{
-		ObjectId: req.ObjectID, Format: string(req.Format), RowLimit: int32(limit),
+	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
+		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: limit,
 		Columns: req.Columns, Filter: req.Filter,
 	})
 	if err != nil {
@@ -170,25 +169,20 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer call.Close()
 	var buf bytes.Buffer
-	var done *pluginpb.PreviewDone
+	var done *plugin.PreviewDone
 	for done == nil {
-		m, err := call.Next(tctx)
+		part, err := call.Next(tctx)
 		if err != nil {
 			return nil, b.callError(ctx, workerID, err)
 		}
-		switch body := m.GetBody().(type) {
-		case *pluginpb.WorkerMessage_PreviewChunk:
-			if buf.Len()+len(body.PreviewChunk.GetArrowIpc()) > b.maxBytes {
-				return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
-					"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
-			}
-			buf.Write(body.PreviewChunk.GetArrowIpc())
-		case *pluginpb.WorkerMessage_PreviewDone:
-			done = body.PreviewDone
-			call.Finish()
+		if buf.Len()+len(part.ArrowIPC) > b.maxBytes {
+			return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
+				"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
 		}
+		buf.Write(part.ArrowIPC)
+		done = part.Done
 	}
-	if e := done.GetError(); e != "" {
+	if e := done.Error; e != "" {
 		if req.Filter != "" && b.readsWithoutFilter(ctx, workerID, req) {
 			return nil, &Error{Kind: ErrBadFilter, WorkerID: workerID, Message: fmt.Sprintf(
 				"The filter was refused: %s Check its column names and SQL syntax, or clear it.", endSentence(e))}
@@ -202,8 +196,8 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 			"Worker %s sent rows that could not be read as Arrow IPC (%v); update the worker.", workerID, err)}
 	}
 	res.WorkerID = workerID
-	res.TotalRows = done.GetTotalRows()
-	if done.GetTruncated() || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
+	res.TotalRows = done.TotalRows
+	if done.Truncated || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
 		res.Truncated = true
 	}
 	return res, nil
@@ -217,20 +211,19 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 func (b *Broker) readsWithoutFilter(ctx context.Context, workerID string, req Request) bool {
 	tctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	call, err := b.w.StartPreview(tctx, workerID, &pluginpb.Preview{
-		ObjectId: req.ObjectID, Format: string(req.Format), RowLimit: 1, Columns: req.Columns})
+	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
+		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: 1, Columns: req.Columns})
 	if err != nil {
 		return false
 	}
 	defer call.Close()
 	for {
-		m, err := call.Next(tctx)
+		part, err := call.Next(tctx)
 		if err != nil {
 			return false
 		}
-		if d, ok := m.GetBody().(*pluginpb.WorkerMessage_PreviewDone); ok {
-			call.Finish()
-			return d.PreviewDone.GetError() == ""
+		if part.Done != nil {
+			return part.Done.Error == ""
 		}
 	}
 }

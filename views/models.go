@@ -12,8 +12,11 @@ type Page struct {
 	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
 	User     string
 	Role     string
-	CanWrite bool   // false for readonly users: write controls are not rendered
-	Flash    string // one-time confirmation of the write that redirected here
+	CanWrite bool // false for readonly users: write controls are not rendered
+	// StorageAlert, when set, is why the warehouse's store does not answer;
+	// every page shows it as a banner until the store is back.
+	StorageAlert string
+	Flash        string // one-time confirmation of the write that redirected here
 }
 
 // FieldErrors maps a form field name to the message shown next to it.

@@ -52,6 +52,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance", h.TableMaintenance)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks", h.SubmitTask)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks/{task}/delete", h.DeleteTask)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/iceberg", h.RunIcebergJob)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNowControl)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNow)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", h.DropTable)

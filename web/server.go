@@ -47,6 +47,10 @@ type Config struct {
 	Observe *observe.Store
 	Preview *preview.Broker
 	Tasks   *tasks.Service
+
+	// Storage is the warehouse store's health for /readyz and the
+	// console banner; nil for a store that needs no watching.
+	Storage StorageHealth
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -68,6 +72,7 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	live     *liveHub // nil without a plugin channel
+	storage  StorageHealth
 
 	secureCookies bool
 	proxies       []netip.Prefix
@@ -111,12 +116,13 @@ func New(cfg Config) (*Server, error) {
 		log:      log,
 		sessions: sm,
 		metrics:  newMetrics(prometheus.NewRegistry()),
+		storage:  cfg.Storage,
 
 		secureCookies: cfg.SecureCookies,
 		proxies:       cfg.TrustedProxies,
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
-		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now})
+		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage)})
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
