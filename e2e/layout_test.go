@@ -27,7 +27,7 @@ type layoutReport struct {
 	Dark        bool     `json:"dark"`
 }
 
-// TestJourneyLayout visits every console page at a desktop (1,440 px) and a
+// TestJourneyLayout visits every console page (17) at a desktop (1,440 px) and a
 // phone (390 px) width, in the light and the dark color scheme, and fails
 // when a page is wider than the viewport or a text (every badge variant
 // included) is below 4.5:1 against its background, or a numeric column's
@@ -52,6 +52,7 @@ func TestJourneyLayout(t *testing.T) {
 		"/buckets/layout-lake/namespaces/sales",
 		"/buckets/layout-lake/namespaces/sales/tables/events",
 		"/buckets/layout-lake/namespaces/sales/tables/events/data",
+		"/buckets/layout-lake/namespaces/sales/tables/events/maintenance",
 		"/connect",
 		"/api-keys",
 		"/workers",
