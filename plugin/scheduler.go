@@ -392,7 +392,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		r.Attempts++
 		r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = JobAssigned, best.workerID, deadline, time.Time{}
 		r.Percent, r.Stage, r.Message = 0, "", ""
-		r.lastAlive, r.goneSince, r.fromBefore = now, time.Time{}, false
+		r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, time.Time{}, false, time.Time{}
 		if r.StartedAt.IsZero() {
 			r.StartedAt = now
 		}
