@@ -3,11 +3,85 @@ package catalog
 import (
 	"context"
 	"errors"
-	"golang.org/x/crypto/bcrypt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/floe/floe/persist/pgtest"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// postgresInvariants are the catalog's invariant tests (names, format
+// conflicts, idempotent create, cascade, the create races, drop against
+// deregister, API keys, users, two stores on one database). TestPostgres
+// runs each again with every store on PostgreSQL; the rest of the package
+// runs on SQLite, the default.
+var postgresInvariants = []struct {
+	name string
+	fn   func(*testing.T)
+}{
+	{"TestUsers", TestUsers},
+	{"TestEnsureAdmin", TestEnsureAdmin},
+	{"TestAPIKeys", TestAPIKeys},
+	{"TestWorkerTokens", TestWorkerTokens},
+	{"TestCreateBucket", TestCreateBucket},
+	{"TestCreateBucketRace", TestCreateBucketRace},
+	{"TestListBucketsCountsAndPages", TestListBucketsCountsAndPages},
+	{"TestDeleteBucket", TestDeleteBucket},
+	{"TestTableCountFollowsChanges", TestTableCountFollowsChanges},
+	{"TestListTableNamesSeesEveryChange", TestListTableNamesSeesEveryChange},
+	{"TestCreateNamespace", TestCreateNamespace},
+	{"TestListAndUpdateNamespaces", TestListAndUpdateNamespaces},
+	{"TestDropNamespace", TestDropNamespace},
+	{"TestRemoteLocationTables", TestRemoteLocationTables},
+	{"TestTwoStoresWriteConcurrently", TestTwoStoresWriteConcurrently},
+	{"TestListTables", TestListTables},
+	{"TestListAllTables", TestListAllTables},
+	{"TestCreateTableInvariants", TestCreateTableInvariants},
+	{"TestCreateTableRace", TestCreateTableRace},
+	{"TestLanceLifecycle", TestLanceLifecycle},
+	{"TestRegisterTable", TestRegisterTable},
+	{"TestDropTable", TestDropTable},
+	{"TestRenameTable", TestRenameTable},
+	{"TestCommitTable", TestCommitTable},
+}
+
+func TestPostgres(t *testing.T) {
+	t.Run("stores open PostgreSQL", func(t *testing.T) {
+		if got := newTestStore(t).db.Dialect().Name; got != "postgres" {
+			t.Fatalf("store under TestPostgres opened %s", got)
+		}
+	})
+	for _, tc := range postgresInvariants {
+		t.Run(tc.name, tc.fn)
+	}
+}
+
+// onPostgres reports whether t runs under TestPostgres.
+func onPostgres(t *testing.T) bool { return strings.HasPrefix(t.Name(), "TestPostgres/") }
+
+// pgDatabases maps a test directory to its PostgreSQL database, so stores
+// opened on one directory share one database, as replicas do.
+var pgDatabases sync.Map
+
+// catalogPath is the database a store on dir opens: dir/catalog.db, or
+// under TestPostgres the PostgreSQL database of dir.
+func catalogPath(t *testing.T, dir string) string {
+	t.Helper()
+	if !onPostgres(t) {
+		return filepath.Join(dir, "catalog.db")
+	}
+	if v, ok := pgDatabases.Load(dir); ok {
+		return v.(string)
+	}
+	v, _ := pgDatabases.LoadOrStore(dir, pgtest.DSN(t))
+	return v.(string)
+}
 
 // newTestStore opens a Store on a fresh directory: catalog.db plus a
 // warehouse beside it, as floe serve lays them out.
@@ -19,7 +93,7 @@ func newTestStore(t *testing.T) *Store {
 
 func openAt(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	s, err := Open(context.Background(), Options{Path: catalogPath(t, dir), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
