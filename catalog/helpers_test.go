@@ -5,12 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
 )
 
@@ -21,70 +20,43 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // deregister, API keys, users, two stores on one database). TestPostgres
 // runs each again with every store on PostgreSQL; the rest of the package
 // runs on SQLite, the default.
-var postgresInvariants = []struct {
-	name string
-	fn   func(*testing.T)
-}{
-	{"TestUsers", TestUsers},
-	{"TestEnsureAdmin", TestEnsureAdmin},
-	{"TestAPIKeys", TestAPIKeys},
-	{"TestWorkerTokens", TestWorkerTokens},
-	{"TestCreateBucket", TestCreateBucket},
-	{"TestCreateBucketRace", TestCreateBucketRace},
-	{"TestListBucketsCountsAndPages", TestListBucketsCountsAndPages},
-	{"TestDeleteBucket", TestDeleteBucket},
-	{"TestTableCountFollowsChanges", TestTableCountFollowsChanges},
-	{"TestListTableNamesSeesEveryChange", TestListTableNamesSeesEveryChange},
-	{"TestCreateNamespace", TestCreateNamespace},
-	{"TestListAndUpdateNamespaces", TestListAndUpdateNamespaces},
-	{"TestDropNamespace", TestDropNamespace},
-	{"TestRemoteLocationTables", TestRemoteLocationTables},
-	{"TestTwoStoresWriteConcurrently", TestTwoStoresWriteConcurrently},
-	{"TestListTables", TestListTables},
-	{"TestListAllTables", TestListAllTables},
-	{"TestCreateTableInvariants", TestCreateTableInvariants},
-	{"TestCreateTableRace", TestCreateTableRace},
-	{"TestLanceLifecycle", TestLanceLifecycle},
-	{"TestRegisterTable", TestRegisterTable},
-	{"TestDropTable", TestDropTable},
-	{"TestRenameTable", TestRenameTable},
-	{"TestCommitTable", TestCommitTable},
+var postgresInvariants = []persisttest.Test{
+	{Name: "TestUsers", Fn: TestUsers},
+	{Name: "TestEnsureAdmin", Fn: TestEnsureAdmin},
+	{Name: "TestAPIKeys", Fn: TestAPIKeys},
+	{Name: "TestWorkerTokens", Fn: TestWorkerTokens},
+	{Name: "TestCreateBucket", Fn: TestCreateBucket},
+	{Name: "TestCreateBucketRace", Fn: TestCreateBucketRace},
+	{Name: "TestListBucketsCountsAndPages", Fn: TestListBucketsCountsAndPages},
+	{Name: "TestDeleteBucket", Fn: TestDeleteBucket},
+	{Name: "TestTableCountFollowsChanges", Fn: TestTableCountFollowsChanges},
+	{Name: "TestListTableNamesSeesEveryChange", Fn: TestListTableNamesSeesEveryChange},
+	{Name: "TestCreateNamespace", Fn: TestCreateNamespace},
+	{Name: "TestListAndUpdateNamespaces", Fn: TestListAndUpdateNamespaces},
+	{Name: "TestDropNamespace", Fn: TestDropNamespace},
+	{Name: "TestRemoteLocationTables", Fn: TestRemoteLocationTables},
+	{Name: "TestTwoStoresWriteConcurrently", Fn: TestTwoStoresWriteConcurrently},
+	{Name: "TestListTables", Fn: TestListTables},
+	{Name: "TestListAllTables", Fn: TestListAllTables},
+	{Name: "TestCreateTableInvariants", Fn: TestCreateTableInvariants},
+	{Name: "TestCreateTableRace", Fn: TestCreateTableRace},
+	{Name: "TestLanceLifecycle", Fn: TestLanceLifecycle},
+	{Name: "TestRegisterTable", Fn: TestRegisterTable},
+	{Name: "TestDropTable", Fn: TestDropTable},
+	{Name: "TestRenameTable", Fn: TestRenameTable},
+	{Name: "TestCommitTable", Fn: TestCommitTable},
 }
 
-func TestPostgres(t *testing.T) {
-	t.Run("stores open PostgreSQL", func(t *testing.T) {
-		if got := newTestStore(t).db.Dialect().Name; got != "postgres" {
-			t.Fatalf("store under TestPostgres opened %s", got)
-		}
-	})
-	for _, tc := range postgresInvariants {
-		t.Run(tc.name, tc.fn)
-	}
-}
-
-// onPostgres reports whether t runs under TestPostgres.
-func onPostgres(t *testing.T) bool { return strings.HasPrefix(t.Name(), "TestPostgres/") }
-
-// pgDatabases maps a test directory to its PostgreSQL database, so stores
-// opened on one directory share one database, as replicas do.
-var pgDatabases sync.Map
+func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }
 
 // catalogPath is the database a store on dir opens: dir/catalog.db, or
-// under TestPostgres the PostgreSQL database of dir.
+// under TestPostgres the PostgreSQL database standing for it.
 func catalogPath(t *testing.T, dir string) string {
 	t.Helper()
-	if !onPostgres(t) {
-		return filepath.Join(dir, "catalog.db")
-	}
-	if v, ok := pgDatabases.Load(dir); ok {
-		return v.(string)
-	}
-	v, _ := pgDatabases.LoadOrStore(dir, pgtest.DSN(t))
-	return v.(string)
+	return persisttest.Path(t, filepath.Join(dir, "catalog.db"))
 }
 
 // newTestStore opens a Store on a fresh directory: catalog.db plus a
-// warehouse beside it, as floe serve lays them out.
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
 	dir := t.TempDir()
