@@ -70,7 +70,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	shown := opts.Path
 	if IsPostgresURL(opts.Path) {
 		d = Postgres()
-		shown = redactURL(opts.Path)
+		shown = Redact(opts.Path)
 	} else if dir := filepath.Dir(opts.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("persist: create directory for %s: %w", opts.Path, err)
@@ -93,9 +93,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// redactURL hides a password in a database URL before it reaches an error
-// message or a log.
-func redactURL(s string) string {
+// Redact hides the password of a PostgreSQL URL before it reaches an
+// error message or a log; a SQLite path comes back as it is.
+func Redact(s string) string {
+	if !IsPostgresURL(s) {
+		return s
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return "the PostgreSQL URL (unparsable)"

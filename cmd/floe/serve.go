@@ -188,7 +188,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		lns = append(lns, listener{"s3tables", s3Ln, s3tablesHandler(st, log, c.S3, svc.plugin)})
 	}
 
-	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "warehouse", paths.Warehouse)
+	log.Info("floe started", "console", "http://"+surfaces.Console, "lance", surfaces.Lance, "iceberg", surfaces.Iceberg, "s3tables", surfaces.S3Tables, "grpc", surfaces.GRPC, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
 	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", surfaces.Console)
 
 	var wg sync.WaitGroup

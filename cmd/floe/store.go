@@ -12,12 +12,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// dataPaths resolves the catalog file and warehouse directory from flags.
+// dataPaths resolves the catalog database and warehouse directory from flags.
 type dataPaths struct {
-	Data      string
+	Data string
+	// Catalog is the SQLite file or the PostgreSQL URL (--catalog).
 	Catalog   string
 	Warehouse string
 }
+
+// shownCatalog is the catalog as messages and logs may show it: a
+// PostgreSQL URL without its password.
+func (p dataPaths) shownCatalog() string { return persist.Redact(p.Catalog) }
 
 func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	data, _ := cmd.Flags().GetString("data")
@@ -35,7 +40,11 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if err != nil {
 		return dataPaths{}, err
 	}
-	return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: abs}, nil
+	cat, _ := cmd.Flags().GetString("catalog")
+	if cat == "" {
+		cat = filepath.Join(data, "catalog.db")
+	}
+	return dataPaths{Data: data, Catalog: cat, Warehouse: abs}, nil
 }
 
 // openStore opens the database in the data directory (creating it if
@@ -53,12 +62,12 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*persist.DB, *catalog.S
 	}
 	db, err := persist.Open(ctx, persist.Options{Path: p.Catalog})
 	if err != nil {
-		return nil, nil, p, fmt.Errorf("open database %s: %w", p.Catalog, err)
+		return nil, nil, p, fmt.Errorf("open database: %w", err) // persist names it, without a password
 	}
 	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse})
 	if err != nil {
 		db.Close()
-		return nil, nil, p, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+		return nil, nil, p, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
 	return db, st, p, nil
 }
