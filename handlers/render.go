@@ -71,6 +71,9 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, catalog.ErrInvalid):
 		status, heading = http.StatusUnprocessableEntity, "Invalid input"
 		msg = sentence(err, "The input breaks a naming rule.")
+	case errors.Is(err, catalog.ErrUnavailable):
+		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
+		msg = sentence(err, "The catalog database cannot be reached right now; try again in a moment.")
 	case errors.As(err, &ce):
 		msg = ce.Message
 	}

@@ -173,6 +173,8 @@ func asError(err error, notFound Code) *Error {
 		return invalid(msg, "Correct the request as the message says and send it again.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
+	case errors.Is(err, catalog.ErrUnavailable):
+		return NewError(CodeServiceUnavailable, msg, "The catalog database is unreachable (stopped or restarting); retry shortly.")
 	}
 	return &Error{Code: CodeInternal, Msg: "internal error",
 		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}

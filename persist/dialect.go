@@ -49,6 +49,9 @@ type Dialect struct {
 	IsBusy func(error) bool
 	// IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
 	IsUniqueViolation func(error) bool
+	// IsUnavailable reports that the database server cannot be reached or
+	// is shutting down; nil where the database is a local file.
+	IsUnavailable func(error) bool
 }
 
 // Rebind rewrites '?' placeholders into the dialect's form. Queries never

@@ -1,8 +1,12 @@
 package persist
 
 import (
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -49,7 +53,22 @@ func Postgres() Dialect {
 			return c == pgSerializationFailure || c == pgDeadlockDetected || c == pgLockNotAvailable
 		},
 		IsUniqueViolation: func(err error) bool { return pgCode(err) == pgUniqueViolation },
+		IsUnavailable:     pgUnavailable,
 	}
+}
+
+// pgUnavailable: no connection could be made or kept (refused, reset,
+// closed under us), or the server says it is shutting down or starting.
+func pgUnavailable(err error) bool {
+	if c := pgCode(err); c != "" {
+		return strings.HasPrefix(c, "08") || // connection exception
+			c == "57P01" || c == "57P02" || c == "57P03" // admin/crash shutdown, cannot connect now
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		pgconn.Timeout(err) || strings.Contains(err.Error(), "conn closed")
 }
 
 func pgPlaceholder(n int) string {

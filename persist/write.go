@@ -142,6 +142,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // process past every retry.
 func (db *DB) IsBusy(err error) bool { return err != nil && db.dialect.IsBusy(err) }
 
+// IsUnavailable reports that err comes from a database server that cannot
+// be reached (PostgreSQL stopped, restarting or cut off); callers answer
+// "try again" (503) rather than an internal error.
+func (db *DB) IsUnavailable(err error) bool {
+	return err != nil && db.dialect.IsUnavailable != nil && !errors.Is(err, context.Canceled) && db.dialect.IsUnavailable(err)
+}
+
 // IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
 func (db *DB) IsUniqueViolation(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && db.dialect.IsUniqueViolation(err)
