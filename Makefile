@@ -4,20 +4,42 @@ GO ?= go
 BIN := bin/floe
 DATA ?= ./floe-data
 
-.PHONY: run build test test-go test-node lint vet fmt generate check-generated vendor bench node-deps clean
+.PHONY: run run-s3 build test test-go test-node fuzz lint vet fmt generate check-generated vendor bench node-deps clean
 
 ## run: build floe and start it with a Lance worker on the embedded defaults
 run: build node-deps
 	./$(BIN) serve --data $(DATA) --with-worker
 
+## run-s3: the same on object storage: a local SeaweedFS S3 store (built on first use) and floe with its warehouse there
+run-s3: build node-deps
+	DATA=$(DATA)-s3 scripts/run-s3.sh
+
 build:
 	$(GO) build -o $(BIN) ./cmd/floe
 
 ## test: everything CI runs (lint, generated-code freshness, Go tests with -race incl. the browser journey and the real LanceDB client, worker tests)
-test: node-deps lint test-go test-node
+test: node-deps lint test-go test-node fuzz
 
 test-go:
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# FUZZ_TARGETS are package:Target pairs; each explores for FUZZTIME beyond its
+# committed corpus in testdata/fuzz (the corpus also runs in test-go).
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	./jsonstrict:FuzzCheck \
+	./iceberg:FuzzSchema ./icebergrest:FuzzDecodeBody \
+	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
+	./taskapi:FuzzReadBody \
+	./handlers:FuzzSafeNext
+
+## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 test-node:
 	@if ls workers/lance/*.test.mjs >/dev/null 2>&1; then node --test workers/lance/; else echo "no worker tests yet"; fi

@@ -57,12 +57,15 @@ type Config struct {
 	// Now is the cache's clock; nil means time.Now (tests share one clock
 	// with the catalog).
 	Now func() time.Time
+	// Tokens, when set, lets access tokens it issued stand in for keys.
+	Tokens *Tokens
 }
 
 // Checker verifies the key of a request. It is safe for concurrent use.
 type Checker struct {
 	v         *verifier
 	anonymous bool
+	tokens    *Tokens
 }
 
 // New builds a Checker.
@@ -71,7 +74,7 @@ func New(cfg Config) *Checker {
 	if cfg.Now != nil {
 		v.now = cfg.Now
 	}
-	return &Checker{v: v, anonymous: cfg.Anonymous}
+	return &Checker{v: v, anonymous: cfg.Anonymous, tokens: cfg.Tokens}
 }
 
 // secret extracts the key a request sends; ok is false for a malformed
@@ -104,6 +107,17 @@ func (c *Checker) Check(r *http.Request) (catalog.APIKey, *Refusal) {
 	case s == "":
 		return catalog.APIKey{}, &Refusal{Reason: Missing,
 			Message: "an API key is required: send it as x-api-key: <key> or Authorization: Bearer <key>; create one with `floe token create` or on the console's API keys page"}
+	}
+	if c.tokens != nil && isToken(s) {
+		key, err := c.tokens.verify(r.Context(), s)
+		switch {
+		case err == nil:
+			return key, nil
+		case errors.Is(err, errUnknownToken):
+			return catalog.APIKey{}, &Refusal{Reason: Unknown,
+				Message: "the access token is unknown or expired, or its API key was revoked; ask /v1/oauth/tokens for a new one"}
+		}
+		return catalog.APIKey{}, &Refusal{Reason: Failed, Message: "the access token could not be checked; the server log has the cause", Err: err}
 	}
 	key, err := c.v.verify(r.Context(), s)
 	switch {

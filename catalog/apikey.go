@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // Secret shapes: a prefix that says what the secret is, then random base62.
@@ -239,14 +241,30 @@ func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
 	return out, rows.Err()
 }
 
-// RevokeWorkerToken deletes a worker token.
+// WorkerKeyName names an API key minted for a worker connected under the
+// worker token tokenID; RevokeWorkerToken deletes every key so named, so a
+// key captured from a job message dies with the token it was minted under.
+func WorkerKeyName(tokenID, workerID string) string {
+	return workerKeyPrefix(tokenID) + workerID
+}
+
+func workerKeyPrefix(tokenID string) string { return "worker:" + tokenID + ":" }
+
+// RevokeWorkerToken deletes a worker token and every API key minted under it,
+// in one transaction.
 func (s *Store) RevokeWorkerToken(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
-	if err != nil {
-		return dbErr("revoke worker token", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
-	}
-	return nil
+	return s.inTx(ctx, func(tx *persist.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
+		if err != nil {
+			return dbErr("revoke worker token", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
+		}
+		prefix := workerKeyPrefix(id)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE substr(name, 1, ?) = ?`, len(prefix), prefix); err != nil {
+			return dbErr("revoke the worker token's API keys", err)
+		}
+		return nil
+	})
 }

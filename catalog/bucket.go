@@ -17,9 +17,6 @@ func (s *Store) bucketARN(name string) string {
 	return fmt.Sprintf("arn:floe:s3tables:%s:%s:bucket/%s", s.opts.Region, s.opts.Account, name)
 }
 
-// bucketDir is the bucket's directory in the warehouse.
-func (s *Store) bucketDir(name string) string { return joinPath(s.opts.Warehouse, name) }
-
 // CreateBucket creates a bucket and its warehouse directory.
 // ErrAlreadyExists if the name is taken (whatever the format).
 func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket, error) {
@@ -59,8 +56,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 			}
 			return dbErr("insert bucket", err)
 		}
-		if err := s.fs.MkdirAll(s.bucketDir(b.Name)); err != nil {
-			return fmt.Errorf("catalog: create bucket directory: %w", err)
+		if err := s.wh.MkdirAll(ctx, s.BucketRoot(b.Name)); err != nil {
+			return storageErr("create bucket directory", err)
 		}
 		return nil
 	})
@@ -176,9 +173,9 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		// Directories go only if empty: files the catalog does not know
 		// about are not ours to delete.
 		for _, ns := range nss {
-			_ = s.fs.Remove(s.namespaceDir(name, ns))
+			_ = s.wh.Delete(ctx, s.namespaceDir(name, ns))
 		}
-		_ = s.fs.Remove(s.bucketDir(name))
+		_ = s.wh.Delete(ctx, s.BucketRoot(name))
 		return nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
@@ -115,7 +116,7 @@ func wantKind(t *testing.T, err error, kind error) *Error {
 
 func exists(t *testing.T, path string) bool {
 	t.Helper()
-	_, err := os.Stat(path)
+	_, err := os.Stat(diskPath(path))
 	if err == nil {
 		return true
 	}
@@ -129,7 +130,7 @@ func exists(t *testing.T, path string) bool {
 // whether data survives.
 func writeData(t *testing.T, loc string) string {
 	t.Helper()
-	p := filepath.Join(loc, "data", "part-0.bin")
+	p := filepath.Join(diskPath(loc), "data", "part-0.bin")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -138,3 +139,6 @@ func writeData(t *testing.T, loc string) string {
 	}
 	return p
 }
+
+// diskPath is the local path of a canonical file:// location (or a path).
+func diskPath(loc string) string { return strings.TrimPrefix(loc, "file://") }

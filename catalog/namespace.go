@@ -4,14 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/warehouse"
 )
 
 // namespaceDir is the namespace's directory: <warehouse>/<bucket>/<a.b>. It
 // is also a LanceDB directory-catalog root.
-func (s *Store) namespaceDir(bucket, ns string) string { return joinPath(s.opts.Warehouse, bucket, ns) }
+func (s *Store) namespaceDir(bucket, ns string) warehouse.Location {
+	return join(s.wh.Root(), bucket, ns)
+}
 
 // subtreeBounds gives the half-open name range of every descendant of ns:
 // names are [a-z0-9_-] levels joined by '.', and '/' sorts right after '.',
@@ -66,8 +68,8 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 			}
 			return dbErr("insert namespace", err)
 		}
-		if err := s.fs.MkdirAll(s.namespaceDir(bucket, name)); err != nil {
-			return fmt.Errorf("catalog: create namespace directory: %w", err)
+		if err := s.wh.MkdirAll(ctx, s.namespaceDir(bucket, name)); err != nil {
+			return storageErr("create namespace directory", err)
 		}
 		return nil
 	})
@@ -289,7 +291,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 		}
 		// Only empty directories go: anything left was not the catalog's.
 		for _, ns := range nss {
-			_ = s.fs.Remove(s.namespaceDir(bucket, ns))
+			_ = s.wh.Delete(ctx, s.namespaceDir(bucket, ns))
 		}
 		return nil
 	})

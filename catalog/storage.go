@@ -1,105 +1,12 @@
 package catalog
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/floe/floe/warehouse"
 )
-
-// Storage is the small slice of a file system the catalog needs in the
-// warehouse: directories for buckets, namespaces and tables, marker files,
-// and deleting a dropped table's data. LocalDisk implements it; an S3
-// implementation can follow without touching the catalog's rules.
-type Storage interface {
-	MkdirAll(path string) error
-	// RemoveAll deletes path and everything below it; a missing path is fine.
-	RemoveAll(path string) error
-	// WriteFile creates or replaces a small file.
-	WriteFile(path string, data []byte) error
-	// Remove deletes one file or empty directory; a missing path is fine.
-	Remove(path string) error
-	Exists(path string) (bool, error)
-}
-
-// LocalDisk is Storage on the local file system. It takes plain paths and
-// file:// URIs; other URIs (s3://…) are not local: making a "directory"
-// there is a no-op (object stores have none), nothing exists there, and
-// writing or deleting fails rather than pretending.
-type LocalDisk struct{}
-
-// localPath maps a location to a local path; ok is false for remote URIs.
-func localPath(p string) (string, bool) {
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		return rest, true
-	}
-	return p, !isURI(p)
-}
-
-func errRemote(p string) error {
-	return fmt.Errorf("local-disk storage cannot change %s; configure an object-store warehouse", p)
-}
-
-// MkdirAll creates a directory and its parents.
-func (LocalDisk) MkdirAll(path string) error {
-	lp, ok := localPath(path)
-	if !ok {
-		return nil
-	}
-	return os.MkdirAll(lp, 0o755)
-}
-
-// RemoveAll deletes a tree.
-func (LocalDisk) RemoveAll(path string) error {
-	lp, ok := localPath(path)
-	if !ok {
-		return errRemote(path)
-	}
-	return os.RemoveAll(lp)
-}
-
-// WriteFile writes a file, creating its directory if needed.
-func (LocalDisk) WriteFile(path string, data []byte) error {
-	lp, ok := localPath(path)
-	if !ok {
-		return errRemote(path)
-	}
-	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(lp, data, 0o644)
-}
-
-// Remove deletes a file or an empty directory.
-func (LocalDisk) Remove(path string) error {
-	lp, ok := localPath(path)
-	if !ok {
-		return nil // nothing of ours can be there
-	}
-	err := os.Remove(lp)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
-// Exists reports whether path exists.
-func (LocalDisk) Exists(path string) (bool, error) {
-	lp, ok := localPath(path)
-	if !ok {
-		return false, nil
-	}
-	_, err := os.Stat(lp)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return false, err
-}
 
 // Marker files written beside a Lance table's data so storage tells the same
 // story as the catalog.
@@ -109,28 +16,83 @@ const (
 	versionsDir        = "_versions"
 )
 
-// isURI reports whether a location names an object store (s3://…) rather
-// than a local path.
-func isURI(p string) bool { return strings.Contains(p, "://") }
+// Storage is the warehouse the catalog keeps table data in; Lance REST,
+// Iceberg and the console read and write table files through it too.
+func (s *Store) Storage() *warehouse.Warehouse { return s.wh }
 
-// joinPath joins location parts for local paths and URIs alike.
-func joinPath(base string, parts ...string) string {
-	if isURI(base) {
-		return strings.TrimRight(base, "/") + "/" + strings.Join(parts, "/")
-	}
-	return filepath.Join(append([]string{base}, parts...)...)
+// BucketRoot is the bucket's directory in the warehouse: every table of the
+// bucket lives inside it.
+func (s *Store) BucketRoot(bucket string) warehouse.Location {
+	return join(s.wh.Root(), bucket)
 }
 
-// cleanLocation normalises a table location for comparison and storage.
-func cleanLocation(p string) string {
-	if p == "" {
-		return ""
+// join appends names the catalog has already validated (bucket, namespace
+// and table names); a name that is not one segment gives the zero
+// Location, which every warehouse operation refuses.
+func join(base warehouse.Location, parts ...string) warehouse.Location {
+	l, err := base.Join(parts...)
+	if err != nil {
+		return warehouse.Location{}
 	}
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		return "file://" + filepath.Clean(rest)
+	return l
+}
+
+// storageErr turns a warehouse failure into a catalog error: a refused
+// location (bad, outside, through a link) is the caller's to fix, anything
+// else is a storage fault.
+func storageErr(what string, err error) error {
+	if warehouse.IsClientError(err) {
+		return Invalid("location", err.Error())
 	}
-	if isURI(p) {
-		return strings.TrimRight(p, "/")
+	return fmt.Errorf("catalog: %s: %w", what, err)
+}
+
+// resolveLocation parses a caller-given location into canonical form; ""
+// stays the zero Location (use the default).
+func resolveLocation(raw string) (warehouse.Location, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return warehouse.Location{}, nil
 	}
-	return filepath.Clean(p)
+	loc, err := warehouse.Parse(raw)
+	if err != nil {
+		return warehouse.Location{}, Invalid("location", err.Error())
+	}
+	return loc, nil
+}
+
+// checkPlacement refuses a location that cannot hold one table of bucket:
+// outside the bucket's directory, or the bucket or a namespace directory.
+func (s *Store) checkPlacement(bucket string, loc warehouse.Location) error {
+	if err := warehouse.CheckTablePlacement(s.BucketRoot(bucket), loc); err != nil {
+		return Invalid("location", err.Error())
+	}
+	return nil
+}
+
+// LanceVersion lists <location>/_versions and returns the latest version a
+// manifest records and whether want (if non-zero) is among them; 0 means no
+// dataset has been written there (or the location cannot be read).
+func (s *Store) LanceVersion(ctx context.Context, location string, want uint64) (latest uint64, found bool) {
+	loc, err := warehouse.Parse(location)
+	if err != nil {
+		return 0, false
+	}
+	dir := join(loc, versionsDir)
+	_ = s.wh.List(ctx, dir, func(e warehouse.Entry) error {
+		rel, _ := e.Loc.Rel(dir)
+		if strings.Contains(rel, "/") {
+			return nil // manifests sit directly in _versions/
+		}
+		v, ok := ParseManifestName(rel)
+		if !ok {
+			return nil
+		}
+		latest = max(latest, v)
+		if want != 0 && v == want {
+			found = true
+		}
+		return nil
+	})
+	return latest, found
 }

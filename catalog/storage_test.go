@@ -2,66 +2,42 @@ package catalog
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"errors"
+	"strings"
 	"testing"
 )
 
-func TestLocalDisk(t *testing.T) {
-	dir := t.TempDir()
-	var d LocalDisk
-	cases := []struct {
-		name string
-		run  func(t *testing.T)
-	}{
-		{"mkdir, write, exists, remove", func(t *testing.T) {
-			p := filepath.Join(dir, "a", "b")
-			if err := d.MkdirAll(p); err != nil {
-				t.Fatal(err)
-			}
-			f := filepath.Join(p, "f")
-			if err := d.WriteFile(f, []byte("x")); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := d.Exists(f); !ok || err != nil {
-				t.Fatalf("Exists = %v, %v", ok, err)
-			}
-			if err := d.Remove(f); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.Remove(f); err != nil {
-				t.Fatalf("removing a missing file: %v", err)
-			}
-			if err := d.RemoveAll(filepath.Join(dir, "a")); err != nil || exists(t, p) {
-				t.Fatalf("RemoveAll: %v", err)
-			}
-		}},
-		{"file URIs are local", func(t *testing.T) {
-			f := "file://" + filepath.Join(dir, "u", "f")
-			if err := d.WriteFile(f, []byte("x")); err != nil {
-				t.Fatal(err)
-			}
-			if !exists(t, filepath.Join(dir, "u", "f")) {
-				t.Fatal("file:// write did not land locally")
-			}
-		}},
-		{"remote URIs are refused, not faked", func(t *testing.T) {
-			if err := d.WriteFile("s3://b/k", []byte("x")); err == nil {
-				t.Error("WriteFile to s3 pretended to work")
-			}
-			if err := d.RemoveAll("s3://b/k"); err == nil {
-				t.Error("RemoveAll on s3 pretended to work")
-			}
-			if ok, err := d.Exists("s3://b/k"); ok || err != nil {
-				t.Errorf("Exists = %v, %v", ok, err)
-			}
-			if _, err := os.Stat("s3:"); err == nil {
-				t.Error("a local s3: directory appeared")
-			}
-		}},
+// TestMigrationCanonicalLocations: rows stored before locations were
+// canonical are rewritten to file:///…; forms the warehouse cannot parse are
+// left alone.
+func TestMigrationCanonicalLocations(t *testing.T) {
+	ctx := context.Background()
+	s := lakeFixture(t)
+	tb := mustTable(t, s, ref("ice-b", "legacy"), FormatIceberg)
+	cases := []struct{ stored, metadata, want, wantMeta string }{
+		{"/w/ice-b/ns/a", "/w/ice-b/ns/a/metadata/1.json", "file:///w/ice-b/ns/a", "file:///w/ice-b/ns/a/metadata/1.json"},
+		{"file:///w/ice-b/ns/b", "", "file:///w/ice-b/ns/b", ""},
+		{"file://localhost/w/ice-b/ns/c", "", "file:///w/ice-b/ns/c", ""},
+		{"/w/ice-b/ns/d/", "", "file:///w/ice-b/ns/d", ""},
+		{"file://w/relative", "", "file://w/relative", ""},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, tc.run)
+	for _, c := range cases {
+		if _, err := s.db.ExecContext(ctx, `UPDATE tables SET location = ?, metadata_location = ? WHERE id = ?`, c.stored, c.metadata, tb.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM persist_migrations WHERE owner = 'catalog' AND version = '0007_canonical_locations'`); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		var loc, meta string
+		if err := s.db.QueryRowContext(ctx, `SELECT location, metadata_location FROM tables WHERE id = ?`, tb.ID).Scan(&loc, &meta); err != nil {
+			t.Fatal(err)
+		}
+		if loc != c.want || meta != c.wantMeta {
+			t.Errorf("%q, %q migrated to %q, %q; want %q, %q", c.stored, c.metadata, loc, meta, c.want, c.wantMeta)
+		}
 	}
 }
 
@@ -69,16 +45,13 @@ func TestRemoteLocationTables(t *testing.T) {
 	ctx := context.Background()
 	s := lakeFixture(t)
 	r := ref("ice-b", "remote")
-	tb, created, err := s.CreateTable(ctx, CreateTableInput{TableRef: r, Format: FormatIceberg, Location: "s3://bucket/wh/remote"})
-	if err != nil || !created || tb.Location != "s3://bucket/wh/remote" {
-		t.Fatalf("CreateTable = %+v, %v", tb, err)
+	// An s3:// location is outside a local warehouse: refused up front
+	// with a sentence, never stored and later "deleted" locally.
+	_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r, Format: FormatIceberg, Location: "s3://bucket/wh/remote"})
+	if e := wantKind(t, err, ErrInvalid); !strings.Contains(e.Message, "outside") {
+		t.Fatalf("CreateTable at s3 = %v, want a sentence saying it is outside", err)
 	}
-	// Dropping cannot delete remote data with local storage: it must fail
-	// and keep the entry, not report a deletion that did not happen.
-	if _, err := s.DropTable(ctx, r); err == nil {
-		t.Fatal("DropTable claimed to delete s3 data through local storage")
-	}
-	if _, err := s.GetTable(ctx, r); err != nil {
-		t.Fatalf("entry lost after failed drop: %v", err)
+	if _, err := s.GetTable(ctx, r); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("refused table was stored: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/warehouse"
 )
 
 // Options configure a Store.
@@ -18,15 +19,18 @@ type Options struct {
 	// Path of the SQLite file, e.g. "./floe-data/catalog.db"; used by Open
 	// only (New takes an open database).
 	Path string
-	// Warehouse is the local directory under which table data lives.
+	// Warehouse is the root under which table data lives: a local
+	// directory (absolute, relative to the working directory, or file://)
+	// or, with a Backend, the backend's root URI (s3://bucket/prefix).
 	Warehouse string
 	// Region and Account appear in ARNs: arn:floe:s3tables:<region>:<account>:bucket/<name>.
 	Region  string // default "local"
 	Account string // default "000000000000"
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Storage reaches the warehouse; nil means the local disk.
-	Storage Storage
+	// Backend stores the warehouse; nil means the local disk under
+	// Warehouse, confined to it with os.Root.
+	Backend warehouse.Backend
 	// BcryptCost hashes console passwords; 0 means bcrypt.DefaultCost.
 	// Tests lower it (bcrypt.MinCost): under -race one default-cost hash
 	// takes seconds.
@@ -43,7 +47,8 @@ type Store struct {
 	ownsDB bool      // Open made db, so Close closes it
 	lists  listCache // name listings, valid while the table generation holds
 	opts   Options
-	fs     Storage
+	wh     *warehouse.Warehouse
+	local  *warehouse.Local // the local backend New made, closed by Close
 
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
@@ -53,7 +58,8 @@ type Store struct {
 	keyGen atomic.Uint64
 }
 
-// Warehouse returns the warehouse root directory.
+// Warehouse returns the warehouse root as configured (for the local
+// warehouse, its absolute directory).
 func (s *Store) Warehouse() string { return s.opts.Warehouse }
 
 // JoinNamespace joins levels with "." (URL and warehouse form).

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/floe/floe/warehouse"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/persist"
@@ -54,28 +55,55 @@ func New(ctx context.Context, db *persist.DB, opts Options) (*Store, error) {
 	if opts.BcryptCost != 0 && (opts.BcryptCost < bcrypt.MinCost || opts.BcryptCost > bcrypt.MaxCost) {
 		return nil, Invalid("bcrypt_cost", fmt.Sprintf("bcrypt cost must be %d–%d (0 for the default)", bcrypt.MinCost, bcrypt.MaxCost))
 	}
-	if opts.Storage == nil {
-		opts.Storage = LocalDisk{}
-	}
-	if abs, err := filepath.Abs(opts.Warehouse); err == nil && !isURI(opts.Warehouse) {
-		opts.Warehouse = abs
-	}
-	if err := opts.Storage.MkdirAll(opts.Warehouse); err != nil {
-		return nil, fmt.Errorf("catalog: create warehouse %s: %w", opts.Warehouse, err)
+	wh, local, err := openWarehouse(&opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+		closeLocal(local)
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	return &Store{db: db, ro: db, opts: opts, fs: opts.Storage}, nil
+	return &Store{db: db, ro: db, opts: opts, wh: wh, local: local}, nil
 }
 
 // Close releases the database when Open opened it; a Store made by New
 // leaves the database to its caller.
 func (s *Store) Close() error {
+	closeLocal(s.local)
 	if s.ownsDB {
 		return s.db.Close()
 	}
 	return nil
+}
+
+// openWarehouse makes the Warehouse: the configured Backend at the
+// Warehouse URI, or the local disk under the Warehouse directory.
+func openWarehouse(opts *Options) (*warehouse.Warehouse, *warehouse.Local, error) {
+	if opts.Backend != nil {
+		root, err := warehouse.Parse(opts.Warehouse)
+		if err != nil {
+			return nil, nil, Invalid("warehouse", err.Error())
+		}
+		return warehouse.New(root, opts.Backend), nil, nil
+	}
+	dir := opts.Warehouse
+	if loc, err := warehouse.Parse(dir); err == nil {
+		dir = loc.Path() // file:// URI or absolute path
+	} else if abs, aerr := filepath.Abs(dir); aerr == nil {
+		dir = abs // a relative directory, as the CLI's --data gives
+	}
+	wh, local, err := warehouse.NewLocal(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog: warehouse %s: %w", opts.Warehouse, err)
+	}
+	opts.Warehouse = local.Root().Path()
+	return wh, local, nil
+}
+
+func closeLocal(l *warehouse.Local) {
+	if l != nil {
+		l.Close()
+	}
 }
 
 func (s *Store) now() time.Time { return s.opts.Now() }

@@ -5,20 +5,24 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
 
-// DefaultLocation is where a table's data lives in the local warehouse:
-// <warehouse>/<bucket>/<ns joined by .>/<table>[.lance].
+// DefaultLocation is where a table's data lives in the warehouse, in
+// canonical form: <warehouse>/<bucket>/<ns joined by .>/<table>[.lance].
 func (s *Store) DefaultLocation(ref TableRef, f Format) string {
+	return s.defaultLocation(ref, f).String()
+}
+
+func (s *Store) defaultLocation(ref TableRef, f Format) warehouse.Location {
 	name := ref.Name
 	if f == FormatLance {
 		name += ".lance"
 	}
-	return joinPath(s.opts.Warehouse, ref.Bucket, JoinNamespace(ref.Namespace), name)
+	return join(s.wh.Root(), ref.Bucket, JoinNamespace(ref.Namespace), name)
 }
 
 func (s *Store) tableARN(bucket, id string) string { return s.bucketARN(bucket) + "/table/" + id }
@@ -115,7 +119,11 @@ func (s *Store) refreshState(ctx context.Context, q querier, t Table) (Table, er
 	if t.Format != FormatLance || t.State != StateDeclared {
 		return t, nil
 	}
-	ok, err := s.fs.Exists(joinPath(t.Location, versionsDir))
+	loc, err := warehouse.Parse(t.Location)
+	if err != nil {
+		return t, nil
+	}
+	ok, err := s.wh.Exists(ctx, join(loc, versionsDir))
 	if err != nil || !ok {
 		return t, nil // unreadable storage leaves the recorded state as it is
 	}
@@ -145,53 +153,20 @@ func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) err
 	return nil
 }
 
-// resolveLocation makes a caller-given location absolute (local paths) and
-// cleans it; CLI and server may run in different directories.
-func resolveLocation(loc string) string {
-	loc = strings.TrimSpace(loc)
-	if loc == "" {
-		return ""
+// locationUsers lists the other tables whose location overlaps loc: the
+// same, inside it, or around it. Stored locations are canonical, so one
+// indexed query finds them (equal, the subtree range, the ancestors) and
+// Overlaps confirms each.
+func (s *Store) locationUsers(ctx context.Context, q querier, loc warehouse.Location, exceptID string) ([]Table, error) {
+	lo, hi := loc.SubtreeRange()
+	args := []any{exceptID, loc.String(), lo, hi}
+	ancestors := loc.Ancestors()
+	in := strings.Repeat(", ?", len(ancestors))
+	for _, a := range ancestors {
+		args = append(args, a.String())
 	}
-	if !isURI(loc) {
-		if abs, err := filepath.Abs(loc); err == nil {
-			loc = abs
-		}
-	}
-	return cleanLocation(loc)
-}
-
-// protectedLocation explains why data at loc must never be deleted as one
-// table's data: it is empty, the file-system root, the warehouse (or above
-// it), or a bucket or namespace directory. "" means loc is a table's own.
-func (s *Store) protectedLocation(loc string) string {
-	loc = cleanLocation(loc)
-	if lp, ok := strings.CutPrefix(loc, "file://"); ok {
-		loc = lp
-	}
-	switch loc {
-	case "", "/", ".":
-		return "it is empty or the file-system root"
-	}
-	wh := cleanLocation(s.opts.Warehouse)
-	if loc == wh || strings.HasPrefix(wh+"/", loc+"/") {
-		return "it is the warehouse root or a directory above it"
-	}
-	if rel, ok := strings.CutPrefix(loc, wh+"/"); ok {
-		if n := len(strings.Split(rel, "/")); n <= 2 {
-			if n == 1 {
-				return "it is a bucket directory"
-			}
-			return "it is a namespace directory"
-		}
-	}
-	return ""
-}
-
-// locationUsers lists other tables whose data lives at loc or inside it
-// ('0' sorts right after '/', so the range is exactly loc's subtree).
-func (s *Store) locationUsers(ctx context.Context, q querier, loc, exceptID string) ([]Table, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables
-		WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?))`, exceptID, loc, loc+"/", loc+"0")
+		WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?) OR location IN (''`+in+`))`, args...)
 	if err != nil {
 		return nil, dbErr("check location", err)
 	}
@@ -202,7 +177,9 @@ func (s *Store) locationUsers(ctx context.Context, q querier, loc, exceptID stri
 		if err != nil {
 			return nil, dbErr("check location", err)
 		}
-		out = append(out, t)
+		if other, err := warehouse.Parse(t.Location); err == nil && other.Overlaps(loc) {
+			out = append(out, t)
+		}
 	}
 	return out, rows.Err()
 }

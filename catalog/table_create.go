@@ -3,8 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 
 	"github.com/floe/floe/persist"
@@ -47,11 +47,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if in.Format != FormatLance && in.Format != FormatIceberg {
 		return Table{}, false, Invalid("format", "table format must be LANCE or ICEBERG")
 	}
-	explicit := resolveLocation(in.Location)
-	if explicit != "" {
-		if why := s.protectedLocation(explicit); why != "" {
-			return Table{}, false, Invalid("location", fmt.Sprintf("location %q cannot hold a table: %s", explicit, why))
-		}
+	explicit, err := resolveLocation(in.Location)
+	if err != nil {
+		return Table{}, false, err
 	}
 	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, in.Bucket)
@@ -64,6 +62,11 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 		if err := s.requireNamespace(ctx, tx, in.Bucket, JoinNamespace(in.Namespace)); err != nil {
 			return err
 		}
+		if !explicit.IsZero() {
+			if err := s.checkPlacement(in.Bucket, explicit); err != nil {
+				return err
+			}
+		}
 		existing, ok, err := s.findTable(ctx, tx, in.TableRef)
 		if err != nil {
 			return err
@@ -73,9 +76,11 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 				return formatConflict(in.TableRef, existing.Format)
 			}
 			if existing.State == StateDeregistered {
-				loc := existing.Location
-				if explicit != "" {
-					loc = explicit
+				loc := explicit
+				if loc.IsZero() {
+					if loc, err = warehouse.Parse(existing.Location); err != nil {
+						return Invalid("location", err.Error())
+					}
 				}
 				t, err = s.revive(ctx, tx, existing, loc, true)
 				created = true
@@ -95,11 +100,11 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 }
 
 // insertTable adds a new entry and prepares its storage.
-func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit string) (Table, error) {
+func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit warehouse.Location) (Table, error) {
 	id := uuid.NewString()
 	loc := explicit
-	if loc == "" {
-		loc = cleanLocation(s.DefaultLocation(in.TableRef, in.Format))
+	if loc.IsZero() {
+		loc = s.defaultLocation(in.TableRef, in.Format)
 		// A table renamed away keeps its data at its old default location;
 		// a new table of that name gets a location of its own.
 		users, err := s.locationUsers(ctx, tx, loc, id)
@@ -107,44 +112,36 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 			return Table{}, err
 		}
 		if len(users) > 0 {
-			base, ext := loc, ""
+			name := in.Name + "-" + id[:8]
 			if in.Format == FormatLance {
-				base, ext = strings.TrimSuffix(loc, ".lance"), ".lance"
+				name += ".lance"
 			}
-			loc = base + "-" + id[:8] + ext
+			loc = join(s.wh.Root(), in.Bucket, JoinNamespace(in.Namespace), name)
 		}
-	} else {
-		users, err := s.locationUsers(ctx, tx, loc, id)
-		if err != nil {
-			return Table{}, err
-		}
-		if len(users) > 0 {
-			u := users[0]
-			return Table{}, newErr(ErrConflict, "location",
-				"location %q already holds data of table %q in namespace %q of bucket %q; pick another location",
-				loc, u.Name, JoinNamespace(u.Namespace), u.Bucket)
-		}
+	}
+	if err := s.checkFree(ctx, tx, loc, id); err != nil {
+		return Table{}, err
 	}
 	now := s.now().UTC()
 	t := Table{
 		ID: id, Bucket: in.Bucket, Namespace: append([]string(nil), in.Namespace...), Name: in.Name,
-		Format: in.Format, ARN: s.tableARN(in.Bucket, id), Location: loc,
+		Format: in.Format, ARN: s.tableARN(in.Bucket, id), Location: loc.String(),
 		MetadataLocation: in.MetadataLocation, VersionToken: newVersionToken(),
 		Properties: map[string]string{}, CreatedAt: now, ModifiedAt: now,
 	}
 	for k, v := range in.Properties {
 		t.Properties[k] = v
 	}
-	if err := s.fs.MkdirAll(loc); err != nil {
-		return Table{}, fmt.Errorf("catalog: create table directory: %w", err)
+	if err := s.wh.MkdirAll(ctx, loc); err != nil {
+		return Table{}, storageErr("create table directory", err)
 	}
 	if t.Format == FormatLance {
 		t.State = StateDeclared
-		if ok, _ := s.fs.Exists(joinPath(loc, versionsDir)); ok {
+		if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {
 			t.State = StateCreated
 		}
-		if err := s.fs.WriteFile(joinPath(loc, markerReserved), s.marker(t)); err != nil {
-			return Table{}, fmt.Errorf("catalog: write %s: %w", markerReserved, err)
+		if err := s.wh.WriteFile(ctx, join(loc, markerReserved), s.marker(t)); err != nil {
+			return Table{}, storageErr("write "+markerReserved, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tables(`+tableColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -168,31 +165,27 @@ func (s *Store) marker(t Table) []byte {
 // revive brings a deregistered Lance table back at loc with its table id:
 // state declared (created when _versions/ exists), a new version token, the
 // .lance-deregistered marker removed. declare also writes .lance-reserved.
-func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc string, declare bool) (Table, error) {
-	if loc != t.Location {
-		users, err := s.locationUsers(ctx, tx, loc, t.ID)
-		if err != nil {
-			return Table{}, err
-		}
-		if len(users) > 0 {
-			return Table{}, newErr(ErrConflict, "location", "location %q already holds data of table %q; pick another location", loc, users[0].Name)
-		}
+func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc warehouse.Location, declare bool) (Table, error) {
+	if err := s.checkFree(ctx, tx, loc, t.ID); err != nil {
+		return Table{}, err
 	}
-	if err := s.fs.MkdirAll(loc); err != nil {
-		return Table{}, fmt.Errorf("catalog: create table directory: %w", err)
+	if err := s.wh.MkdirAll(ctx, loc); err != nil {
+		return Table{}, storageErr("create table directory", err)
 	}
-	_ = s.fs.Remove(joinPath(t.Location, markerDeregistered))
-	if err := s.fs.Remove(joinPath(loc, markerDeregistered)); err != nil {
-		return Table{}, fmt.Errorf("catalog: remove %s: %w", markerDeregistered, err)
+	if old, err := warehouse.Parse(t.Location); err == nil {
+		_ = s.wh.Delete(ctx, join(old, markerDeregistered))
 	}
-	t.Location = loc
+	if err := s.wh.Delete(ctx, join(loc, markerDeregistered)); err != nil {
+		return Table{}, storageErr("remove "+markerDeregistered, err)
+	}
+	t.Location = loc.String()
 	t.State = StateDeclared
-	if ok, _ := s.fs.Exists(joinPath(loc, versionsDir)); ok {
+	if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {
 		t.State = StateCreated
 	}
 	if declare {
-		if err := s.fs.WriteFile(joinPath(loc, markerReserved), s.marker(t)); err != nil {
-			return Table{}, fmt.Errorf("catalog: write %s: %w", markerReserved, err)
+		if err := s.wh.WriteFile(ctx, join(loc, markerReserved), s.marker(t)); err != nil {
+			return Table{}, storageErr("write "+markerReserved, err)
 		}
 	}
 	return s.updateEntry(ctx, tx, t)
@@ -220,15 +213,15 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
-	loc := resolveLocation(location)
-	if loc == "" {
+	loc, err := resolveLocation(location)
+	if err != nil {
+		return Table{}, err
+	}
+	if loc.IsZero() {
 		return Table{}, Invalid("location", "location is required: give the directory of an existing Lance dataset")
 	}
-	if why := s.protectedLocation(loc); why != "" {
-		return Table{}, Invalid("location", fmt.Sprintf("location %q cannot hold a table: %s", loc, why))
-	}
 	var t Table
-	err := s.inTx(ctx, func(tx *persist.Tx) error {
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, ref.Bucket)
 		if err != nil {
 			return err
@@ -243,12 +236,15 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 		if err != nil {
 			return err
 		}
-		if !ok {
-			t, err = s.insertTable(ctx, tx, CreateTableInput{TableRef: ref, Format: FormatLance, Location: loc}, loc)
+		if ok && existing.Format != FormatLance {
+			return formatConflict(ref, existing.Format)
+		}
+		if err := s.checkPlacement(ref.Bucket, loc); err != nil {
 			return err
 		}
-		if existing.Format != FormatLance {
-			return formatConflict(ref, existing.Format)
+		if !ok {
+			t, err = s.insertTable(ctx, tx, CreateTableInput{TableRef: ref, Format: FormatLance, Location: loc.String()}, loc)
+			return err
 		}
 		if existing.State != StateDeregistered && !overwrite {
 			return newErr(ErrAlreadyExists, "name",
@@ -259,4 +255,25 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 		return err
 	})
 	return t, err
+}
+
+// checkFree refuses a location that overlaps another table's: equal to it,
+// inside it or around it, since dropping either would delete the other's
+// data.
+func (s *Store) checkFree(ctx context.Context, q querier, loc warehouse.Location, id string) error {
+	users, err := s.locationUsers(ctx, q, loc, id)
+	if err != nil {
+		return err
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	u := users[0]
+	how := "is inside or around"
+	if u.Location == loc.String() {
+		how = "is"
+	}
+	return newErr(ErrConflict, "location",
+		"location %s %s the data of table %q in namespace %q of bucket %q (%s); pick a location of its own",
+		loc, how, u.Name, JoinNamespace(u.Namespace), u.Bucket, u.Location)
 }

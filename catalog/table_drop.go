@@ -6,12 +6,13 @@ import (
 	"fmt"
 
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/warehouse"
 )
 
 // DropTable removes the entry and deletes the table's data directory. It
 // refuses (ErrConflict) when the location is not a table's own directory:
-// empty, "/", the warehouse root, a bucket or namespace directory, or a
-// directory that also holds another table's data.
+// unparseable, outside its bucket, the bucket or a namespace directory, or
+// a directory that overlaps another table's data.
 func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
 	return s.removeTable(ctx, ref, true)
 }
@@ -39,8 +40,8 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) 
 			}
 			// Data first, inside the transaction: if deleting fails the
 			// entry stays and the caller can retry.
-			if err := s.fs.RemoveAll(t.Location); err != nil {
-				return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+			if err := s.deleteData(ctx, t); err != nil {
+				return err
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
@@ -58,11 +59,15 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) 
 // dropping holds the ids being dropped together (cascade), whose shared
 // locations are not a reason to refuse.
 func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping map[string]bool) error {
-	if why := s.protectedLocation(t.Location); why != "" {
-		return newErr(ErrConflict, "location",
-			"refusing to delete the data of table %q at %q: %s; deregister or forget the table instead", t.Name, t.Location, why)
+	loc, err := warehouse.Parse(t.Location)
+	if err == nil {
+		err = warehouse.CheckTablePlacement(s.BucketRoot(t.Bucket), loc)
 	}
-	users, err := s.locationUsers(ctx, q, cleanLocation(t.Location), t.ID)
+	if err != nil {
+		return newErr(ErrConflict, "location",
+			"refusing to delete the data of table %q: %s; deregister or forget the table instead", t.Name, err)
+	}
+	users, err := s.locationUsers(ctx, q, loc, t.ID)
 	if err != nil {
 		return err
 	}
@@ -106,8 +111,8 @@ func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where strin
 		}
 	}
 	for _, t := range tables {
-		if err := s.fs.RemoveAll(t.Location); err != nil {
-			return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+		if err := s.deleteData(ctx, t); err != nil {
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE `+where, args...); err != nil {
@@ -136,8 +141,12 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		if t.State == StateDeregistered {
 			return nil
 		}
-		if err := s.fs.WriteFile(joinPath(t.Location, markerDeregistered), s.marker(t)); err != nil {
-			return fmt.Errorf("catalog: write %s: %w", markerDeregistered, err)
+		loc, err := warehouse.Parse(t.Location)
+		if err != nil {
+			return Invalid("location", err.Error())
+		}
+		if err := s.wh.WriteFile(ctx, join(loc, markerDeregistered), s.marker(t)); err != nil {
+			return storageErr("write "+markerDeregistered, err)
 		}
 		t.State = StateDeregistered
 		t, err = s.updateEntry(ctx, tx, t)
@@ -229,4 +238,20 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 		return Table{}, err
 	}
 	return t, nil
+}
+
+// deleteData deletes a table's whole tree; checkDeletable has vouched that
+// the location is the table's own.
+func (s *Store) deleteData(ctx context.Context, t Table) error {
+	loc, err := warehouse.Parse(t.Location)
+	if err != nil {
+		return Invalid("location", err.Error())
+	}
+	if err := s.wh.DeletePrefix(ctx, loc); err != nil {
+		if warehouse.IsClientError(err) {
+			return newErr(ErrConflict, "location", "refusing to delete the data of table %q: %s", t.Name, err)
+		}
+		return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -151,9 +152,13 @@ func decodeCursor(s string) (allTablesCursor, error) {
 	var c allTablesCursor
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err == nil {
-		err = json.Unmarshal(b, &c)
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&c)
 	}
-	if err != nil {
+	// A cursor we issued always names a table; one that decodes to nothing
+	// (e30 is "{}") would silently restart the listing.
+	if err != nil || c.Bucket == "" || c.Name == "" {
 		return c, Invalid("cursor", "cursor is not one this server issued; start again without it")
 	}
 	return c, nil

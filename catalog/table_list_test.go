@@ -26,7 +26,7 @@ func TestListTables(t *testing.T) {
 		mustTable(t, s, ref("any-b", n), FormatIceberg)
 	}
 	live := mustTable(t, s, ref("any-b", "lance_live"), FormatLance)
-	if err := os.MkdirAll(filepath.Join(live.Location, "_versions"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(diskPath(live.Location), "_versions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	mustTable(t, s, ref("any-b", "lance_declared"), FormatLance)
@@ -101,7 +101,7 @@ func TestListTables(t *testing.T) {
 	})
 	t.Run("declared table appears once written", func(t *testing.T) {
 		d, _ := s.GetTable(ctx, ref("any-b", "lance_declared"))
-		if err := os.MkdirAll(filepath.Join(d.Location, "_versions"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(diskPath(d.Location), "_versions"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		items, _, _ := s.ListTables(ctx, "any-b", []string{"ns"}, ListTablesOptions{Format: FormatLance})

@@ -32,14 +32,14 @@ func TestCreateTableInvariants(t *testing.T) {
 	ice := mustTable(t, s, ref("any-b", "orders"), FormatIceberg)
 
 	t.Run("lance entry", func(t *testing.T) {
-		wantLoc := filepath.Join(s.Warehouse(), "any-b", "ns", "vectors.lance")
+		wantLoc := "file://" + filepath.Join(s.Warehouse(), "any-b", "ns", "vectors.lance")
 		if lance.Location != wantLoc || lance.State != StateDeclared {
 			t.Errorf("location %q state %q", lance.Location, lance.State)
 		}
 		if lance.ARN != "arn:floe:s3tables:local:000000000000:bucket/any-b/table/"+lance.ID {
 			t.Errorf("ARN %q", lance.ARN)
 		}
-		if !exists(t, filepath.Join(wantLoc, ".lance-reserved")) {
+		if !exists(t, filepath.Join(diskPath(wantLoc), ".lance-reserved")) {
 			t.Error("no .lance-reserved marker")
 		}
 		if lance.VersionToken == "" || lance.CreatedAt.IsZero() || lance.ModifiedAt.IsZero() {
@@ -47,7 +47,7 @@ func TestCreateTableInvariants(t *testing.T) {
 		}
 	})
 	t.Run("iceberg entry", func(t *testing.T) {
-		if ice.Location != filepath.Join(s.Warehouse(), "any-b", "ns", "orders") || ice.State != StateNone {
+		if ice.Location != "file://"+filepath.Join(s.Warehouse(), "any-b", "ns", "orders") || ice.State != StateNone {
 			t.Errorf("location %q state %q", ice.Location, ice.State)
 		}
 	})
@@ -69,8 +69,11 @@ func TestCreateTableInvariants(t *testing.T) {
 		{"missing bucket", CreateTableInput{TableRef: ref("nope-b", "t"), Format: FormatLance}, ErrNotFound, nil, `bucket "nope-b"`},
 		{"no format", CreateTableInput{TableRef: ref("any-b", "t")}, ErrInvalid, nil, "LANCE or ICEBERG"},
 		{"bad name", CreateTableInput{TableRef: ref("any-b", "T$"), Format: FormatLance}, ErrInvalid, nil, "table name"},
-		{"location is the warehouse", CreateTableInput{TableRef: ref("any-b", "w"), Format: FormatIceberg, Location: s.Warehouse()}, ErrInvalid, nil, "warehouse root"},
-		{"location is another table's", CreateTableInput{TableRef: ref("any-b", "dup"), Format: FormatIceberg, Location: ice.Location}, ErrConflict, nil, "already holds data"},
+		{"location is the warehouse", CreateTableInput{TableRef: ref("any-b", "w"), Format: FormatIceberg, Location: s.Warehouse()}, ErrInvalid, nil, "outside the bucket's directory"},
+		{"location is another table's", CreateTableInput{TableRef: ref("any-b", "dup"), Format: FormatIceberg, Location: ice.Location}, ErrConflict, nil, `is the data of table "orders"`},
+		{"location is inside another table's", CreateTableInput{TableRef: ref("any-b", "in"), Format: FormatIceberg, Location: ice.Location + "/metadata"}, ErrConflict, nil, `inside or around the data of table "orders"`},
+		{"location is around another table's", CreateTableInput{TableRef: ref("any-b", "around"), Format: FormatLance, Location: s.Warehouse() + "/any-b/ns/"}, ErrInvalid, nil, "namespace directory"},
+		{"location is relative", CreateTableInput{TableRef: ref("any-b", "rel"), Format: FormatIceberg, Location: "any-b/ns/rel"}, ErrInvalid, nil, "relative"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +154,7 @@ func TestLanceLifecycle(t *testing.T) {
 	data := writeData(t, tb.Location)
 
 	t.Run("state refresh when _versions appears", func(t *testing.T) {
-		if err := os.MkdirAll(filepath.Join(tb.Location, "_versions"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(diskPath(tb.Location), "_versions"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.GetTable(ctx, r)
@@ -164,12 +167,12 @@ func TestLanceLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("deregister keeps every byte", func(t *testing.T) {
-		before := snapshot(t, tb.Location)
+		before := snapshot(t, diskPath(tb.Location))
 		got, err := s.DeregisterTable(ctx, r)
 		if err != nil || got.State != StateDeregistered {
 			t.Fatalf("DeregisterTable = %q, %v", got.State, err)
 		}
-		after := snapshot(t, tb.Location)
+		after := snapshot(t, diskPath(tb.Location))
 		delete(after, ".lance-deregistered")
 		if len(before) != len(after) {
 			t.Fatalf("files before %v after %v", before, after)
@@ -179,7 +182,7 @@ func TestLanceLifecycle(t *testing.T) {
 				t.Errorf("%s changed", p)
 			}
 		}
-		if !exists(t, filepath.Join(tb.Location, ".lance-deregistered")) {
+		if !exists(t, filepath.Join(diskPath(tb.Location), ".lance-deregistered")) {
 			t.Error("no .lance-deregistered marker")
 		}
 		visible, _, _ := s.ListTables(ctx, "lance-b", []string{"ns"}, ListTablesOptions{IncludeDeclared: true})
@@ -202,7 +205,7 @@ func TestLanceLifecycle(t *testing.T) {
 		if err != nil || !created || got.ID != tb.ID || got.State != StateCreated {
 			t.Fatalf("revive = id %s state %q created %v, %v", got.ID, got.State, created, err)
 		}
-		if exists(t, filepath.Join(tb.Location, ".lance-deregistered")) || !exists(t, data) {
+		if exists(t, filepath.Join(diskPath(tb.Location), ".lance-deregistered")) || !exists(t, data) {
 			t.Error("marker left or data lost")
 		}
 	})
@@ -242,17 +245,17 @@ func snapshot(t *testing.T, dir string) map[string]string {
 func TestRegisterTable(t *testing.T) {
 	ctx := context.Background()
 	s := lakeFixture(t)
-	ext := filepath.Join(t.TempDir(), "existing.lance")
+	ext := filepath.Join(s.Warehouse(), "lance-b", "imports", "existing.lance")
 	data := writeData(t, ext)
 	if err := os.MkdirAll(filepath.Join(ext, "_versions"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r := ref("lance-b", "imported")
 	tb, err := s.RegisterTable(ctx, r, ext, false)
-	if err != nil || tb.Location != ext || tb.State != StateCreated {
+	if err != nil || tb.Location != "file://"+ext || tb.State != StateCreated {
 		t.Fatalf("RegisterTable = %+v, %v", tb, err)
 	}
-	other := filepath.Join(t.TempDir(), "other.lance")
+	other := filepath.Join(s.Warehouse(), "lance-b", "imports", "other.lance")
 	writeData(t, other)
 
 	cases := []struct {
@@ -267,6 +270,7 @@ func TestRegisterTable(t *testing.T) {
 		{"iceberg bucket", ref("ice-b", "x"), other, false, ErrConflict},
 		{"missing namespace", TableRef{Bucket: "lance-b", Namespace: []string{"zz"}, Name: "x"}, other, false, ErrNotFound},
 		{"bucket directory", ref("lance-b", "x"), filepath.Join(s.Warehouse(), "lance-b"), false, ErrInvalid},
+		{"outside the bucket", ref("lance-b", "x"), filepath.Join(t.TempDir(), "x.lance"), false, ErrInvalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,7 +280,7 @@ func TestRegisterTable(t *testing.T) {
 	}
 	t.Run("overwrite repoints and deletes nothing", func(t *testing.T) {
 		got, err := s.RegisterTable(ctx, r, other, true)
-		if err != nil || got.Location != other || got.ID != tb.ID || got.VersionToken == tb.VersionToken {
+		if err != nil || got.Location != "file://"+other || got.ID != tb.ID || got.VersionToken == tb.VersionToken {
 			t.Fatalf("overwrite = %+v, %v", got, err)
 		}
 		if !exists(t, data) {
@@ -288,7 +292,7 @@ func TestRegisterTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := s.RegisterTable(ctx, r, ext, false)
-		if err != nil || got.ID != tb.ID || got.State != StateCreated || got.Location != ext {
+		if err != nil || got.ID != tb.ID || got.State != StateCreated || got.Location != "file://"+ext {
 			t.Fatalf("revive = %+v, %v", got, err)
 		}
 		if exists(t, filepath.Join(other, ".lance-deregistered")) {
@@ -325,12 +329,13 @@ func TestDropTable(t *testing.T) {
 	protected := []struct {
 		name, loc, why string
 	}{
-		{"warehouse root", "WH", "warehouse root"},
-		{"bucket directory", "WH/any-b", "bucket directory"},
+		{"warehouse root", "WH", "outside the bucket's directory"},
+		{"bucket directory", "WH/any-b", "bucket's own directory"},
 		{"namespace directory", "WH/any-b/ns", "namespace directory"},
-		{"file-system root", "/", "file-system root"},
+		{"file-system root", "/", "outside the bucket's directory"},
 		{"empty", "", "empty"},
-		{"above the warehouse", "WH/..", "above it"},
+		{"above the warehouse", "WH/..", "'..'"},
+		{"another bucket", "WH/other-b/ns/p", "outside the bucket's directory"},
 	}
 	for _, tc := range protected {
 		t.Run("refuses "+tc.name, func(t *testing.T) {
@@ -355,10 +360,10 @@ func TestDropTable(t *testing.T) {
 	t.Run("refuses a location holding another table", func(t *testing.T) {
 		inner := mustTable(t, s, ref("any-b", "inner"), FormatIceberg)
 		outer := mustTable(t, s, ref("any-b", "outer"), FormatIceberg)
-		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x", outer.ID); err != nil {
+		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, strings.TrimSuffix(inner.Location, "/inner")+"/x", outer.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, filepath.Dir(inner.Location)+"/x/inner", inner.ID); err != nil {
+		if _, err := s.db.ExecContext(context.Background(), `UPDATE tables SET location = ? WHERE id = ?`, strings.TrimSuffix(inner.Location, "/inner")+"/x/inner", inner.ID); err != nil {
 			t.Fatal(err)
 		}
 		_, err := s.DropTable(ctx, ref("any-b", "outer"))

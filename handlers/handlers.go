@@ -53,6 +53,9 @@ type Deps struct {
 	Observe *observe.Store  // what workers last saw of each table
 	Preview *preview.Broker // Browse Data rows from workers
 	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
+	Storage StorageStatus   // the warehouse store's health; nil = always fine
+
+	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 }
 
 // Handlers serves the console pages. Create with New.
@@ -66,6 +69,8 @@ type Handlers struct {
 	observe  *observe.Store
 	preview  *preview.Broker
 	tasks    *tasks.Service
+	storage  StorageStatus
+	signin   *signinGuard
 }
 
 // New builds the handlers.
@@ -75,7 +80,7 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now)}
 }
 
 // Session keys.

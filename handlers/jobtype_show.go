@@ -12,7 +12,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/views"
 )
 
@@ -57,9 +56,9 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	values := map[string]string{}
-	for _, f := range descriptorFields(info.Descriptor) {
-		if vs := r.PostForm[settingPrefix+f.GetName()]; len(vs) > 0 {
-			values[f.GetName()] = vs[len(vs)-1] // a checkbox sends "false" then, when checked, "true"
+	for _, f := range info.Descriptor.Fields() {
+		if vs := r.PostForm[settingPrefix+f.Name]; len(vs) > 0 {
+			values[f.Name] = vs[len(vs)-1] // a checkbox sends "false" then, when checked, "true"
 		}
 	}
 	rt, errs := parseRuntime(r)
@@ -72,7 +71,7 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	} else { // nothing is saved; still check everything so each field gets its message at once
-		_, saveErrs = plugin.ValidateSettings(info.Descriptor, values)
+		_, saveErrs = plugin.ValidateSettings(*info.Descriptor, values)
 		for k, msg := range plugin.ValidateRuntime(rt) {
 			if saveErrs == nil {
 				saveErrs = map[string]string{}
@@ -142,12 +141,12 @@ func (h *Handlers) jobTypeView(r *http.Request, info plugin.JobTypeInfo, st plug
 	if values == nil {
 		values = map[string]string{}
 	}
-	for _, s := range info.Descriptor.GetForm().GetSections() {
-		sec := views.SettingSection{Title: s.GetTitle(), Description: s.GetDescription()}
+	for _, s := range info.Descriptor.Sections {
+		sec := views.SettingSection{Title: s.Title, Description: s.Description}
 		if sec.Title == "" {
-			sec.Title = s.GetName()
+			sec.Title = s.Name
 		}
-		for _, f := range s.GetFields() {
+		for _, f := range s.Fields {
 			sec.Fields = append(sec.Fields, settingField(f, values))
 		}
 		v.Sections = append(v.Sections, sec)
@@ -161,44 +160,44 @@ func (h *Handlers) jobTypeView(r *http.Request, info plugin.JobTypeInfo, st plug
 func plainNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // settingField turns one descriptor field into its form control.
-func settingField(f *pluginpb.FormField, values map[string]string) views.SettingField {
-	val, ok := values[f.GetName()]
+func settingField(f plugin.FormField, values map[string]string) views.SettingField {
+	val, ok := values[f.Name]
 	if !ok {
-		val = f.GetDefaultValue()
+		val = f.Default
 	}
-	sf := views.SettingField{Input: settingPrefix + f.GetName(), Label: f.GetLabel(), Help: f.GetHelp(),
-		Required: f.GetRequired(), Value: val, Default: f.GetDefaultValue()}
+	sf := views.SettingField{Input: settingPrefix + f.Name, Label: f.Label, Help: f.Help,
+		Required: f.Required, Value: val, Default: f.Default}
 	if sf.Label == "" {
-		sf.Label = f.GetName()
+		sf.Label = f.Name
 	}
-	switch f.GetType() {
-	case pluginpb.FieldType_FIELD_TYPE_INT, pluginpb.FieldType_FIELD_TYPE_FLOAT:
+	switch f.Type {
+	case plugin.FieldInt, plugin.FieldFloat:
 		sf.Kind, sf.Step = "number", "1"
-		if f.GetType() == pluginpb.FieldType_FIELD_TYPE_FLOAT {
+		if f.Type == plugin.FieldFloat {
 			sf.Step = "any"
 		}
 		if f.Min != nil {
-			sf.Min = plainNumber(f.GetMin())
+			sf.Min = plainNumber(*f.Min)
 		}
 		if f.Max != nil {
-			sf.Max = plainNumber(f.GetMax())
+			sf.Max = plainNumber(*f.Max)
 		}
-	case pluginpb.FieldType_FIELD_TYPE_BOOL:
+	case plugin.FieldBool:
 		sf.Kind = "checkbox"
 		b, _ := strconv.ParseBool(strings.TrimSpace(val))
 		sf.Checked = b || strings.EqualFold(strings.TrimSpace(val), "on")
-	case pluginpb.FieldType_FIELD_TYPE_SELECT:
+	case plugin.FieldSelect:
 		sf.Kind = "select"
-		for _, o := range f.GetOptions() {
-			label := o.GetLabel()
+		for _, o := range f.Options {
+			label := o.Label
 			if label == "" {
-				label = o.GetValue()
+				label = o.Value
 			}
-			sf.Options = append(sf.Options, views.SettingOption{Value: o.GetValue(), Label: label, Selected: o.GetValue() == val})
+			sf.Options = append(sf.Options, views.SettingOption{Value: o.Value, Label: label, Selected: o.Value == val})
 		}
-	case pluginpb.FieldType_FIELD_TYPE_DURATION:
+	case plugin.FieldDuration:
 		sf.Kind = "duration"
-	case pluginpb.FieldType_FIELD_TYPE_STRING_LIST:
+	case plugin.FieldStringList:
 		sf.Kind = "list"
 		sf.Value = listLines(val)
 		sf.Default = listLines(sf.Default)
@@ -206,7 +205,7 @@ func settingField(f *pluginpb.FormField, values map[string]string) views.Setting
 			sf.Help = "One item per line."
 		}
 	default:
-		switch f.GetWidget() {
+		switch f.Widget {
 		case "password":
 			sf.Kind = "password"
 		case "textarea":
@@ -215,9 +214,9 @@ func settingField(f *pluginpb.FormField, values map[string]string) views.Setting
 			sf.Kind = "text"
 		}
 	}
-	if vw := f.GetVisibleWhen(); vw != nil && vw.GetField() != "" {
-		sf.VisibleWhen, sf.VisibleEquals = settingPrefix+vw.GetField(), vw.GetEquals()
-		sf.Hidden = !sameSetting(values[vw.GetField()], vw.GetEquals())
+	if vw := f.VisibleWhen; vw != nil && vw.Field != "" {
+		sf.VisibleWhen, sf.VisibleEquals = settingPrefix+vw.Field, vw.Equals
+		sf.Hidden = !sameSetting(values[vw.Field], vw.Equals)
 	}
 	return sf
 }
@@ -239,14 +238,6 @@ func sameSetting(a, b string) bool {
 	ba, errA := strconv.ParseBool(a)
 	bb, errB := strconv.ParseBool(b)
 	return errA == nil && errB == nil && ba == bb
-}
-
-func descriptorFields(d *pluginpb.Descriptor) []*pluginpb.FormField {
-	var out []*pluginpb.FormField
-	for _, s := range d.GetForm().GetSections() {
-		out = append(out, s.GetFields()...)
-	}
-	return out
 }
 
 // runtimeKeys are the plugin's names for the scheduler's settings.

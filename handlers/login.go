@@ -3,7 +3,8 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strings"
+
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
@@ -18,20 +19,18 @@ func (h *Handlers) ShowLogin(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{Next: safeNext(r.URL.Query().Get("next"))}))
 }
 
-// safeNext keeps a post-login destination only when it is a path on this
-// site, so the sign-in page cannot be used to bounce users elsewhere.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
-		return ""
-	}
-	return next
-}
-
 // Login checks the password and starts a session under a fresh token, so a
 // token planted before sign-in is worthless after it.
 func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	name, pass := r.PostFormValue("username"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
+	client := clientAddr(r)
+	if wait := h.signin.wait(name, client); wait > 0 {
+		h.log.Warn("sign-in throttled", "user", name, "client", client, "retry_after", wait, "request_id", middleware.GetReqID(r.Context()))
+		w.Header().Set("Retry-After", retryAfter(wait))
+		h.render(w, r, http.StatusTooManyRequests, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: retrySentence(wait)}))
+		return
+	}
 	var u catalog.User
 	err := catalog.ErrNotFound // empty fields are refused without a hash comparison
 	if name != "" && pass != "" {
@@ -39,7 +38,12 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	if errors.Is(err, catalog.ErrNotFound) {
 		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
-		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: "Wrong username or password."}))
+		msg := "Wrong username or password."
+		if lock := h.signin.fail(name, client); lock > 0 {
+			h.log.Warn("sign-in locked after repeated failures", "user", name, "client", client, "lock", lock, "request_id", middleware.GetReqID(r.Context()))
+			msg += " " + retrySentence(lock)
+		}
+		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: msg}))
 		return
 	}
 	if err != nil {
@@ -50,6 +54,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.signin.succeed(name, client)
 	h.sessions.Put(r.Context(), sessionUser, u.Name)
 	h.sessions.Put(r.Context(), sessionRole, string(u.Role))
 	if next == "" {

@@ -37,3 +37,32 @@ func TestParentOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSecurity_OpenRedirectNext: next=/%09/evil.example passed the check;
+// browsers strip the TAB and land on //evil.example.
+func TestSecurity_OpenRedirectNext(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/\t/evil.example", ""},
+		{"/\n/evil.example", ""},
+		{"/\r/evil.example", ""},
+		{"/\x00/evil.example", ""},
+		{"/\x7f/evil.example", ""},
+		{"/\u0085/evil.example", ""},
+		{"/ /evil.example", ""},
+		{"/\\/evil.example", ""},
+		{"/a\\b", ""},
+		{"///evil.example", ""},
+		{"/%09/evil.example", "/%09/evil.example"}, // escaped: a path on this site
+		{"/buckets/a?x=%2F%2Fevil", "/buckets/a?x=%2F%2Fevil"},
+		{"/\xff", ""},
+		{"http:/evil.example", ""},
+		{"/" + string(make([]byte, maxNextLen)), ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := safeNext(tc.in); got != tc.want {
+				t.Fatalf("safeNext(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func (h *Handlers) icebergData(w http.ResponseWriter, r *http.Request) {
 		v.Limits = append(v.Limits, views.LimitOption{Value: l, Selected: l == limit})
 	}
 
-	md, err := iceberg.LoadTableMetadata(ctx, t)
+	md, err := iceberg.LoadTableMetadata(ctx, h.store.Storage(), t)
 	if err != nil {
 		h.logError(r, http.StatusOK, err)
 		v.Error = "The table's metadata could not be read, so there are no rows to show: " + err.Error() + "."
@@ -75,7 +75,7 @@ func (h *Handlers) icebergData(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Snapshots = snapshotOptions(md, snap)
 
-	rows, err := iceberg.ReadRows(ctx, t, snap, limit)
+	rows, err := iceberg.ReadRows(ctx, h.store.Storage(), t, snap, limit)
 	if err != nil {
 		h.logError(r, http.StatusOK, err)
 		v.Error = "The rows of this snapshot could not be read: " + err.Error() + "."

@@ -16,7 +16,7 @@ import (
 // unreadable metadata file becomes a sentence on the page, not a 500: the
 // catalog entry is still worth showing (and dropping).
 func (h *Handlers) icebergPanel(ctx context.Context, t catalog.Table) views.IcebergPanel {
-	md, err := iceberg.LoadTableMetadata(ctx, t)
+	md, err := iceberg.LoadTableMetadata(ctx, h.store.Storage(), t)
 	if err != nil {
 		h.log.Warn("iceberg metadata unreadable", "table", t.ID, "err", err)
 		msg := "The table's metadata could not be read, so its schema, partitions and snapshots cannot be shown: " + err.Error() + "."
@@ -33,7 +33,8 @@ func (h *Handlers) icebergPanel(ctx context.Context, t catalog.Table) views.Iceb
 		DeleteFiles: icebergCount(md.TotalDeleteFiles), Size: icebergBytes(md.TotalFilesSize),
 		Snapshots: icebergCount(int64(md.SnapshotCount)),
 	}
-	for _, c := range md.Columns {
+	p.ColumnsTotal = len(md.Columns)
+	for _, c := range md.Columns[:min(len(md.Columns), maxSchemaRows)] {
 		p.Columns = append(p.Columns, views.IcebergColumn{ID: c.ID, Name: c.Name, Path: c.Path, Depth: c.Depth, Type: c.Type, Required: c.Required, Doc: c.Doc})
 	}
 	for _, f := range md.PartitionSpec {
@@ -86,3 +87,8 @@ func icebergBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
+
+// maxSchemaRows bounds the schema panel: past a few hundred rows a page is
+// no longer read but scrolled, and a legal 10,000-field schema would render
+// megabytes of HTML on every visit. The rest is in the metadata file.
+const maxSchemaRows = 500

@@ -30,6 +30,11 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
+	} else if t.Format == catalog.FormatIceberg {
+		if err := h.icebergMaintenance(r, &v, t); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	h.render(w, r, http.StatusOK, views.MaintenancePage(v))
 }

@@ -48,7 +48,7 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, tasks.ErrQuota) {
 			status = http.StatusConflict
 		}
-		if f := fieldOf(form, te.Message); f != "" && status == http.StatusUnprocessableEntity {
+		if f := fieldOf(form, te); f != "" && status == http.StatusUnprocessableEntity {
 			form.Errors = views.FieldErrors{f: te.Message}
 		} else {
 			form.Notice = te.Message

@@ -57,7 +57,7 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	if t.Format == catalog.FormatLance {
 		// Read from storage, so the version shows without any worker.
-		if latest, _ := catalog.LanceVersion(t.Location, 0); latest > 0 {
+		if latest, _ := h.store.LanceVersion(r.Context(), t.Location, 0); latest > 0 {
 			v.Version = strconv.FormatUint(latest, 10)
 		}
 	}

@@ -96,10 +96,14 @@ func (h *Handlers) CreateWorkerToken(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusCreated, views.WorkersPage(v))
 }
 
-// RevokeWorkerToken deletes a worker token; workers using it are refused
-// on their next connect.
+// RevokeWorkerToken deletes a worker token and the API keys minted under
+// it; with a plugin channel its open streams close at once.
 func (h *Handlers) RevokeWorkerToken(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.RevokeWorkerToken(r.Context(), chi.URLParam(r, "id")); err != nil {
+	revoke := h.store.RevokeWorkerToken
+	if h.plugin != nil {
+		revoke = h.plugin.RevokeWorkerToken
+	}
+	if err := revoke(r.Context(), chi.URLParam(r, "id")); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -10,6 +10,9 @@ import (
 )
 
 func (b *builder) addSchema(s Schema, lastColumnID *int, fail func(string, ...any) error) error {
+	if err := checkSchemaLimits(s.Fields); err != nil {
+		return fail("%v", err)
+	}
 	ids := map[int]bool{}
 	if err := collectIDs(Type{Struct: s.Fields}, ids); err != nil {
 		return fail("%v", err)
@@ -76,10 +79,7 @@ func collectIDs(t Type, ids map[int]bool) error {
 		}
 		return collectIDs(t.Map.Value, ids)
 	case t.Primitive != "":
-		if !validPrimitive(t.Primitive) {
-			return fmt.Errorf("unknown type %q", t.Primitive)
-		}
-		return nil
+		return checkPrimitive(t.Primitive)
 	}
 	for _, f := range t.Struct {
 		if f.Name == "" {
@@ -93,17 +93,6 @@ func collectIDs(t Type, ids map[int]bool) error {
 		}
 	}
 	return nil
-}
-
-var parameterized = regexp.MustCompile(`^(decimal\(\s*\d+\s*,\s*\d+\s*\)|fixed\[\s*\d+\s*\])$`)
-
-func validPrimitive(p string) bool {
-	switch p {
-	case "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
-		"timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown", "variant", "geometry", "geography":
-		return true
-	}
-	return parameterized.MatchString(p)
 }
 
 var transformRe = regexp.MustCompile(`^(identity|year|month|day|hour|void|bucket\[\d+\]|truncate\[\d+\])$`)

@@ -146,10 +146,14 @@ func (b *builder) apply(i int, u update) error {
 		if v > maxFormatVersion {
 			return fail("format version %d is not supported; the newest is %d", v, maxFormatVersion)
 		}
-		if v < md.FormatVersion {
+		// A staged create starts from empty metadata at the default
+		// version; its commit names the version it wants, older or newer.
+		creating := len(md.Schemas) == 0 // a table always has a schema
+		if v < 1 || (v < md.FormatVersion && !creating) {
 			return fail("cannot downgrade format version %d to %d", md.FormatVersion, v)
 		}
 		md.FormatVersion = v
+		startRowLineage(md)
 	case "add-schema":
 		return b.addSchema(*u.Schema, u.LastColumnID, fail)
 	case "set-current-schema":
@@ -258,6 +262,9 @@ func (b *builder) addSnapshot(s Snapshot, fail func(string, ...any) error) error
 	}
 	if s.Summary == nil || s.Summary["operation"] == "" {
 		return fail("snapshot %d needs a summary with an operation", s.SnapshotID)
+	}
+	if err := assignRowIDs(md, s); err != nil {
+		return fail("snapshot %d: %v", s.SnapshotID, err)
 	}
 	md.Snapshots = append(md.Snapshots, s)
 	md.LastSequenceNumber = max(md.LastSequenceNumber, s.SequenceNumber)

@@ -35,6 +35,7 @@ type tableMetadata struct {
 	Refs                map[string]SnapshotRef `json:"refs"`
 	Statistics          []json.RawMessage      `json:"statistics,omitempty"`
 	PartitionStatistics []json.RawMessage      `json:"partition-statistics,omitempty"`
+	NextRowID           *int64                 `json:"next-row-id,omitempty"` // v3 row lineage
 }
 
 // Schema is one schema of a table: a struct with an id.
@@ -118,6 +119,8 @@ type Snapshot struct {
 	Manifests        []string          `json:"manifests,omitempty"` // v1 only
 	Summary          map[string]string `json:"summary"`
 	SchemaID         *int              `json:"schema-id,omitempty"`
+	FirstRowID       *int64            `json:"first-row-id,omitempty"` // v3 row lineage
+	AddedRows        *int64            `json:"added-rows,omitempty"`   // v3 row lineage
 }
 
 // SnapshotRef is a named branch or tag.
@@ -282,7 +285,7 @@ func (m *tableMetadata) UnmarshalJSON(b []byte) error {
 	}
 	*m = tableMetadata(w.alias)
 	if m.FormatVersion < 1 || m.FormatVersion > maxFormatVersion {
-		return fmt.Errorf("format-version %d is not supported (1 or %d)", m.FormatVersion, maxFormatVersion)
+		return fmt.Errorf("format-version %d is not supported (1 to %d)", m.FormatVersion, maxFormatVersion)
 	}
 	if len(m.Schemas) == 0 && w.Schema != nil {
 		m.Schemas = []Schema{*w.Schema}
@@ -325,10 +328,6 @@ func (m *tableMetadata) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
-
-// maxFormatVersion is the newest table format this catalog writes; v3 adds
-// row lineage that commits here do not maintain.
-const maxFormatVersion = 2
 
 // unpartitionedLastID is last-partition-id before any partition field exists;
 // partition field ids start at 1000.

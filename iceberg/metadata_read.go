@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // Metadata is what the console shows of an Iceberg table: summary figures of
@@ -91,22 +92,22 @@ type Ref struct {
 }
 
 // LoadTableMetadata reads a table's current metadata file for the console.
-func LoadTableMetadata(ctx context.Context, tbl catalog.Table) (*Metadata, error) {
-	md, err := tableMetadataOf(tbl)
+func LoadTableMetadata(ctx context.Context, wh *warehouse.Warehouse, tbl catalog.Table) (*Metadata, error) {
+	md, err := tableMetadataOf(warehouseFiles{wh}, tbl)
 	if err != nil {
 		return nil, err
 	}
 	return describe(md, tbl.MetadataLocation), nil
 }
 
-func tableMetadataOf(tbl catalog.Table) (*tableMetadata, error) {
+func tableMetadataOf(fs fileStore, tbl catalog.Table) (*tableMetadata, error) {
 	if tbl.Format != catalog.FormatIceberg {
 		return nil, fmt.Errorf("table %s is a %s table, not Iceberg", tbl.Name, tbl.Format)
 	}
 	if tbl.MetadataLocation == "" {
 		return nil, fmt.Errorf("table %s has no metadata file yet", tbl.Name)
 	}
-	raw, err := localStore{}.ReadFile(tbl.MetadataLocation)
+	raw, err := fs.ReadFile(tbl.MetadataLocation)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata of %s: %w", tbl.Name, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 	"github.com/hamba/avro/v2/ocf"
 )
 
@@ -81,12 +82,13 @@ type manifestEntry struct {
 
 // ReadRows reads up to limit rows of a snapshot (0 = current) for Browse
 // Data: manifest list → manifests → Parquet data files, in manifest order.
-func ReadRows(ctx context.Context, tbl catalog.Table, snapshotID int64, limit int) (*Rows, error) {
-	md, err := tableMetadataOf(tbl)
+func ReadRows(ctx context.Context, wh *warehouse.Warehouse, tbl catalog.Table, snapshotID int64, limit int) (*Rows, error) {
+	files := warehouseFiles{wh}
+	md, err := tableMetadataOf(files, tbl)
 	if err != nil {
 		return nil, err
 	}
-	return readRows(ctx, localStore{}, md, snapshotID, limit)
+	return readRows(ctx, files, md, snapshotID, limit)
 }
 
 func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID int64, limit int) (*Rows, error) {

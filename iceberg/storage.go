@@ -1,19 +1,16 @@
 package iceberg
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // fileStore is the slice of storage the Iceberg server and reader use:
 // reading metadata, manifests and data files, and writing metadata files
-// that must never replace another writer's. localStore implements it; an
-// object store can follow behind the same methods.
+// that must never replace another writer's. warehouseFiles implements it
+// over the warehouse package, which owns parsing and containment.
 type fileStore interface {
 	ReadFile(loc string) ([]byte, error)
 	Open(loc string) (readFile, error)
@@ -30,111 +27,78 @@ type readFile interface {
 	Size() int64
 }
 
-type localStore struct{}
+// warehouseFiles reaches files through the warehouse: one location parser,
+// nothing outside the warehouse root and, on local disk, no symbolic links.
+// Locations come from metadata a client wrote, so each is parsed here.
+type warehouseFiles struct{ w *warehouse.Warehouse }
 
-type localFile struct {
-	*os.File
-	size int64
-}
-
-func (f localFile) Size() int64 { return f.size }
-
-// localPath turns a location (plain path, file:/path or file:///path) into
-// a path on this machine; anything else is refused.
-func localPath(loc string) (string, error) {
-	switch {
-	case strings.HasPrefix(loc, "file://"):
-		loc = strings.TrimPrefix(loc, "file://")
-		if !strings.HasPrefix(loc, "/") { // file://host/path is not local
-			return "", fmt.Errorf("location %q names a host", loc)
-		}
-	case strings.HasPrefix(loc, "file:"):
-		loc = strings.TrimPrefix(loc, "file:")
-	case strings.Contains(loc, "://"):
-		return "", fmt.Errorf("location %q is not on the local warehouse", loc)
-	}
-	if !filepath.IsAbs(loc) {
-		return "", fmt.Errorf("location %q is not absolute", loc)
-	}
-	return filepath.Clean(loc), nil
-}
-
-func (localStore) ReadFile(loc string) ([]byte, error) {
-	p, err := localPath(loc)
+func (f warehouseFiles) ReadFile(loc string) ([]byte, error) {
+	l, err := f.w.Parse(loc)
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(p)
+	return f.w.ReadFile(context.Background(), l)
 }
 
-func (localStore) Open(loc string) (readFile, error) {
-	p, err := localPath(loc)
+func (f warehouseFiles) Open(loc string) (readFile, error) {
+	l, err := f.w.Parse(loc)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	file, err := f.w.Open(context.Background(), l)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return localFile{f, st.Size()}, nil
+	return seekableFile{io.NewSectionReader(file, 0, file.Size()), file}, nil
 }
 
-func (localStore) CreateExclusive(loc string, data []byte) error {
-	p, err := localPath(loc)
+func (f warehouseFiles) CreateExclusive(loc string, data []byte) error {
+	l, err := f.w.Parse(loc)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(p)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(p)
-		return err
-	}
-	return f.Close()
+	return f.w.CreateExclusive(context.Background(), l, data)
 }
 
-func (localStore) Remove(loc string) error {
-	p, err := localPath(loc)
+func (f warehouseFiles) Remove(loc string) error {
+	l, err := f.w.Parse(loc)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return f.w.Delete(context.Background(), l)
 }
+
+// seekableFile adds Seek (which Parquet's reader wants) to a ranged file.
+type seekableFile struct {
+	*io.SectionReader
+	file warehouse.File
+}
+
+func (f seekableFile) Close() error { return f.file.Close() }
 
 // within reports whether loc is root itself or lies below it, comparing
-// cleaned local paths so "../" tricks and file: prefixes cannot escape.
+// canonical locations so no spelling of a path can alias or escape.
 func within(loc, root string) bool {
-	l, err := localPath(loc)
+	l, err := warehouse.Parse(loc)
 	if err != nil {
 		return false
 	}
-	r, err := localPath(root)
+	r, err := warehouse.Parse(root)
 	if err != nil {
 		return false
 	}
-	return l == r || strings.HasPrefix(l, r+string(filepath.Separator))
+	return l.Within(r)
 }
 
-// joinLoc appends path parts to a location.
-func joinLoc(base string, parts ...string) string {
-	return strings.TrimRight(base, "/") + "/" + strings.Join(parts, "/")
+// joinLoc appends file names to a location, in canonical form.
+func joinLoc(base string, parts ...string) (string, error) {
+	b, err := warehouse.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	l, err := b.Join(parts...)
+	if err != nil {
+		return "", err
+	}
+	return l.String(), nil
 }

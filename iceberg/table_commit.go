@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
 
@@ -31,11 +32,7 @@ const maxPreviousVersions = 100
 // version token, so of two racing commits exactly one wins. A commit that
 // asserts create on a missing table creates it (a staged create finishing).
 func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, req CommitInput) (*Loaded, error) {
-	reqs, err := parseRequirements(req.Requirements)
-	if err != nil {
-		return nil, err
-	}
-	ups, err := parseUpdates(req.Updates)
+	reqs, ups, err := parseCommit(req)
 	if err != nil {
 		return nil, err
 	}
@@ -44,39 +41,82 @@ func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 		create = create || q.Type == "assert-create"
 	}
 	t, err := s.store.GetTable(ctx, ref)
-	switch {
-	case errors.Is(err, catalog.ErrNotFound) && create:
+	if errors.Is(err, catalog.ErrNotFound) && create {
 		return s.commitCreate(ctx, b, ref, reqs, ups)
-	case errors.Is(err, catalog.ErrNotFound):
+	}
+	p, err := s.prepareCommit(ctx, b, ref, t, err, create, reqs, ups)
+	if err != nil || p.next == nil {
+		return p.res, err
+	}
+	if _, err := s.store.CommitTable(ctx, p.table.ID, p.table.VersionToken, p.res.MetadataLocation, p.next.Properties); err != nil {
+		s.files.Remove(p.res.MetadataLocation) // ours alone: never referenced by the catalog
+		if errors.Is(err, catalog.ErrConflict) {
+			return nil, commitFailed("table %s was changed by another commit; reload it and retry", ref.Name)
+		}
 		return nil, fromCatalog(err, "table")
-	case err != nil:
-		return nil, err
+	}
+	s.cache.put(p.res.MetadataLocation, &cachedMetadata{p.res.Metadata, p.next})
+	return p.res, nil
+}
+
+func parseCommit(req CommitInput) ([]requirement, []update, error) {
+	reqs, err := parseRequirements(req.Requirements)
+	if err != nil {
+		return nil, nil, err
+	}
+	ups, err := parseUpdates(req.Updates)
+	if err != nil {
+		return nil, nil, err
+	}
+	return reqs, ups, nil
+}
+
+// pendingCommit is a table's next metadata, written but not yet swapped in.
+// next is nil when the commit changes nothing (res is then the current
+// metadata).
+type pendingCommit struct {
+	table catalog.Table
+	res   *Loaded
+	next  *tableMetadata
+}
+
+// prepareCommit checks the requirements against the table's current
+// metadata (t, getErr: the catalog's answer for ref), applies the updates
+// and writes the next metadata file under a fresh name. Nothing is visible
+// until the caller swaps the pointer; a caller that does not must remove
+// res.MetadataLocation.
+func (s *Tables) prepareCommit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, t catalog.Table, getErr error, create bool, reqs []requirement, ups []update) (pendingCommit, error) {
+	switch {
+	case errors.Is(getErr, catalog.ErrNotFound):
+		return pendingCommit{}, fromCatalog(getErr, "table")
+	case getErr != nil:
+		return pendingCommit{}, getErr
 	case t.Format != catalog.FormatIceberg:
 		if create {
-			return nil, commitFailed("the name %q is taken by a %s table", ref.Name, t.Format)
+			return pendingCommit{}, commitFailed("the name %q is taken by a %s table", ref.Name, t.Format)
 		}
-		return nil, noSuchTable(ref)
+		return pendingCommit{}, noSuchTable(ref)
 	case t.MetadataLocation == "": // being created right now
 		if create {
-			return nil, commitFailed("table %q is being created by another request", ref.Name)
+			return pendingCommit{}, commitFailed("table %q is being created by another request", ref.Name)
 		}
-		return nil, noSuchTable(ref)
+		return pendingCommit{}, noSuchTable(ref)
 	}
 	base, err := s.readMetadata(ctx, t.MetadataLocation)
 	if err != nil {
-		return nil, fmt.Errorf("reading current metadata of %s: %w", ref.Name, err)
+		return pendingCommit{}, fmt.Errorf("reading current metadata of %s: %w", ref.Name, err)
 	}
 	for _, q := range reqs {
 		if err := q.check(base.md); err != nil {
-			return nil, commitFailed("requirement failed: %v", err)
+			return pendingCommit{}, commitFailed("requirement failed on table %s: %v", ref.Name, err)
 		}
 	}
 	if len(ups) == 0 {
-		return &Loaded{t.MetadataLocation, base.raw, base.md}, nil
+		return pendingCommit{table: t, res: &Loaded{t.MetadataLocation, base.raw, base.md}}, nil
 	}
 	next, err := s.applyUpdates(b, base.md, ups)
 	if err != nil {
-		return nil, err
+		return pendingCommit{}, err
 	}
 	version, ok := metadataVersion(t.MetadataLocation)
 	if !ok {
@@ -92,17 +132,9 @@ func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 	}
 	res, err := s.writeMetadata(next, version+1)
 	if err != nil {
-		return nil, err
+		return pendingCommit{}, err
 	}
-	if _, err := s.store.CommitTable(ctx, t.ID, t.VersionToken, res.MetadataLocation, next.Properties); err != nil {
-		s.files.Remove(res.MetadataLocation) // ours alone: never referenced by the catalog
-		if errors.Is(err, catalog.ErrConflict) {
-			return nil, commitFailed("table %s was changed by another commit; reload it and retry", ref.Name)
-		}
-		return nil, fromCatalog(err, "table")
-	}
-	s.cache.put(res.MetadataLocation, &cachedMetadata{res.Metadata, next})
-	return res, nil
+	return pendingCommit{table: t, res: res, next: next}, nil
 }
 
 // commitCreate finishes a staged create: the table appears only now, built
@@ -117,8 +149,10 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 	if err != nil {
 		return nil, err
 	}
+	// The commit's upgrade-format-version says which version it wants;
+	// without one the table gets the default.
 	empty := &tableMetadata{
-		FormatVersion:     maxFormatVersion,
+		FormatVersion:     defaultFormatVersion,
 		Location:          loc,
 		LastPartitionID:   unpartitionedLastID,
 		CurrentSnapshotID: -1,
@@ -194,6 +228,19 @@ func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 		}
 	}
 	md := bl.md
+	// Schemas added by this commit must fit the version the commit leaves
+	// the table at (clients send upgrade-format-version first or last).
+	known := map[int]bool{}
+	for _, sc := range base.Schemas {
+		known[sc.SchemaID] = true
+	}
+	for _, sc := range md.Schemas {
+		if !known[sc.SchemaID] {
+			if err := checkSchemaVersion(sc, md.FormatVersion); err != nil {
+				return nil, invalid("schema", "%v", err)
+			}
+		}
+	}
 	md.LastUpdatedMs = max(bl.nowMs, base.LastUpdatedMs)
 	// A snapshot's own time is the table's update time, as writers expect,
 	// but never earlier than the metadata it replaces (readers check).
@@ -203,13 +250,16 @@ func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []updat
 	return md, nil
 }
 
-// checkTableLocation keeps every location a client names inside its bucket.
+// checkTableLocation keeps every location a client names where a table of
+// the bucket may live (the warehouse package's placement rule); the catalog
+// keeps it apart from every other table.
 func (s *Tables) checkTableLocation(bucket, loc string) error {
-	if _, err := localPath(loc); err != nil {
-		return invalid("location", "%v", err)
+	l, err := warehouse.Parse(loc)
+	if err == nil {
+		err = warehouse.CheckTablePlacement(s.store.BucketRoot(bucket), l)
 	}
-	if !within(loc, s.bucketRoot(bucket)) || loc == s.bucketRoot(bucket) {
-		return invalid("location", "location %q is outside bucket %q's warehouse directory", loc, bucket)
+	if err != nil {
+		return invalid("location", "%v", err)
 	}
 	return nil
 }
@@ -220,8 +270,14 @@ func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) 
 	if err != nil {
 		return nil, err
 	}
-	loc := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	loc, err := joinLoc(md.Location, "metadata", fmt.Sprintf("%05d-%s.metadata.json", version, uuid.NewString()))
+	if err != nil {
+		return nil, invalid("location", "table location: %v", err)
+	}
 	if err := s.files.CreateExclusive(loc, raw); err != nil {
+		if warehouse.IsClientError(err) {
+			return nil, invalid("location", "%v", err)
+		}
 		return nil, fmt.Errorf("writing metadata %s: %w", loc, err)
 	}
 	return &Loaded{loc, raw, md}, nil

@@ -26,6 +26,9 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 	if in.Schema == nil {
 		return nil, invalid("schema", "create table needs a schema")
 	}
+	if err := checkSchemaLimits(in.Schema.Fields); err != nil {
+		return nil, invalid("schema", "schema: %v", err)
+	}
 	old := map[int]bool{}
 	if err := collectIDs(Type{Struct: in.Schema.Fields}, old); err != nil {
 		return nil, invalid("schema", "schema: %v", err)
@@ -45,14 +48,17 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 	for k, v := range in.Properties {
 		props[k] = v
 	}
-	version := maxFormatVersion
+	version := defaultFormatVersion
 	if v, ok := props["format-version"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxFormatVersion {
-			return nil, invalid("properties", "format-version %q is not supported (1 or %d)", v, maxFormatVersion)
+			return nil, invalid("properties", "format-version %q is not supported (1 to %d)", v, maxFormatVersion)
 		}
 		version = n
 		delete(props, "format-version") // a table property, not metadata
+	}
+	if err := checkSchemaVersion(schema, version); err != nil {
+		return nil, invalid("schema", "schema: %v", err)
 	}
 	md := &tableMetadata{
 		FormatVersion:     version,
@@ -67,6 +73,7 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 		CurrentSnapshotID: -1,
 		Refs:              map[string]SnapshotRef{},
 	}
+	startRowLineage(md)
 	b := &builder{md: md, nowMs: nowMs, addedSnapshots: map[int64]int64{}}
 	fail := func(format string, args ...any) error {
 		return invalid("partition-spec", "partition-spec: "+format, args...)

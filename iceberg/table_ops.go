@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/floe/floe/catalog"
 	"github.com/google/uuid"
@@ -42,11 +41,7 @@ func (s *Tables) defaultLocation(ref catalog.TableRef) (string, error) {
 	if loc == "" {
 		return "", fmt.Errorf("the catalog gave no location for %s", ref.Name)
 	}
-	abs, err := filepath.Abs(loc)
-	if err != nil {
-		return "", err
-	}
-	return abs, nil
+	return loc, nil
 }
 
 // CreateTable creates a table in a namespace of bucket b and writes its first
@@ -137,6 +132,9 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 	m, err := readMetadataFile(s.files, metadataLocation)
 	if err != nil {
 		return nil, invalid("metadata-location", "cannot read table metadata at %s: %v", metadataLocation, err)
+	}
+	if err := m.md.checkLimits(); err != nil {
+		return nil, invalid("metadata-location", "table metadata at %s: %v", metadataLocation, err)
 	}
 	if err := s.checkTableLocation(b.Name, m.md.Location); err != nil {
 		return nil, err

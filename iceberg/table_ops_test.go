@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/floe/floe/catalog"
@@ -34,14 +35,14 @@ func TestCreateTableErrors(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	if _, err := os.Stat(loaded.MetadataLocation); err != nil {
+	if _, err := os.Stat(strings.TrimPrefix(loaded.MetadataLocation, "file://")); err != nil {
 		t.Fatalf("first metadata file: %v", err)
 	}
 	tbl, err := tables.Table(ctx, catalog.TableRef{Bucket: "lake", Namespace: []string{"ns"}, Name: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := LoadTableMetadata(ctx, tbl)
+	md, err := LoadTableMetadata(ctx, st.Storage(), tbl)
 	if err != nil || len(md.Columns) != 1 || md.Columns[0].Name != "id" {
 		t.Fatalf("metadata = %+v, %v", md, err)
 	}

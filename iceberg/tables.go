@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -42,7 +41,7 @@ func New(cfg Config) *Tables {
 	return &Tables{
 		store: cfg.Store,
 		log:   log,
-		files: localStore{},
+		files: warehouseFiles{cfg.Store.Storage()},
 		cache: newMetadataCache(),
 		now:   time.Now,
 	}
@@ -56,16 +55,6 @@ type Loaded struct {
 	// Metadata is that file's JSON, as the REST spec returns it.
 	Metadata json.RawMessage
 	md       *tableMetadata
-}
-
-// bucketRoot is the bucket's warehouse directory: every location a client
-// may name (table locations, metadata files) must lie inside it.
-func (s *Tables) bucketRoot(bucket string) string {
-	p, err := filepath.Abs(filepath.Join(s.store.Warehouse(), bucket))
-	if err != nil {
-		return filepath.Join(s.store.Warehouse(), bucket)
-	}
-	return p
 }
 
 // metadataCache keeps parsed metadata files by location. Metadata files are

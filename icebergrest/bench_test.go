@@ -117,7 +117,7 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	md, err := iceberg.LoadTableMetadata(ctx, entry)
+	md, err := iceberg.LoadTableMetadata(ctx, e.store.Storage(), entry)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func BenchmarkReadRowsFirstPage(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		page, err := iceberg.ReadRows(ctx, entry, 0, iceberg.DefaultRowLimit)
+		page, err := iceberg.ReadRows(ctx, e.store.Storage(), entry, 0, iceberg.DefaultRowLimit)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -146,7 +146,7 @@ func TestIcebergGoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := iceberg.LoadTableMetadata(ctx, entry)
+	md, err := iceberg.LoadTableMetadata(ctx, env.store.Storage(), entry)
 	if err != nil {
 		t.Fatalf("iceberg.LoadTableMetadata: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("partition spec = %+v", md.PartitionSpec)
 	}
 
-	rows, err := iceberg.ReadRows(ctx, entry, 0, 200)
+	rows, err := iceberg.ReadRows(ctx, env.store.Storage(), entry, 0, 200)
 	if err != nil {
 		t.Fatalf("iceberg.ReadRows: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestIcebergGoClient(t *testing.T) {
 		t.Fatalf("null names = %d, want 10", nulls)
 	}
 	// The first snapshot alone holds 30 rows.
-	first, err := iceberg.ReadRows(ctx, entry, md.Snapshots[1].ID, 200)
+	first, err := iceberg.ReadRows(ctx, env.store.Storage(), entry, md.Snapshots[1].ID, 200)
 	if err != nil || len(first.Rows) != 30 {
 		t.Fatalf("iceberg.ReadRows(first snapshot) = %v rows, %v", first, err)
 	}

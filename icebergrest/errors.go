@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/warehouse"
 )
 
 // Exception types of the Iceberg REST spec's error model.
@@ -122,7 +123,11 @@ func fromCatalog(err error, notFoundType string) error {
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
 	id := requestID(w)
-	if ae == nil {
+	switch {
+	case ae == nil && errors.Is(err, warehouse.ErrUnavailable):
+		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
+			"table storage is unavailable: the warehouse's object store does not answer, so the request did not complete; retry when it is back (request id " + id + ")"}
+	case ae == nil:
 		ae = &apiError{http.StatusInternalServerError, typeServiceFailure,
 			"the Iceberg catalog failed unexpectedly; the server log has the cause under request id " + id}
 	}

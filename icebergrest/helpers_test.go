@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/floe/floe/catalog"
@@ -87,7 +88,8 @@ func errType(body map[string]any) string {
 	return s
 }
 
+// fileExists stats a local path or a canonical file:// location.
 func fileExists(p string) bool {
-	_, err := os.Stat(p)
+	_, err := os.Stat(strings.TrimPrefix(p, "file://"))
 	return err == nil
 }

@@ -94,7 +94,8 @@ func TestBadInput(t *testing.T) {
 		{"commit no such schema", "POST", tbl, rw, map[string]any{"updates": []any{map[string]any{"action": "set-current-schema", "schema-id": 42}}}, 400, typeBadRequest},
 		{"commit set-location outside", "POST", tbl, rw, map[string]any{"updates": []any{map[string]any{"action": "set-location", "location": outside}}}, 400, typeBadRequest},
 		{"commit manifest list outside", "POST", tbl, rw, map[string]any{"updates": []any{snapshot(outside)}}, 400, typeBadRequest},
-		{"commit downgrade", "POST", tbl, rw, map[string]any{"updates": []any{map[string]any{"action": "upgrade-format-version", "format-version": 3}}}, 400, typeBadRequest},
+		{"commit format version 4", "POST", tbl, rw, map[string]any{"updates": []any{map[string]any{"action": "upgrade-format-version", "format-version": 4}}}, 400, typeBadRequest},
+		{"commit downgrade", "POST", tbl, rw, map[string]any{"updates": []any{map[string]any{"action": "upgrade-format-version", "format-version": 1}}}, 400, typeBadRequest},
 		{"commit stale uuid", "POST", tbl, rw, map[string]any{"requirements": []any{map[string]any{"type": "assert-table-uuid", "uuid": "00000000-0000-0000-0000-000000000000"}}, "updates": []any{}}, 409, typeCommitFailed},
 		{"commit stale ref", "POST", tbl, rw, map[string]any{"requirements": []any{map[string]any{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": 99}}, "updates": []any{}}, 409, typeCommitFailed},
 		{"commit assert-create on existing", "POST", tbl, rw, map[string]any{"requirements": []any{map[string]any{"type": "assert-create"}}, "updates": []any{}}, 409, typeCommitFailed},
@@ -111,7 +112,14 @@ func TestBadInput(t *testing.T) {
 		{"wrong method", "PUT", "/v1/lake/namespaces", rw, map[string]any{}, 405, typeBadRequest},
 		{"multi-table transaction", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
 			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
-			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "u"}, "updates": []any{}}}}, 406, typeUnsupported},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "u"}, "updates": []any{}}}}, 404, typeNoSuchTable},
+		{"transaction naming a table twice", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}}}}, 400, typeBadRequest},
+		{"transaction creating a table", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "t"}, "updates": []any{}},
+			map[string]any{"identifier": map[string]any{"namespace": []string{"ns"}, "name": "new"}, "requirements": []any{map[string]any{"type": "assert-create"}}, "updates": []any{}}}}, 400, typeBadRequest},
+		{"transaction without identifier", "POST", "/v1/lake/transactions/commit", rw, map[string]any{"table-changes": []any{map[string]any{"updates": []any{}}}}, 400, typeBadRequest},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,7 +40,7 @@ func appendedTable(t *testing.T) (*testEnv, *table.Table) {
 func TestReadRowsDeleteFiles(t *testing.T) {
 	ctx := context.Background()
 	e, tbl := appendedTable(t)
-	before, err := iceberg.ReadRows(ctx, mustTable(t, e, "t"), 0, 100)
+	before, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 100)
 	if err != nil || before.HasDeleteFiles {
 		t.Fatalf("before delete: %+v, %v", before, err)
 	}
@@ -60,14 +60,14 @@ func TestReadRowsDeleteFiles(t *testing.T) {
 	if _, err := txn.Commit(ctx); err != nil {
 		t.Fatalf("commit delete: %v", err)
 	}
-	after, err := iceberg.ReadRows(ctx, mustTable(t, e, "t"), 0, 100)
+	after, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !after.HasDeleteFiles || len(after.Rows) != 50 {
 		t.Fatalf("after delete: flag %v, %d rows, notes %v", after.HasDeleteFiles, len(after.Rows), after.Notes)
 	}
-	md, err := iceberg.LoadTableMetadata(ctx, mustTable(t, e, "t"))
+	md, err := iceberg.LoadTableMetadata(ctx, e.store.Storage(), mustTable(t, e, "t"))
 	if err != nil || md.TotalDeleteFiles < 1 || md.SnapshotCount != 3 {
 		t.Fatalf("metadata after delete: %+v, %v", md, err)
 	}
@@ -78,11 +78,11 @@ func TestReadRowsDeleteFiles(t *testing.T) {
 func TestReadRowsUnreadableFile(t *testing.T) {
 	ctx := context.Background()
 	e, tbl := appendedTable(t)
-	small, err := iceberg.ReadRows(ctx, mustTable(t, e, "t"), 0, 5)
+	small, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 5)
 	if err != nil || len(small.Rows) != 5 || !small.More || small.FilesRead != 1 {
 		t.Fatalf("limit 5: %d rows, more %v, files %d, %v", len(small.Rows), small.More, small.FilesRead, err)
 	}
-	if big, _ := iceberg.ReadRows(ctx, mustTable(t, e, "t"), 0, 10_000); len(big.Rows) != 50 || big.More {
+	if big, _ := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 10_000); len(big.Rows) != 50 || big.More {
 		t.Fatalf("limit above max: %d rows, more %v", len(big.Rows), big.More)
 	}
 	files, err := tbl.Scan().PlanFiles(ctx)
@@ -94,7 +94,7 @@ func TestReadRowsUnreadableFile(t *testing.T) {
 	if err := os.Remove(strings.TrimPrefix(victim, "file://")); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := iceberg.ReadRows(ctx, mustTable(t, e, "t"), 0, 200)
+	rows, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "t"), 0, 200)
 	if err != nil {
 		t.Fatalf("iceberg.ReadRows with a missing file: %v", err)
 	}

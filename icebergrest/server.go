@@ -15,6 +15,7 @@ import (
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/jsonstrict"
 )
 
 // Config configures the Iceberg REST server.
@@ -24,15 +25,29 @@ type Config struct {
 	// Anonymous lets requests without an API key through (local use); a
 	// wrong key is refused either way.
 	Anonymous bool
+	// Storage answers LoadTable's config for tables on an object store;
+	// nil for a local warehouse.
+	Storage StorageConfiger
+	// Tokens issues and checks the OAuth2 access tokens of /v1/oauth/tokens;
+	// nil makes the server its own (pass one to share tokens with other
+	// surfaces).
+	Tokens *apikey.Tokens
+	// DefaultBucket is the bucket /v1/config hands clients that name no
+	// warehouse; empty means such clients are told to name one.
+	DefaultBucket string
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
-	store  *catalog.Store
-	tables *iceberg.Tables
-	log    *slog.Logger
-	auth   *apikey.Checker
-	ids    requestIDs
+	store   *catalog.Store
+	tables  *iceberg.Tables
+	log     *slog.Logger
+	auth    *apikey.Checker
+	ids     requestIDs
+	storage StorageConfiger
+	tokens  *apikey.Tokens
+	// defaultBucket: see Config.DefaultBucket.
+	defaultBucket string
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -45,12 +60,20 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
+	tokens := cfg.Tokens
+	if tokens == nil {
+		tokens = apikey.NewTokens(cfg.Store, nil)
+	}
 	return &Server{
-		store:  cfg.Store,
-		tables: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
-		log:    log,
-		auth:   apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
-		ids:    newRequestIDs(),
+		store:   cfg.Store,
+		tables:  iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		log:     log,
+		auth:    apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens}),
+		tokens:  tokens,
+		ids:     newRequestIDs(),
+		storage: cfg.Storage,
+
+		defaultBucket: cfg.DefaultBucket,
 	}
 }
 
@@ -70,6 +93,7 @@ type bucketHandler func(w http.ResponseWriter, r *http.Request, b catalog.Bucket
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/config", s.getConfig)
+	mux.HandleFunc(indexPath, s.indexTables)
 
 	ns := "/v1/{prefix}/namespaces"
 	s.route(mux, "GET "+ns, read, s.listNamespaces)
@@ -90,12 +114,16 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
+	s.routeUnsupported(mux)
 
 	// Any other method on a known path answers in the spec's error shape
 	// rather than the mux's plain-text 405.
 	paths := map[string]bool{"/v1/config": true}
 	for _, p := range endpoints {
-		paths[strings.ReplaceAll(strings.Fields(p)[1], "{namespace}", "{ns}")] = true
+		paths[strings.Fields(muxPattern(p))[1]] = true
+	}
+	for _, u := range unsupported {
+		paths[strings.Fields(muxPattern(u.route))[1]] = true
 	}
 	for p := range paths {
 		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
@@ -111,12 +139,18 @@ func (s *Server) Handler() http.Handler {
 	authed := s.auth.Middleware(s.refuse, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Request-Id", s.ids.next())
+		if r.URL.Path == "/v1/oauth/tokens" && r.Method == http.MethodPost {
+			s.issueToken(w, r) // the exchange that gets a client its bearer
+			return
+		}
 		authed.ServeHTTP(w, r)
 	})
 }
 
-// endpoints advertised in /v1/config, so clients know what we serve.
+// endpoints advertised in /v1/config: exactly the operations served, so a
+// client never calls one it was promised and gets 406 (see unsupported).
 var endpoints = []string{
+	"POST /v1/oauth/tokens",
 	"GET /v1/{prefix}/namespaces",
 	"POST /v1/{prefix}/namespaces",
 	"GET /v1/{prefix}/namespaces/{namespace}",
@@ -200,24 +234,30 @@ func (s *Server) authorize(r *http.Request, bucket string, a access) error {
 }
 
 // getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
-// client must use for that bucket.
+// client must use for that bucket. A client that names no warehouse gets the
+// default bucket when one is configured, otherwise a 400 saying how to name
+// one: an answer without a prefix would send it to routes that cannot work.
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 	wh := strings.TrimSuffix(strings.TrimPrefix(r.URL.Query().Get("warehouse"), "s3://"), "/")
-	overrides := map[string]string{}
-	if wh != "" {
-		b, err := s.openBucket(r, wh, read)
-		if err != nil {
+	if wh == "" {
+		wh = s.defaultBucket
+	}
+	if wh == "" {
+		if err := s.authorize(r, "", read); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		overrides["prefix"] = b.Name
-	} else if err := s.authorize(r, "", read); err != nil {
+		s.writeError(w, r, badRequest("name a warehouse: GET /v1/config?warehouse=<bucket> (in clients the catalog property warehouse=<bucket>), or start floe with --iceberg-default-bucket <bucket>"))
+		return
+	}
+	b, err := s.openBucket(r, wh, read)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"defaults":  map[string]string{},
-		"overrides": overrides,
+		"overrides": map[string]string{"prefix": b.Name},
 		"endpoints": endpoints,
 	})
 }
@@ -234,6 +274,9 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")
+	}
+	if err := jsonstrict.Check(b); err != nil {
+		return badRequest("%v", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return badRequest("malformed JSON body: %v", err)

@@ -46,14 +46,14 @@ func TestStagedCreateAndTransaction(t *testing.T) {
 	if err != nil || again.Properties()["txn"] != "1" {
 		t.Fatalf("after transaction: %v, %v", again.Properties(), err)
 	}
-	md, err := iceberg.LoadTableMetadata(ctx, mustTable(t, e, "staged"))
+	md, err := iceberg.LoadTableMetadata(ctx, e.store.Storage(), mustTable(t, e, "staged"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if md.SnapshotCount != 0 || md.TotalRecords != -1 || len(md.Columns) != 1 {
 		t.Fatalf("metadata of an empty table = %+v", md)
 	}
-	rows, err := iceberg.ReadRows(ctx, mustTable(t, e, "staged"), 0, 0)
+	rows, err := iceberg.ReadRows(ctx, e.store.Storage(), mustTable(t, e, "staged"), 0, 0)
 	if err != nil || len(rows.Rows) != 0 || len(rows.Notes) == 0 || len(rows.Columns) != 1 {
 		t.Fatalf("rows of an empty table = %+v, %v", rows, err)
 	}
@@ -91,7 +91,7 @@ func TestNestedSchemaRendering(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("create: %d %v", code, body)
 	}
-	md, err := iceberg.LoadTableMetadata(context.Background(), mustTable(t, e, "nested"))
+	md, err := iceberg.LoadTableMetadata(context.Background(), e.store.Storage(), mustTable(t, e, "nested"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestNestedSchemaRendering(t *testing.T) {
 	}
 	lance := mustTable(t, e, "nested")
 	lance.Format = catalog.FormatLance
-	if _, err := iceberg.LoadTableMetadata(context.Background(), lance); err == nil {
+	if _, err := iceberg.LoadTableMetadata(context.Background(), e.store.Storage(), lance); err == nil {
 		t.Error("a Lance table was read as Iceberg")
 	}
 }

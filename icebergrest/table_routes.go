@@ -42,8 +42,15 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	// A client holding the current metadata is told so without it: metadata
+	// of a table with a long history runs to megabytes.
+	etag := etagOf(res.MetadataLocation, r.URL.RawQuery)
+	w.Header().Set("ETag", etag)
+	if notModified(r, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -77,8 +84,7 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -94,8 +100,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, false)
-	return nil
+	return s.writeLoadResult(w, r, res, false)
 }
 
 func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -160,8 +165,7 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 	if err != nil {
 		return err
 	}
-	writeLoadResult(w, res, true)
-	return nil
+	return s.writeLoadResult(w, r, res, true)
 }
 
 func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -174,37 +178,50 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 	if len(in.TableChanges) == 0 {
 		return badRequest("a transaction needs table-changes")
 	}
-	// The catalog swaps one table's metadata at a time, so only a single
-	// table change can be applied all-or-nothing.
-	if len(in.TableChanges) > 1 {
-		return errorf(http.StatusNotAcceptable, typeUnsupported, "transactions over more than one table are not supported; commit each table on its own")
+	changes := make([]iceberg.TableChange, len(in.TableChanges))
+	for i, c := range in.TableChanges {
+		if c.Identifier == nil {
+			return badRequest("table change %d needs an identifier", i)
+		}
+		if err := checkLevels(c.Identifier.Namespace); err != nil {
+			return err
+		}
+		if err := catalog.ValidateTableName(c.Identifier.Name); err != nil {
+			return badRequest("table name %q: %v", c.Identifier.Name, err)
+		}
+		changes[i] = iceberg.TableChange{
+			Ref:   catalog.TableRef{Bucket: b.Name, Namespace: c.Identifier.Namespace, Name: c.Identifier.Name},
+			Input: c,
+		}
 	}
-	c := in.TableChanges[0]
-	if c.Identifier == nil {
-		return badRequest("a table change needs an identifier")
-	}
-	if err := checkLevels(c.Identifier.Namespace); err != nil {
-		return err
-	}
-	if err := catalog.ValidateTableName(c.Identifier.Name); err != nil {
-		return badRequest("table name %q: %v", c.Identifier.Name, err)
-	}
-	ref := catalog.TableRef{Bucket: b.Name, Namespace: c.Identifier.Namespace, Name: c.Identifier.Name}
-	if _, err := s.tables.Commit(r.Context(), b, ref, c); err != nil {
+	if err := s.tables.CommitTransaction(r.Context(), b, changes); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// writeLoadResult answers a load, create or commit.
-func writeLoadResult(w http.ResponseWriter, res *iceberg.Loaded, withConfig bool) {
+// writeLoadResult answers a load, create or commit; with config, the
+// storage settings (and vended keys) an engine needs for the table's files.
+func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *iceberg.Loaded, withConfig bool) error {
 	out := map[string]any{"metadata": json.RawMessage(res.Metadata)}
 	if res.MetadataLocation != "" {
 		out["metadata-location"] = res.MetadataLocation
 	}
 	if withConfig {
-		out["config"] = map[string]string{}
+		var md struct {
+			Location string `json:"location"`
+		}
+		_ = json.Unmarshal(res.Metadata, &md)
+		cfg, creds, ae := s.tableConfig(r, md.Location)
+		if ae != nil {
+			return ae
+		}
+		out["config"] = cfg
+		if creds != nil {
+			out["storage-credentials"] = creds
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -148,7 +149,7 @@ func benchServer(b *testing.B, tables int) (*httptest.Server, string) {
 	for i := range tables {
 		ref := catalog.TableRef{Bucket: "bench", Namespace: []string{"ns"}, Name: fmt.Sprintf("t%04d", i)}
 		// Tables the SDK has written (state created), as in steady use.
-		loc := st.DefaultLocation(ref, catalog.FormatLance)
+		loc := strings.TrimPrefix(st.DefaultLocation(ref, catalog.FormatLance), "file://")
 		if err := os.MkdirAll(filepath.Join(loc, "_versions"), 0o755); err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/floe/floe/jsonstrict"
 )
 
 // maxBodyBytes caps a request body: a metadata request is an id, a location
@@ -60,6 +62,9 @@ func decodeJSON(body []byte, v any) *Error {
 	}
 	if b[0] != '{' {
 		return invalid("request body must be a JSON object", "Send a JSON object such as {\"id\": [\"bucket\", \"ns\"]}, or no body.")
+	}
+	if err := jsonstrict.Check(b); err != nil {
+		return invalid("request body is refused", err.Error()+".")
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return jsonError(err)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // Code is a Lance Namespace error code (the spec's ErrorResponse.code).
@@ -23,6 +24,8 @@ const (
 	CodeNamespaceNotEmpty      Code = 3
 	CodeTableNotFound          Code = 4
 	CodeTableAlreadyExists     Code = 5
+	CodeTableTagNotFound       Code = 8
+	CodeTableTagAlreadyExists  Code = 9
 	CodeTableVersionNotFound   Code = 11
 	CodeInvalidInput           Code = 13
 	CodeConcurrentModification Code = 14
@@ -38,9 +41,9 @@ func (c Code) Status() int {
 	switch c {
 	case CodeUnsupported:
 		return http.StatusNotAcceptable
-	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableVersionNotFound:
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
 		return http.StatusNotFound
-	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeConcurrentModification:
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification:
 		return http.StatusConflict
 	case CodeInvalidInput:
 		return http.StatusBadRequest
@@ -175,6 +178,9 @@ func asError(err error, notFound Code) *Error {
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
 	case errors.Is(err, catalog.ErrUnavailable):
 		return NewError(CodeServiceUnavailable, msg, "The catalog database is unreachable (stopped or restarting); retry shortly.")
+	case errors.Is(err, warehouse.ErrUnavailable):
+		return NewError(CodeServiceUnavailable, "table storage is unavailable",
+			"The warehouse's object store does not answer, so the request did not complete; retry when it is back (floe's /readyz says when).")
 	}
 	return &Error{Code: CodeInternal, Msg: "internal error",
 		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}

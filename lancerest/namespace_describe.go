@@ -20,16 +20,13 @@ func describeNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *cal
 	return writeJSON(w, propsResponse{Properties: props})
 }
 
-// namespaceExists: POST /v1/namespace/{id}/exists; 200 or 404, no body.
+// namespaceExists: POST /v1/namespace/{id}/exists; 200 without a body, or
+// the spec's ErrorResponse (404 code 1 when it does not exist).
 func namespaceExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	if e := withBody(r, func(b []byte) *Error { return decodeIDOnly(b, c.id) }); e != nil {
 		return e
 	}
 	if _, e := s.namespaceProps(r.Context(), c); e != nil {
-		if e.Code == CodeNamespaceNotFound {
-			w.WriteHeader(http.StatusNotFound)
-			return nil
-		}
 		return e
 	}
 	return writeEmpty(w)

@@ -28,7 +28,7 @@ func TestNamespaceOperations(t *testing.T) {
 		{name: "create root exist_ok", path: "/v1/namespace/%24/create", body: `{"mode":"exist_ok"}`, status: 200, code: -1},
 		{name: "create with custom delimiter", path: "/v1/namespace/newb.c/create?delimiter=.", status: 200, code: -1},
 		{name: "overwrite child empties it", path: "/v1/namespace/newb$a/create", body: `{"mode":"Overwrite"}`, status: 200, code: -1, notWant: []string{"team"}},
-		{name: "grandchild gone after overwrite", path: "/v1/namespace/newb$a$b/exists", status: 404, code: -2},
+		{name: "grandchild gone after overwrite", path: "/v1/namespace/newb$a$b/exists", status: 404, code: 1},
 
 		// DescribeNamespace / NamespaceExists
 		{name: "describe root", path: "/v1/namespace/%24/describe", status: 200, code: -1, want: []string{`"properties":{}`}},
@@ -38,7 +38,7 @@ func TestNamespaceOperations(t *testing.T) {
 		{name: "describe missing", path: "/v1/namespace/lnc$nope/describe", status: 404, code: 1},
 		{name: "describe iceberg bucket", path: "/v1/namespace/icb/describe", status: 404, code: 1},
 		{name: "exists", path: "/v1/namespace/lnc$ns/exists", body: `null`, status: 200, code: -2},
-		{name: "exists missing", path: "/v1/namespace/lnc$nope/exists", status: 404, code: -2},
+		{name: "exists missing", path: "/v1/namespace/lnc$nope/exists", status: 404, code: 1},
 		{name: "exists bad name", path: "/v1/namespace/lnc$BAD/exists", status: 400, code: 13},
 
 		// ListNamespaces
@@ -65,7 +65,7 @@ func TestNamespaceOperations(t *testing.T) {
 		{name: "bucket drop by scoped key", path: "/v1/namespace/lnc/drop", key: "scoped", status: 403, code: 15},
 		{name: "drop bucket restrict", path: "/v1/namespace/newb/drop", status: 409, code: 3},
 		{name: "drop bucket cascade", path: "/v1/namespace/newb/drop", body: `{"mode":"fail","behavior":"cascade"}`, status: 200, code: -1},
-		{name: "bucket gone", path: "/v1/namespace/newb/exists", status: 404, code: -2},
+		{name: "bucket gone", path: "/v1/namespace/newb/exists", status: 404, code: 1},
 		{name: "iceberg bucket drop is not found", path: "/v1/namespace/icb/drop", body: `{"behavior":"cascade"}`, status: 404, code: 1},
 		{name: "iceberg bucket still there", method: "GET", path: "/v1/namespace/icb/list", status: 404, code: 1},
 	})

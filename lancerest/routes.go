@@ -76,6 +76,20 @@ func matchRoute(method, path string) (route, bool) {
 			return withID(post(method, deregisterTable), id), true
 		case "rename":
 			return withID(post(method, renameTable), id), true
+		case "version/list":
+			return withID(post(method, listTableVersions), id), true
+		case "version/describe":
+			return withID(post(method, describeTableVersion), id), true
+		case "tags/list":
+			return withID(post(method, listTableTags), id), true
+		case "tags/version":
+			return withID(post(method, getTableTagVersion), id), true
+		case "tags/create":
+			return withID(post(method, createTableTag), id), true
+		case "tags/update":
+			return withID(post(method, updateTableTag), id), true
+		case "tags/delete":
+			return withID(post(method, deleteTableTag), id), true
 		}
 		if unsupportedTableOp(op) {
 			return route{op: unsupported}, true
@@ -125,9 +139,8 @@ var unsupportedTableOps = map[string]bool{
 	"explain_plan": true, "analyze_plan": true, "stats": true, "restore": true,
 	"add_columns": true, "alter_columns": true, "drop_columns": true,
 	"update_field_metadata": true, "backfill_column": true, "schema_metadata/update": true,
-	"version/list": true, "version/create": true, "version/describe": true, "version/delete": true,
+	"version/create": true, "version/delete": true,
 	"create_index": true, "create_scalar_index": true, "index/list": true,
-	"tags/list": true, "tags/version": true, "tags/create": true, "tags/delete": true, "tags/update": true,
 	"branches/list": true, "branches/create": true, "branches/delete": true,
 }
 
@@ -146,5 +159,5 @@ func unsupportedTableOp(op string) bool {
 func unsupported(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	return NewError(CodeUnsupported,
 		"operation not supported: "+r.Method+" "+r.URL.Path,
-		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, tags, branches, versions, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
+		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, creating or deleting versions, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
 }

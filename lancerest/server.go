@@ -23,13 +23,17 @@ type Config struct {
 	// Anonymous lets requests without a key read and write every bucket
 	// (--lance-anonymous). Off by default; a wrong key is refused either way.
 	Anonymous bool
+	// Storage answers storage_options for tables on an object store; nil
+	// for a local warehouse, whose tables need none.
+	Storage StorageOptioner
 }
 
 // Server is the Lance Namespace REST API.
 type Server struct {
-	store *catalog.Store
-	log   *slog.Logger
-	auth  *apikey.Checker
+	store   *catalog.Store
+	log     *slog.Logger
+	auth    *apikey.Checker
+	storage StorageOptioner
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -47,6 +51,7 @@ func New(cfg Config) *Server {
 		store:    cfg.Store,
 		log:      lg.With("component", "lancerest"),
 		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		storage:  cfg.Storage,
 		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }

@@ -2,64 +2,63 @@ package lancerest
 
 import (
 	"context"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
-// storageOptions are the options a Lance SDK needs to open a table's
-// location. A local warehouse needs none; an S3 warehouse will add endpoint,
-// region, allow_http and (with vend_credentials) keys plus expires_at_millis
-// here, in this one place.
-func storageOptions(t catalog.Table) map[string]string {
-	return emptyProps
+// StorageOptioner is the warehouse's answer to "what does a client need to
+// open this location": endpoint, region, allow_http, path style and, when
+// vended, keys and expires_at_millis (warehouse.ClientAccess).
+type StorageOptioner interface {
+	LanceStorageOptions(ctx context.Context, location string, vend *bool) (map[string]string, error)
 }
 
-// tableURI is the location as a complete URI.
-func tableURI(location string) string {
-	if strings.Contains(location, "://") {
-		return location
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(location)}).String()
-}
-
-// localPath turns a location (a path or a file:// URI) into a clean absolute
-// local path; ok is false for any other scheme or a relative path.
-func localPath(loc string) (string, bool) {
-	if strings.HasPrefix(loc, "file://") {
-		u, err := url.Parse(loc)
-		if err != nil || (u.Host != "" && u.Host != "localhost") {
-			return "", false
+// vendFlag is the request's vend_credentials from the query or the body:
+// nil when neither says, so floe's --vend-credentials decides.
+func vendFlag(c *call, body *bool) (*bool, *Error) {
+	if c.query("vend_credentials") != "" {
+		v, e := queryBool(c, "vend_credentials", false)
+		if e != nil {
+			return nil, e
 		}
-		loc = u.Path
-	} else if strings.Contains(loc, "://") {
-		return "", false
+		return &v, nil
 	}
-	if strings.IndexByte(loc, 0) >= 0 || !filepath.IsAbs(loc) {
-		return "", false
-	}
-	return filepath.Clean(loc), true
+	return body, nil
 }
 
-// insideDir reports whether path lies strictly inside dir (both clean).
-func insideDir(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+// storageOptions are the options a Lance SDK needs to open a table's
+// location, in this one place. A local warehouse needs none. vend is the
+// request's vend_credentials (nil: floe's --vend-credentials decides).
+func (s *Server) storageOptions(ctx context.Context, t catalog.Table, vend *bool) (map[string]string, *Error) {
+	if s.storage == nil {
+		return emptyProps, nil
+	}
+	o, err := s.storage.LanceStorageOptions(ctx, t.Location, vend)
+	if err != nil {
+		s.log.Warn("storage options", "table", t.ID, "err", err)
+		return nil, NewError(CodeServiceUnavailable, "storage credentials are unavailable",
+			"floe could not obtain credentials for the table's object store; try again, or ask the operator to check floe's storage configuration.")
+	}
+	if o == nil {
+		return emptyProps, nil
+	}
+	return o, nil
 }
 
-// versionScan is catalog.LanceVersion: the latest version under
+// tableURI is the location as a complete URI: stored locations are
+// canonical warehouse locations, already URIs.
+func tableURI(location string) string {
+	if loc, err := warehouse.Parse(location); err == nil {
+		return loc.String()
+	}
+	return location
+}
+
+// versionScan is the catalog's Lance version read: the latest version under
 // <location>/_versions and whether want (if non-zero) is among them.
-func versionScan(location string, want uint64) (latest uint64, found bool) {
-	return catalog.LanceVersion(location, want)
-}
-
-// hasData reports whether a Lance dataset has been written at location.
-func hasData(location string) bool {
-	v, _ := versionScan(location, 0)
-	return v > 0
+func (s *Server) versionScan(ctx context.Context, location string, want uint64) (latest uint64, found bool) {
+	return s.store.LanceVersion(ctx, location, want)
 }
 
 // observeCreated records declared → created once the SDK has written the
@@ -69,7 +68,7 @@ func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
 	if t.State == catalog.StateCreated {
 		return true
 	}
-	if !hasData(t.Location) {
+	if v, _ := s.versionScan(ctx, t.Location, 0); v == 0 {
 		return false
 	}
 	if t.State == catalog.StateDeclared {
@@ -78,13 +77,4 @@ func (s *Server) observeCreated(ctx context.Context, t catalog.Table) bool {
 		}
 	}
 	return true
-}
-
-// statDir reports whether path is an existing directory.
-func statDir(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false, err
-	}
-	return fi.IsDir(), nil
 }

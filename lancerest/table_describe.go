@@ -38,7 +38,8 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	if _, e := flag(c, "vend_credentials", req.VendCredentials); e != nil {
+	vend, e := vendFlag(c, req.VendCredentials)
+	if e != nil {
 		return e
 	}
 	ref, e := tableRef(c.id)
@@ -53,7 +54,11 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	resp := describeTableResponse{Location: t.Location, StorageOptions: storageOptions(t)}
+	opts, e := s.storageOptions(ctx, t, vend)
+	if e != nil {
+		return e
+	}
+	resp := describeTableResponse{Location: t.Location, StorageOptions: opts}
 	if withURI {
 		resp.TableURI = tableURI(t.Location)
 	}
@@ -62,7 +67,7 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 		if req.Version != nil {
 			want = uint64(*req.Version)
 		}
-		latest, found := versionScan(t.Location, want)
+		latest, found := s.versionScan(ctx, t.Location, want)
 		if req.Version != nil && !found {
 			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
 				"Leave version out for the latest, or pick one listed in the dataset's _versions/.")
@@ -96,7 +101,8 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 // TableIDHeader carries floe's table id on DescribeTable answers.
 const TableIDHeader = "X-Floe-Table-Id"
 
-// tableExists: POST /v1/table/{id}/exists; 200 or 404, no body.
+// tableExists: POST /v1/table/{id}/exists; 200 without a body, or the
+// spec's ErrorResponse (404 code 4 when it does not exist).
 func tableExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	if e := withBody(r, func(b []byte) *Error { return decodeIDOnly(b, c.id) }); e != nil {
 		return e
@@ -109,10 +115,6 @@ func tableExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 		return e
 	}
 	if _, e := s.resolveTable(r.Context(), ref, c.id, c.delim); e != nil {
-		if e.Code == CodeTableNotFound {
-			w.WriteHeader(http.StatusNotFound)
-			return nil
-		}
 		return e
 	}
 	return writeEmpty(w)

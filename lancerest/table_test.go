@@ -32,10 +32,11 @@ func TestTableOperations(t *testing.T) {
 	e := newTestEnv(t, false)
 	e.seed()
 	loc := filepath.Join(e.warehouse, "lnc", "ns", "t1.lance")
+	uri := "file://" + loc // locations are answered in canonical form
 	e.run(t, []step{
 		{name: "declare", path: "/v1/table/lnc$ns$t1/declare", body: `{"id":["lnc","ns","t1"]}`, status: 200, code: -1,
-			want: []string{`"location":` + jsonString(loc), `"storage_options":{}`, `"managed_versioning":false`}},
-		{name: "declare is idempotent", path: "/v1/table/lnc$ns$t1/declare", status: 200, code: -1, want: []string{jsonString(loc)}},
+			want: []string{`"location":` + jsonString(uri), `"storage_options":{}`, `"managed_versioning":false`}},
+		{name: "re-declare while only declared", path: "/v1/table/lnc$ns$t1/declare", status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "declare with floe's location", path: "/v1/table/lnc$ns$t1/declare", body: `{"location":` + jsonString("file://"+loc) + `}`, status: 200, code: -1},
 		{name: "declare elsewhere", path: "/v1/table/lnc$ns$t9/declare", body: `{"location":"/tmp/elsewhere"}`, status: 400, code: 13},
 		{name: "declare two-name id", path: "/v1/table/lnc$t1/declare", status: 400, code: 13},
@@ -47,7 +48,7 @@ func TestTableOperations(t *testing.T) {
 		{name: "declared listed", method: "GET", path: "/v1/namespace/lnc$ns/table/list", status: 200, code: -1, want: []string{`{"tables":["t1"]}`}},
 		{name: "declared hidden without include_declared", method: "GET", path: "/v1/namespace/lnc$ns/table/list?include_declared=false", status: 200, code: -1, want: []string{`{"tables":[]}`}},
 		{name: "describe", path: "/v1/table/lnc$ns$t1/describe", body: `{"id":["lnc","ns","t1"]}`, status: 200, code: -1,
-			want: []string{`"location":` + jsonString(loc), `"storage_options":{}`, `"properties":null`}, notWant: []string{"table_uri", "is_only_declared", `"version"`}},
+			want: []string{`"location":` + jsonString(uri), `"storage_options":{}`, `"properties":null`}, notWant: []string{"table_uri", "is_only_declared", `"version"`}},
 		{name: "describe check_declared", path: "/v1/table/lnc$ns$t1/describe?check_declared=true", status: 200, code: -1, want: []string{`"is_only_declared":true`}},
 		{name: "describe with_table_uri in body", path: "/v1/table/lnc$ns$t1/describe", body: `{"with_table_uri":true}`, status: 200, code: -1, want: []string{`"table_uri":"file://` + filepath.ToSlash(loc)}},
 		{name: "describe bad flag", path: "/v1/table/lnc$ns$t1/describe?check_declared=maybe", status: 400, code: 13},
@@ -56,7 +57,7 @@ func TestTableOperations(t *testing.T) {
 		{name: "describe missing", path: "/v1/table/lnc$ns$nope/describe", status: 404, code: 4},
 		{name: "describe iceberg table", path: "/v1/table/mix$ns$ice/describe", status: 404, code: 4},
 		{name: "exists", path: "/v1/table/lnc$ns$t1/exists", status: 200, code: -2},
-		{name: "exists iceberg table", path: "/v1/table/mix$ns$ice/exists", status: 404, code: -2},
+		{name: "exists iceberg table", path: "/v1/table/mix$ns$ice/exists", status: 404, code: 4},
 		{name: "table list in iceberg bucket", method: "GET", path: "/v1/namespace/icb$ns/table/list", status: 404, code: 1},
 		{name: "table list hides iceberg tables", method: "GET", path: "/v1/namespace/mix$ns/table/list", status: 200, code: -1, want: []string{`{"tables":[]}`}},
 		{name: "table list missing namespace", method: "GET", path: "/v1/namespace/lnc$nope/table/list", status: 404, code: 1},
@@ -74,13 +75,14 @@ func TestTableOperations(t *testing.T) {
 			want: []string{`"version":3`, `"is_only_declared":false`, `"table":"t1"`, `"namespace":["lnc","ns"]`}},
 		{name: "version exists", path: "/v1/table/lnc$ns$t1/describe", body: `{"version":2}`, status: 200, code: -1, want: []string{`"version":2`}},
 		{name: "version missing", path: "/v1/table/lnc$ns$t1/describe", body: `{"version":9}`, status: 404, code: 11},
+		{name: "declare a created table", path: "/v1/table/lnc$ns$t1/declare", status: 409, code: 5, want: []string{"already exists"}},
 		{name: "created now listed without declared", method: "GET", path: "/v1/namespace/lnc$ns/table/list?include_declared=false", status: 200, code: -1, want: []string{`{"tables":["t1"]}`}},
 		{name: "list all tables now includes it", method: "GET", path: "/v1/table?include_declared=false", status: 200, code: -1, want: []string{`"lnc$ns$t1"`}},
 
 		// rename
 		{name: "rename", path: "/v1/table/lnc$ns$t1/rename", body: `{"new_table_name":"t2"}`, status: 200, code: -1},
-		{name: "old name gone", path: "/v1/table/lnc$ns$t1/exists", status: 404, code: -2},
-		{name: "new name keeps the location", path: "/v1/table/lnc$ns$t2/describe", status: 200, code: -1, want: []string{jsonString(loc)}},
+		{name: "old name gone", path: "/v1/table/lnc$ns$t1/exists", status: 404, code: 4},
+		{name: "new name keeps the location", path: "/v1/table/lnc$ns$t2/describe", status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "rename without name", path: "/v1/table/lnc$ns$t2/rename", body: `{}`, status: 400, code: 13},
 		{name: "rename bad name", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"Bad Name"}`, status: 400, code: 13},
 		{name: "rename to another bucket", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"t3","new_namespace_id":["mix","ns"]}`, status: 400, code: 13},
@@ -94,7 +96,7 @@ func TestTableOperations(t *testing.T) {
 
 		// deregister / register / drop
 		{name: "deregister readonly", path: "/v1/table/lnc$ns$sub$t3/deregister", key: "ro", status: 403, code: 15},
-		{name: "deregister", path: "/v1/table/lnc$ns$sub$t3/deregister", body: `{"id":["lnc","ns","sub","t3"]}`, status: 200, code: -1, want: []string{jsonString(loc), `"id":["lnc","ns","sub","t3"]`}},
+		{name: "deregister", path: "/v1/table/lnc$ns$sub$t3/deregister", body: `{"id":["lnc","ns","sub","t3"]}`, status: 200, code: -1, want: []string{jsonString(uri), `"id":["lnc","ns","sub","t3"]`}},
 		{name: "deregistered not found", path: "/v1/table/lnc$ns$sub$t3/describe", status: 404, code: 4, want: []string{"deregistered"}},
 		{name: "deregistered not listed", method: "GET", path: "/v1/namespace/lnc$ns$sub/table/list", status: 200, code: -1, notWant: []string{"t3"}},
 		{name: "deregister again", path: "/v1/table/lnc$ns$sub$t3/deregister", status: 404, code: 4},
@@ -103,14 +105,14 @@ func TestTableOperations(t *testing.T) {
 		{name: "register relative location", path: "/v1/table/lnc$ns$sub$t3/register", body: `{"location":"../x"}`, status: 400, code: 13},
 		{name: "register dotdot escape", path: "/v1/table/lnc$ns$sub$t3/register", body: `{"location":` + jsonString(filepath.Join(e.warehouse, "lnc")+"/../mix/ns") + `}`, status: 400, code: 13},
 		{name: "register bad mode", path: "/v1/table/lnc$ns$sub$t3/register", body: `{"location":` + jsonString(loc) + `,"mode":"merge"}`, status: 400, code: 13},
-		{name: "register revives", path: "/v1/table/lnc$ns$sub$t3/register", body: `{"location":` + jsonString(loc) + `}`, status: 200, code: -1, want: []string{jsonString(loc)}},
+		{name: "register revives", path: "/v1/table/lnc$ns$sub$t3/register", body: `{"location":` + jsonString(loc) + `}`, status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "revived", path: "/v1/table/lnc$ns$sub$t3/exists", status: 200, code: -2},
 		{name: "register existing", path: "/v1/table/lnc$ns$sub$t5/register", body: `{"location":` + jsonString(loc) + `}`, status: 409, code: 5},
 		{name: "register over iceberg table", path: "/v1/table/mix$ns$ice/register", body: `{"location":` + jsonString(mkdir(t, e.warehouse, "mix", "ns", "x.lance")) + `,"mode":"overwrite"}`, status: 409, code: 5},
 		{name: "register in iceberg bucket", path: "/v1/table/icb$ns$x/register", body: `{"location":` + jsonString(mkdir(t, e.warehouse, "icb", "ns", "x.lance")) + `}`, status: 400, code: 13},
 		{name: "drop readonly", path: "/v1/table/lnc$ns$sub$t3/drop", key: "ro", status: 403, code: 15},
-		{name: "drop", path: "/v1/table/lnc$ns$sub$t3/drop", body: `{"id":["lnc","ns","sub","t3"]}`, status: 200, code: -1, want: []string{jsonString(loc)}},
-		{name: "dropped", path: "/v1/table/lnc$ns$sub$t3/exists", status: 404, code: -2},
+		{name: "drop", path: "/v1/table/lnc$ns$sub$t3/drop", body: `{"id":["lnc","ns","sub","t3"]}`, status: 200, code: -1, want: []string{jsonString(uri)}},
+		{name: "dropped", path: "/v1/table/lnc$ns$sub$t3/exists", status: 404, code: 4},
 		{name: "drop again", path: "/v1/table/lnc$ns$sub$t3/drop", status: 404, code: 4},
 		{name: "drop iceberg table refused", path: "/v1/table/mix$ns$ice/drop", status: 404, code: 4},
 	})
@@ -134,7 +136,7 @@ func TestDeregisterKeepsData(t *testing.T) {
 		}
 	}
 	r := e.must("POST", "/v1/table/lnc$ns$keep/declare", "")
-	if !strings.Contains(string(r.body), jsonString(loc)) {
+	if !strings.Contains(string(r.body), jsonString("file://"+loc)) {
 		t.Errorf("declare after deregister = %s, want the old location", r.body)
 	}
 	if b, _ := os.ReadFile(filepath.Join(loc, "data", "frag.lance")); string(b) != "0123456789" {

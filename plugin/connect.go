@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -41,7 +43,7 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	}
 	now := p.now()
 	// The session ends with the stream or with the plugin's root context.
-	s := newSession(stream.Context(), hello, tok.Name, now)
+	s := newSession(stream.Context(), hello, tok, now)
 	defer s.cancel(context.Canceled)
 	stopRoot := context.AfterFunc(p.root, func() { s.cancel(ErrClosed) })
 	defer stopRoot()
@@ -51,12 +53,22 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	// the queue is empty and buffered, so this cannot block.
 	s.out <- &pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Welcome{Welcome: &pluginpb.Welcome{
 		ConsoleVersion: p.cfg.ConsoleVersion, HeartbeatIntervalSeconds: heartbeatIntervalSeconds,
+		JobParams: p.welcomeParams,
 	}}}
 	// Jobs dispatched to earlier sessions of this worker are marked before
 	// the new session can receive any, so the first heartbeat settles
 	// exactly those.
+	if taken := p.reg.takenByOther(s.workerID, tok.ID); taken {
+		log.Warn("worker id refused: it is connected under another worker token", "token", tok.Name)
+		return status.Errorf(codes.PermissionDenied, "worker id %q is connected under another worker token; give this worker its own id", s.workerID)
+	}
 	p.jobs.onConnect(s)
-	if old := p.reg.add(s); old != nil {
+	old, err := p.reg.add(s)
+	if err != nil {
+		log.Warn("worker id refused: it is connected under another worker token", "token", tok.Name)
+		return status.Errorf(codes.PermissionDenied, "worker id %q is connected under another worker token; give this worker its own id", s.workerID)
+	}
+	if old != nil {
 		log.Warn("worker id connected again; the older stream is replaced",
 			"old_instance", old.instanceID, "new_instance", s.instanceID,
 			"hint", "if both processes are alive they share one worker id; give each worker its own id")
@@ -82,6 +94,9 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	}
 	cause := context.Cause(s.ctx)
 	switch {
+	case errors.Is(cause, errRevoked):
+		log.Info("worker stream closed: its worker token was revoked")
+		return status.Error(codes.Unauthenticated, "the worker token of this stream was revoked; create a new one with `floe worker-token create`")
 	case errors.Is(cause, errReplaced):
 		log.Info("worker stream closed: replaced by a newer connection")
 		return status.Error(codes.Aborted, "another connection with this worker id replaced this one")
@@ -128,6 +143,8 @@ func validateHello(h *pluginpb.Hello) error {
 		return status.Error(codes.InvalidArgument, "Hello.worker_id is required: give each worker a stable, unique id")
 	case len(h.GetWorkerId()) > maxWorkerIDLen:
 		return status.Error(codes.InvalidArgument, "Hello.worker_id is longer than 200 characters")
+	case !printableID(h.GetWorkerId()):
+		return status.Error(codes.InvalidArgument, "Hello.worker_id must be printable UTF-8 without control characters; it is shown in pages and logs")
 	}
 	for _, c := range h.GetCapabilities() {
 		if c.GetJobType() == "" {
@@ -200,4 +217,18 @@ func (p *Plugin) handle(s *session, m *pluginpb.WorkerMessage, log *slog.Logger)
 			log.Debug("ignoring a reply to an unknown or finished request", "request_id", m.GetRequestId())
 		}
 	}
+}
+
+// printableID reports whether id is valid UTF-8 with no control or format
+// characters (which would forge lines in logs or hide text in pages).
+func printableID(id string) bool {
+	if !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }

@@ -214,6 +214,17 @@ func (st *jobStore) create(ctx context.Context, spec JobSpec, source string, rt 
 			}
 		}
 	}
+	// Detection also yields to any active job of the same type on the same
+	// object, whatever its dedupe key: a job submitted through the task API
+	// (or left running by a previous process) must not be doubled by a
+	// detection that names it differently.
+	if source != SourceSubmitted && spec.ObjectID != "" {
+		for _, r := range st.active {
+			if r.Type == spec.Type && r.ObjectID == spec.ObjectID {
+				return r.Job.clone(), ErrDuplicateJob
+			}
+		}
+	}
 	now := st.p.now()
 	r := &jobRec{Job: Job{
 		ID: "job_" + now.UTC().Format("20060102T150405") + "_" + randHex(5), Type: spec.Type, Lane: lane,

@@ -113,7 +113,7 @@ type JobTypeInfo struct {
 	DisplayName string
 	Description string
 	Lane        string
-	Descriptor  *pluginpb.Descriptor // nil until a worker described it
+	Descriptor  *Descriptor // nil until a worker described it
 	Settings    Settings
 	Workers     []string // connected workers advertising it
 }
@@ -253,7 +253,7 @@ func (t *jobTypes) store(ctx context.Context, d *pluginpb.Descriptor) error {
 	t.mu.Unlock()
 	t.p.log.Info("job type described", "job_type", d.GetJobType(), "version", d.GetDescriptorVersion())
 	if needRow {
-		clean, _ := ValidateSettings(d, nil)
+		clean, _ := ValidateSettings(descriptorFromProto(d), nil)
 		if _, err := t.save(ctx, d.GetJobType(), clean, runtimeFromProto(d.GetRuntime()), false); err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func (t *jobTypes) settings(jobType string) Settings {
 		set = Settings{JobType: jobType, Runtime: runtimeFromProto(d.GetRuntime())}
 	}
 	if d != nil {
-		clean, _ := ValidateSettings(d, set.Values)
+		clean, _ := ValidateSettings(descriptorFromProto(d), set.Values)
 		set.Values = clean
 	}
 	return set
@@ -336,12 +336,12 @@ func (t *jobTypes) names() []string {
 }
 
 // Descriptor returns the stored descriptor of a job type.
-func (p *Plugin) Descriptor(jobType string) (*pluginpb.Descriptor, bool) {
+func (p *Plugin) Descriptor(jobType string) (Descriptor, bool) {
 	d := p.types.descriptor(jobType)
 	if d == nil {
-		return nil, false
+		return Descriptor{}, false
 	}
-	return proto.Clone(d).(*pluginpb.Descriptor), true
+	return descriptorFromProto(d), true
 }
 
 // Settings returns a job type's settings, defaults filled in.
@@ -360,7 +360,7 @@ func (p *Plugin) SaveSettings(ctx context.Context, jobType string, values map[st
 	if d == nil {
 		return Settings{}, nil, ErrUnknownJobType
 	}
-	clean, errs := ValidateSettings(d, values)
+	clean, errs := ValidateSettings(descriptorFromProto(d), values)
 	for k, v := range ValidateRuntime(rt) {
 		if errs == nil {
 			errs = map[string]string{}
@@ -438,17 +438,20 @@ func (p *Plugin) JobTypes() []JobTypeInfo {
 	}
 	out := make([]JobTypeInfo, 0, len(set))
 	for n := range set {
-		d, _ := p.Descriptor(n)
-		info := JobTypeInfo{JobType: n, Descriptor: d, Settings: p.types.settings(n), Workers: advertised[n],
+		var desc *Descriptor
+		if d, ok := p.Descriptor(n); ok {
+			desc = &d
+		}
+		info := JobTypeInfo{JobType: n, Descriptor: desc, Settings: p.types.settings(n), Workers: advertised[n],
 			Lane: p.laneFor(n), DisplayName: names[n]}
 		if l, ok := lanes[n]; ok {
 			info.Lane = l
 		}
-		if d != nil {
-			if d.GetDisplayName() != "" {
-				info.DisplayName = d.GetDisplayName()
+		if desc != nil {
+			if desc.DisplayName != "" {
+				info.DisplayName = desc.DisplayName
 			}
-			info.Description = d.GetDescription()
+			info.Description = desc.Description
 		}
 		if info.DisplayName == "" {
 			info.DisplayName = n

@@ -92,9 +92,9 @@ func (t *pendingTable) failAll(err error) {
 	}
 }
 
-// Call is one request in flight to a worker; read its replies with Next and
+// call is one request in flight to a worker; read its replies with Next and
 // always Close it.
-type Call struct {
+type call struct {
 	p        *Plugin
 	id       string
 	WorkerID string
@@ -104,7 +104,7 @@ type Call struct {
 }
 
 // startCall registers a request and sends it to the session.
-func (p *Plugin) startCall(s *session, msg *pluginpb.ConsoleMessage) (*Call, error) {
+func (p *Plugin) startCall(s *session, msg *pluginpb.ConsoleMessage) (*call, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -114,7 +114,7 @@ func (p *Plugin) startCall(s *session, msg *pluginpb.ConsoleMessage) (*Call, err
 	if err != nil {
 		return nil, err
 	}
-	c := &Call{p: p, id: id, WorkerID: s.workerID, sess: s, pr: pr}
+	c := &call{p: p, id: id, WorkerID: s.workerID, sess: s, pr: pr}
 	if err := s.enqueue(msg, p.cfg.EnqueueTimeout); err != nil {
 		p.pending.remove(id)
 		return nil, err
@@ -123,12 +123,12 @@ func (p *Plugin) startCall(s *session, msg *pluginpb.ConsoleMessage) (*Call, err
 }
 
 // RequestID is the id the worker's replies carry.
-func (c *Call) RequestID() string { return c.id }
+func (c *call) RequestID() string { return c.id }
 
 // Next returns the next reply. When ctx ends first the worker is sent a
 // Cancel for this request and ctx's error is returned; when the worker
 // disconnects, ErrWorkerGone comes back at once.
-func (c *Call) Next(ctx context.Context) (*pluginpb.WorkerMessage, error) {
+func (c *call) Next(ctx context.Context) (*pluginpb.WorkerMessage, error) {
 	// A reply already buffered wins over a failure that came after it.
 	select {
 	case m := <-c.pr.ch:
@@ -157,7 +157,7 @@ func (c *Call) Next(ctx context.Context) (*pluginpb.WorkerMessage, error) {
 }
 
 // cancel tells the worker to stop this request (best effort, once).
-func (c *Call) cancel(reason string) {
+func (c *call) cancel(reason string) {
 	if c.done {
 		return
 	}
@@ -168,11 +168,11 @@ func (c *Call) cancel(reason string) {
 }
 
 // Finish marks the request answered so Close sends no Cancel.
-func (c *Call) Finish() { c.done = true }
+func (c *call) Finish() { c.done = true }
 
 // Close forgets the request; if it was not finished, the worker is told to
 // cancel it.
-func (c *Call) Close() {
+func (c *call) Close() {
 	c.p.pending.remove(c.id)
 	c.cancel("caller closed the request")
 }

@@ -37,6 +37,9 @@ type Config struct {
 	// in every ClusterContext ("" when that surface is off).
 	LanceURL   string
 	IcebergURL string
+	// JobParams are the parameter definitions of submitted jobs per job
+	// type, sent to every worker in Welcome (the tasks package owns them).
+	JobParams map[string][]JobParam
 	// Reviewer, if set, may drop or adjust each proposal (maintenance
 	// configuration); nil keeps every proposal.
 	Reviewer ProposalReviewer
@@ -71,7 +74,9 @@ type Options struct {
 	// deleted (default 30 days; checked hourly).
 	JobRetention time.Duration
 	// APIKeyTTL is the lifetime of the key minted for each worker's
-	// ClusterContext (default 1h); it is reused until a quarter remains.
+	// ClusterContext (default 15m: long enough for a detection or the start of
+	// a job, short enough that a captured key soon dies); it is reused until a
+	// quarter remains.
 	APIKeyTTL time.Duration
 	// SchedulerTick is how often each lane looks at its work (default 1s).
 	SchedulerTick time.Duration
@@ -98,7 +103,7 @@ func (o *Options) fill() {
 	def(&o.JobIdleExpiry, 24*time.Hour)
 	def(&o.JobOrphanExpiry, 15*time.Minute)
 	def(&o.JobRetention, 30*24*time.Hour)
-	def(&o.APIKeyTTL, time.Hour)
+	def(&o.APIKeyTTL, 15*time.Minute)
 	def(&o.SchedulerTick, time.Second)
 	if o.Now == nil {
 		o.Now = time.Now
@@ -153,6 +158,8 @@ type Plugin struct {
 
 	reqSeq atomic.Uint64
 
+	welcomeParams []*pluginpb.JobParams // Config.JobParams, converted once; read-only
+
 	srvMu sync.Mutex
 	srv   *grpc.Server // set by ListenAndServe or Register
 }
@@ -176,6 +183,7 @@ func New(cfg Config) (*Plugin, error) {
 		db:    cfg.DB,
 		store: cfg.Store,
 	}
+	p.welcomeParams = jobParamsToProto(cfg.JobParams)
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
 	if err := cfg.DB.Migrate(p.root, MigrationOwner, Migrations()); err != nil {
 		return nil, fmt.Errorf("plugin: %w", err)

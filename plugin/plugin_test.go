@@ -132,7 +132,7 @@ func TestHelloDescribesAndStoresSettings(t *testing.T) {
 		Descriptors: map[string]*pluginpb.Descriptor{"lance_compact": compactDescriptor("v2")}})
 	h.waitUntil("v2 stored", func() bool {
 		d, ok := h.p.Descriptor("lance_compact")
-		return ok && d.GetDescriptorVersion() == "v2"
+		return ok && d.Version == "v2"
 	})
 	if describes(w3) != 1 {
 		t.Fatal("new descriptor version was not asked for")

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -73,18 +74,46 @@ func newRegistry(p *Plugin) *registry {
 	return &registry{p: p, sessions: make(map[string]*session), gone: make(map[string]goneWorker)}
 }
 
+// errIDTaken refuses a session claiming the id of a worker connected under
+// another worker token: one token must not be able to replace (and so
+// impersonate) the stream of a worker it does not own.
+var errIDTaken = errors.New("this worker id is connected under another worker token")
+
 // add installs a session, replacing and cancelling an older one with the
-// same worker id. It returns the replaced session, if any.
-func (r *registry) add(s *session) *session {
+// same worker id and the same worker token (a restarted worker). A live
+// session under a different token keeps the id: add returns errIDTaken.
+// It returns the replaced session, if any.
+func (r *registry) add(s *session) (*session, error) {
 	r.mu.Lock()
 	old := r.sessions[s.workerID]
+	if old != nil && old.tokenID != s.tokenID && old.ctx.Err() == nil {
+		r.mu.Unlock()
+		return nil, errIDTaken
+	}
 	r.sessions[s.workerID] = s
 	delete(r.gone, s.workerID)
 	r.mu.Unlock()
 	if old != nil {
 		old.cancel(errReplaced)
 	}
-	return old
+	return old, nil
+}
+
+// closeToken ends every session that authenticated with the worker token
+// tokenID, at once, and returns how many it ended.
+func (r *registry) closeToken(tokenID string) int {
+	r.mu.RLock()
+	var ended []*session
+	for _, s := range r.sessions {
+		if s.tokenID == tokenID {
+			ended = append(ended, s)
+		}
+	}
+	r.mu.RUnlock()
+	for _, s := range ended {
+		s.cancel(errRevoked)
+	}
+	return len(ended)
 }
 
 // remove deletes the session only if the map still points at it, so an old
@@ -274,4 +303,12 @@ func (r *registry) reapLoop(ctx context.Context) {
 			s.cancel(errSilent)
 		}
 	}
+}
+
+// takenByOther reports whether workerID is live under a token other than tokenID.
+func (r *registry) takenByOther(workerID, tokenID string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	old := r.sessions[workerID]
+	return old != nil && old.tokenID != tokenID && old.ctx.Err() == nil
 }

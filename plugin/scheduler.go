@@ -158,13 +158,13 @@ func (p *Plugin) RunDetection(ctx context.Context, jobType string) ([]Proposal, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, set.Runtime.DetectionTimeout)
 	defer cancel()
-	cluster, err := p.clusterContext(ctx, sess.workerID)
+	cluster, err := p.clusterContext(ctx, sess)
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}
 	deadline, _ := ctx.Deadline()
 	call, err := p.startCall(sess, &pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Detect{Detect: &pluginpb.Detect{
-		JobType: jobType, SettingsJson: settingsJSON(d, set.Values), Cluster: cluster,
+		JobType: jobType, SettingsJson: settingsJSON(descriptorFromProto(d), set.Values), Cluster: cluster,
 		MaxProposals: int32(min(set.Runtime.MaxJobsPerDetection, maxProposalsPerDetection)), DeadlineUnixMs: deadline.UnixMilli(),
 	}}})
 	if err != nil {
@@ -321,7 +321,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		}) {
 			continue
 		}
-		cc, err := p.clusterContext(ctx, s.workerID)
+		cc, err := p.clusterContext(ctx, s)
 		if err != nil {
 			p.log.Warn("could not mint a worker API key", "worker", s.workerID, "err", err)
 			continue
@@ -384,7 +384,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 			Job: &pluginpb.JobSpec{
 				JobId: r.ID, JobType: r.Type, ObjectId: r.ObjectID, Parameters: r.Parameters,
 				Attempt: int32(r.Attempts + 1), DeadlineUnixMs: deadline.UnixMilli(), Cluster: clusters[best.workerID],
-				SettingsJson: settingsJSON(p.types.descriptor(r.Type), set.Values), Object: refs[r.ObjectID],
+				SettingsJson: settingsJSON(descriptorFromProto(p.types.descriptor(r.Type)), set.Values), Object: refs[r.ObjectID],
 			}}}}
 		if !best.trySend(msg) {
 			continue // that worker's queue is full; try again next pass

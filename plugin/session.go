@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -24,6 +25,7 @@ type session struct {
 	version     string
 	address     string
 	tokenName   string
+	tokenID     string // the worker token this stream authenticated with
 	caps        []*pluginpb.Capability
 	formats     []string
 	connectedAt time.Time
@@ -43,14 +45,18 @@ type session struct {
 // errReplaced ends a session when the same worker id connects again.
 var errReplaced = errors.New("replaced by a newer connection with the same worker id")
 
-func newSession(parent context.Context, hello *pluginpb.Hello, tokenName string, now time.Time) *session {
+// errRevoked ends a session whose worker token was revoked.
+var errRevoked = errors.New("the worker token of this stream was revoked")
+
+func newSession(parent context.Context, hello *pluginpb.Hello, tok catalog.WorkerToken, now time.Time) *session {
 	ctx, cancel := context.WithCancelCause(parent)
 	return &session{
 		workerID:    hello.GetWorkerId(),
 		instanceID:  hello.GetInstanceId(),
 		version:     hello.GetVersion(),
 		address:     hello.GetAddress(),
-		tokenName:   tokenName,
+		tokenName:   tok.Name,
+		tokenID:     tok.ID,
 		caps:        hello.GetCapabilities(),
 		formats:     hello.GetPreviewFormats(),
 		connectedAt: now,

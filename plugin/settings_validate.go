@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/floe/floe/plugin/pluginpb"
 )
 
 // maxSettingValueLen bounds one submitted value; settings are short knobs,
@@ -25,25 +23,25 @@ const maxSettingValueLen = 4096
 // for the form, and is nil when everything is valid. Values for names the
 // descriptor does not declare are dropped. A missing name means "use the
 // default", so a form must send "false" for an unchecked checkbox.
-func ValidateSettings(d *pluginpb.Descriptor, values map[string]string) (clean map[string]string, fieldErrors map[string]string) {
+func ValidateSettings(d Descriptor, values map[string]string) (clean map[string]string, fieldErrors map[string]string) {
 	clean = map[string]string{}
 	errs := map[string]string{}
-	fields := allFields(d)
+	fields := d.Fields()
 	// First pass: raw values with defaults, so visible_when can look at them.
 	raw := map[string]string{}
 	for _, f := range fields {
-		v, ok := values[f.GetName()]
+		v, ok := values[f.Name]
 		if !ok {
-			v = f.GetDefaultValue()
+			v = f.Default
 		}
-		raw[f.GetName()] = v
+		raw[f.Name] = v
 	}
 	for _, f := range fields {
-		name := f.GetName()
+		name := f.Name
 		v := raw[name]
 		hidden := false
-		if vw := f.GetVisibleWhen(); vw != nil && vw.GetField() != "" {
-			hidden = !sameValue(raw[vw.GetField()], vw.GetEquals())
+		if vw := f.VisibleWhen; vw != nil && vw.Field != "" {
+			hidden = !sameValue(raw[vw.Field], vw.Equals)
 		}
 		c, msg := checkField(f, v)
 		if msg != "" && !(hidden && strings.TrimSpace(v) == "") {
@@ -52,10 +50,10 @@ func ValidateSettings(d *pluginpb.Descriptor, values map[string]string) (clean m
 				continue
 			}
 			// A hidden field with a bad value falls back to its default.
-			c, _ = checkField(f, f.GetDefaultValue())
+			c, _ = checkField(f, f.Default)
 		}
 		if hidden && strings.TrimSpace(v) == "" {
-			c, _ = checkField(f, f.GetDefaultValue())
+			c, _ = checkField(f, f.Default)
 		}
 		clean[name] = c
 	}
@@ -63,14 +61,6 @@ func ValidateSettings(d *pluginpb.Descriptor, values map[string]string) (clean m
 		errs = nil
 	}
 	return clean, errs
-}
-
-func allFields(d *pluginpb.Descriptor) []*pluginpb.FormField {
-	var out []*pluginpb.FormField
-	for _, s := range d.GetForm().GetSections() {
-		out = append(out, s.GetFields()...)
-	}
-	return out
 }
 
 func sameValue(a, b string) bool {
@@ -93,32 +83,32 @@ func parseBool(s string) (bool, bool) {
 }
 
 // checkField returns the canonical value or a sentence saying what is wrong.
-func checkField(f *pluginpb.FormField, v string) (string, string) {
-	label := f.GetLabel()
+func checkField(f FormField, v string) (string, string) {
+	label := f.Label
 	if label == "" {
-		label = f.GetName()
+		label = f.Name
 	}
 	if len(v) > maxSettingValueLen {
 		return "", fmt.Sprintf("%s is too long (at most %d characters).", label, maxSettingValueLen)
 	}
 	t := strings.TrimSpace(v)
-	if t == "" && f.GetType() != pluginpb.FieldType_FIELD_TYPE_BOOL && f.GetType() != pluginpb.FieldType_FIELD_TYPE_STRING_LIST {
-		if f.GetRequired() {
+	if t == "" && f.Type != FieldBool && f.Type != FieldStringList {
+		if f.Required {
 			return "", fmt.Sprintf("%s is required.", label)
 		}
 		return "", ""
 	}
 	rangeMsg := func(x float64, unit string) string {
-		if f.Min != nil && x < f.GetMin() {
-			return fmt.Sprintf("%s must be at least %s%s.", label, trimFloat(f.GetMin()), unit)
+		if f.Min != nil && x < *f.Min {
+			return fmt.Sprintf("%s must be at least %s%s.", label, trimFloat(*f.Min), unit)
 		}
-		if f.Max != nil && x > f.GetMax() {
-			return fmt.Sprintf("%s must be at most %s%s.", label, trimFloat(f.GetMax()), unit)
+		if f.Max != nil && x > *f.Max {
+			return fmt.Sprintf("%s must be at most %s%s.", label, trimFloat(*f.Max), unit)
 		}
 		return ""
 	}
-	switch f.GetType() {
-	case pluginpb.FieldType_FIELD_TYPE_INT:
+	switch f.Type {
+	case FieldInt:
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil {
 			return "", fmt.Sprintf("%s must be a whole number.", label)
@@ -127,7 +117,7 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 			return "", m
 		}
 		return strconv.FormatInt(n, 10), ""
-	case pluginpb.FieldType_FIELD_TYPE_FLOAT:
+	case FieldFloat:
 		x, err := strconv.ParseFloat(t, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 			return "", fmt.Sprintf("%s must be a number.", label)
@@ -136,23 +126,23 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 			return "", m
 		}
 		return strconv.FormatFloat(x, 'f', -1, 64), ""
-	case pluginpb.FieldType_FIELD_TYPE_BOOL:
+	case FieldBool:
 		b, ok := parseBool(t)
 		if !ok {
 			return "", fmt.Sprintf("%s must be true or false.", label)
 		}
-		if f.GetRequired() && !b {
+		if f.Required && !b {
 			return "", fmt.Sprintf("%s must be checked.", label)
 		}
 		return strconv.FormatBool(b), ""
-	case pluginpb.FieldType_FIELD_TYPE_SELECT:
-		for _, o := range f.GetOptions() {
-			if o.GetValue() == t {
+	case FieldSelect:
+		for _, o := range f.Options {
+			if o.Value == t {
 				return t, ""
 			}
 		}
 		return "", fmt.Sprintf("%s must be one of the listed choices.", label)
-	case pluginpb.FieldType_FIELD_TYPE_DURATION:
+	case FieldDuration:
 		d, err := parseDuration(t)
 		if err != nil {
 			return "", fmt.Sprintf("%s must be a duration such as 90s, 15m or 1h30m.", label)
@@ -161,25 +151,25 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 			return "", m
 		}
 		return d.String(), ""
-	case pluginpb.FieldType_FIELD_TYPE_STRING_LIST:
+	case FieldStringList:
 		items, err := parseList(v)
 		if err != nil {
 			return "", fmt.Sprintf("%s must be one item per line or a JSON array of strings.", label)
 		}
-		if f.GetRequired() && len(items) == 0 {
+		if f.Required && len(items) == 0 {
 			return "", fmt.Sprintf("%s needs at least one item.", label)
 		}
 		if m := rangeMsg(float64(len(items)), " items"); m != "" && len(items) > 0 {
 			return "", m
 		}
-		if f.GetPattern() != "" {
-			re, err := regexp.Compile("^(?:" + f.GetPattern() + ")$")
+		if f.Pattern != "" {
+			re, err := regexp.Compile("^(?:" + f.Pattern + ")$")
 			if err != nil {
 				return "", fmt.Sprintf("%s cannot be checked: the worker's pattern is invalid.", label)
 			}
 			for _, it := range items {
 				if !re.MatchString(it) {
-					return "", fmt.Sprintf("%s: %q does not match the required pattern %s.", label, it, f.GetPattern())
+					return "", fmt.Sprintf("%s: %q does not match the required pattern %s.", label, it, f.Pattern)
 				}
 			}
 		}
@@ -189,13 +179,13 @@ func checkField(f *pluginpb.FormField, v string) (string, string) {
 		if m := rangeMsg(float64(utf8.RuneCountInString(t)), " characters"); m != "" {
 			return "", m
 		}
-		if f.GetPattern() != "" {
-			re, err := regexp.Compile("^(?:" + f.GetPattern() + ")$")
+		if f.Pattern != "" {
+			re, err := regexp.Compile("^(?:" + f.Pattern + ")$")
 			if err != nil {
 				return "", fmt.Sprintf("%s cannot be checked: the worker's pattern is invalid.", label)
 			}
 			if !re.MatchString(t) {
-				return "", fmt.Sprintf("%s does not match the required pattern %s.", label, f.GetPattern())
+				return "", fmt.Sprintf("%s does not match the required pattern %s.", label, f.Pattern)
 			}
 		}
 		return t, ""
@@ -250,29 +240,29 @@ func parseList(v string) ([]string, error) {
 
 // settingsJSON renders clean values as the typed JSON object workers get:
 // numbers for int/float/duration (seconds), booleans, arrays for lists.
-func settingsJSON(d *pluginpb.Descriptor, clean map[string]string) string {
+func settingsJSON(d Descriptor, clean map[string]string) string {
 	out := map[string]any{}
-	types := map[string]pluginpb.FieldType{}
-	for _, f := range allFields(d) {
-		types[f.GetName()] = f.GetType()
+	types := map[string]FieldType{}
+	for _, f := range d.Fields() {
+		types[f.Name] = f.Type
 	}
 	for k, v := range clean {
 		switch types[k] {
-		case pluginpb.FieldType_FIELD_TYPE_INT:
+		case FieldInt:
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				out[k] = n
 			}
-		case pluginpb.FieldType_FIELD_TYPE_FLOAT:
+		case FieldFloat:
 			if x, err := strconv.ParseFloat(v, 64); err == nil {
 				out[k] = x
 			}
-		case pluginpb.FieldType_FIELD_TYPE_BOOL:
+		case FieldBool:
 			out[k] = v == "true"
-		case pluginpb.FieldType_FIELD_TYPE_DURATION:
+		case FieldDuration:
 			if dd, err := parseDuration(v); err == nil {
 				out[k] = dd.Seconds()
 			}
-		case pluginpb.FieldType_FIELD_TYPE_STRING_LIST:
+		case FieldStringList:
 			var arr []string
 			if json.Unmarshal([]byte(v), &arr) == nil {
 				out[k] = arr

@@ -23,7 +23,7 @@ func validationDescriptor() *pluginpb.Descriptor {
 }
 
 func TestValidateSettings(t *testing.T) {
-	d := validationDescriptor()
+	d := descriptorFromProto(validationDescriptor())
 	for _, tc := range []struct {
 		name      string
 		in        map[string]string
@@ -77,7 +77,7 @@ func TestValidateSettings(t *testing.T) {
 }
 
 func TestSettingsJSONIsTyped(t *testing.T) {
-	d := validationDescriptor()
+	d := descriptorFromProto(validationDescriptor())
 	clean, errs := ValidateSettings(d, map[string]string{"n": "4", "on": "true", "every": "2m", "cols": "a\nb", "ratio": "0.25"})
 	if errs != nil {
 		t.Fatal(errs)

@@ -22,7 +22,7 @@ type fakeWorker struct {
 }
 
 func injectWorker(p *Plugin, id string, caps ...*pluginpb.Capability) *fakeWorker {
-	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, "tok", p.now())
+	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, catalog.WorkerToken{ID: "wt-test", Name: "tok"}, p.now())
 	fw := &fakeWorker{s: s}
 	p.reg.add(s)
 	p.jobs.onConnect(s)

@@ -74,7 +74,7 @@ func TestNodeWorkerInterop(t *testing.T) {
 	for {
 		d, ok := p.Descriptor("lance_compact")
 		_, observed := obs.WorkerFor("node-table", catalog.FormatLance)
-		if ok && observed && len(d.GetForm().GetSections()) == 1 {
+		if ok && observed && len(d.Sections) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {

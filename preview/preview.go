@@ -16,7 +16,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/plugin/pluginpb"
 )
 
 // Caps, each with its reason.
@@ -43,7 +42,7 @@ const (
 
 // Workers is what the broker needs from the plugin channel.
 type Workers interface {
-	StartPreview(ctx context.Context, workerID string, req *pluginpb.Preview) (*plugin.Call, error)
+	StartPreview(ctx context.Context, workerID string, req plugin.PreviewRequest) (*plugin.PreviewCall, error)
 	PreviewWorkers(format string) []string
 	Connected(workerID string) bool
 }
@@ -158,8 +157,8 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	tctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	call, err := b.w.StartPreview(tctx, workerID, &pluginpb.Preview{
-		ObjectId: req.ObjectID, Format: string(req.Format), RowLimit: int32(limit),
+	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
+		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: limit,
 		Columns: req.Columns, Filter: req.Filter,
 	})
 	if err != nil {
@@ -167,25 +166,20 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer call.Close()
 	var buf bytes.Buffer
-	var done *pluginpb.PreviewDone
+	var done *plugin.PreviewDone
 	for done == nil {
-		m, err := call.Next(tctx)
+		part, err := call.Next(tctx)
 		if err != nil {
 			return nil, b.callError(ctx, workerID, err)
 		}
-		switch body := m.GetBody().(type) {
-		case *pluginpb.WorkerMessage_PreviewChunk:
-			if buf.Len()+len(body.PreviewChunk.GetArrowIpc()) > b.maxBytes {
-				return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
-					"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
-			}
-			buf.Write(body.PreviewChunk.GetArrowIpc())
-		case *pluginpb.WorkerMessage_PreviewDone:
-			done = body.PreviewDone
-			call.Finish()
+		if buf.Len()+len(part.ArrowIPC) > b.maxBytes {
+			return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
+				"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
 		}
+		buf.Write(part.ArrowIPC)
+		done = part.Done
 	}
-	if e := done.GetError(); e != "" {
+	if e := done.Error; e != "" {
 		return nil, &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
 			"Worker %s could not read the table: %s Check the worker's log; if the table was just changed, reload.", workerID, endSentence(e))}
 	}
@@ -195,8 +189,8 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 			"Worker %s sent rows that could not be read as Arrow IPC (%v); update the worker.", workerID, err)}
 	}
 	res.WorkerID = workerID
-	res.TotalRows = done.GetTotalRows()
-	if done.GetTruncated() || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
+	res.TotalRows = done.TotalRows
+	if done.Truncated || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
 		res.Truncated = true
 	}
 	return res, nil

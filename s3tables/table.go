@@ -1,9 +1,8 @@
 package s3tables
 
 import (
-	"strings"
-
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 type tableInfo struct {
@@ -43,10 +42,10 @@ type tableSummary struct {
 // locationURI renders a table location as a URI, as S3 Tables' clients
 // expect one: a bare local path becomes file://.
 func locationURI(loc string) string {
-	if loc == "" || strings.Contains(loc, "://") {
-		return loc
+	if l, err := warehouse.Parse(loc); err == nil {
+		return l.String()
 	}
-	return "file://" + loc
+	return loc
 }
 
 func (s *Server) tableInfo(b catalog.Bucket, t catalog.Table) tableInfo {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // getTable answers GET /get-table, which names the table either by tableArn
@@ -262,7 +263,10 @@ func (s *Server) updateMetadataLocation(req *request) (any, error) {
 // within reports whether loc (a URI or a path) lies strictly inside the
 // table location root (either form).
 func within(loc, root string) bool {
-	strip := func(p string) string { return strings.TrimSuffix(strings.TrimPrefix(p, "file://"), "/") }
-	l, r := strip(loc), strip(root)
-	return r != "" && strings.HasPrefix(l, r+"/") && !strings.Contains(l[len(r):], "/../")
+	l, err := warehouse.Parse(loc)
+	if err != nil {
+		return false
+	}
+	r, err := warehouse.Parse(root)
+	return err == nil && l != r && l.Within(r)
 }

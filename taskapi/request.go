@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/jsonstrict"
 )
 
 // Caps on what a request may carry.
@@ -143,6 +144,9 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 			return nil, invalid("the request body is larger than 64 KiB; task bodies are small JSON objects")
 		}
 		body = b
+	}
+	if err := jsonstrict.Check(body); err != nil {
+		return nil, invalid("the request body is refused: " + err.Error())
 	}
 	if vals, ok := r.Header["Content-Md5"]; ok {
 		want, err := base64.StdEncoding.DecodeString(strings.TrimSpace(vals[0]))

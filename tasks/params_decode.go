@@ -47,10 +47,10 @@ func (f fields) integer(name string, min int64) (int64, bool, error) {
 	}
 	n, err := strconv.ParseInt(string(r), 10, 64)
 	if err != nil {
-		return 0, false, invalidf("%s must be an integer %s", name, minRule(min))
+		return 0, false, fieldf(name, "%s must be an integer %s", name, minRule(min))
 	}
 	if n < min {
-		return 0, false, invalidf("%s must be an integer %s, got %d", name, minRule(min), n)
+		return 0, false, fieldf(name, "%s must be an integer %s, got %d", name, minRule(min), n)
 	}
 	return n, true, nil
 }
@@ -70,7 +70,7 @@ func (f fields) number(name string) (float64, bool, error) {
 	}
 	var v float64
 	if r[0] == '"' || json.Unmarshal(r, &v) != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, false, invalidf("%s must be a number", name)
+		return 0, false, fieldf(name, "%s must be a number", name)
 	}
 	return v, true, nil
 }
@@ -86,7 +86,7 @@ func (f fields) boolean(name string) (bool, bool, error) {
 	case "false":
 		return false, true, nil
 	}
-	return false, false, invalidf("%s must be true or false", name)
+	return false, false, fieldf(name, "%s must be true or false", name)
 }
 
 // str reads a string member; empty strings are refused, since every string
@@ -98,10 +98,10 @@ func (f fields) str(name string) (string, bool, error) {
 	}
 	var s string
 	if json.Unmarshal(r, &s) != nil {
-		return "", false, invalidf("%s must be a string", name)
+		return "", false, fieldf(name, "%s must be a string", name)
 	}
 	if s == "" {
-		return "", false, invalidf("%s must not be empty", name)
+		return "", false, fieldf(name, "%s must not be empty", name)
 	}
 	return s, true, nil
 }
@@ -112,7 +112,7 @@ func (f fields) oneOf(name string, allowed ...string) (string, bool, error) {
 	s, ok, err := f.str(name)
 	if err != nil || !ok {
 		if err != nil {
-			err = invalidf("%s must be one of %s", name, quoteList(allowed))
+			err = fieldf(name, "%s must be one of %s", name, quoteList(allowed))
 		}
 		return "", false, err
 	}
@@ -121,7 +121,7 @@ func (f fields) oneOf(name string, allowed ...string) (string, bool, error) {
 			return s, true, nil
 		}
 	}
-	return "", false, invalidf("%s %q is not one of %s (case-sensitive)", name, s, quoteList(allowed))
+	return "", false, fieldf(name, "%s %q is not one of %s (case-sensitive)", name, s, quoteList(allowed))
 }
 
 func (f fields) strings(name string) ([]string, bool, error) {
@@ -131,11 +131,11 @@ func (f fields) strings(name string) ([]string, bool, error) {
 	}
 	var list []string
 	if json.Unmarshal(r, &list) != nil {
-		return nil, false, invalidf("%s must be a list of strings", name)
+		return nil, false, fieldf(name, "%s must be a list of strings", name)
 	}
 	for _, s := range list {
 		if s == "" {
-			return nil, false, invalidf("%s must not contain empty names", name)
+			return nil, false, fieldf(name, "%s must not contain empty names", name)
 		}
 	}
 	if list == nil {
@@ -153,54 +153,4 @@ func quoteList(vals []string) string {
 		b.WriteString(strconv.Quote(v))
 	}
 	return b.String()
-}
-
-// setInt stores an integer member or its default.
-func setInt(p map[string]any, f fields, name string, min, def int64) error {
-	v, ok, err := f.integer(name, min)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		v = def
-	}
-	p[name] = v
-	return nil
-}
-
-// setOptInt stores an integer member only when given (the engine derives
-// its own default from the data).
-func setOptInt(p map[string]any, f fields, name string, min int64) error {
-	v, ok, err := f.integer(name, min)
-	if ok {
-		p[name] = v
-	}
-	return err
-}
-
-func setBool(p map[string]any, f fields, name string, def bool) error {
-	v, ok, err := f.boolean(name)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		v = def
-	}
-	p[name] = v
-	return nil
-}
-
-func setStr(p map[string]any, f fields, name, def string) error {
-	v, ok, err := f.str(name)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		if def == "" {
-			return nil
-		}
-		v = def
-	}
-	p[name] = v
-	return nil
 }

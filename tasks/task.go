@@ -100,9 +100,12 @@ var (
 	ErrQuota    = errors.New("task quota exceeded")
 )
 
-// Error carries a kind and a sentence for the caller.
+// Error carries a kind and a sentence for the caller, and for invalid
+// parameters the parameter at fault, so a form can show the sentence next
+// to it.
 type Error struct {
 	Kind    error
+	Field   string // "" when no one parameter is at fault
 	Message string
 }
 
@@ -113,6 +116,11 @@ func (e *Error) Unwrap() error { return e.Kind }
 
 func invalidf(format string, args ...any) error {
 	return &Error{Kind: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// fieldf is an invalid-input error about one parameter.
+func fieldf(field, format string, args ...any) error {
+	return &Error{Kind: ErrInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 func notFound(id string) error {

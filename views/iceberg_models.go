@@ -19,12 +19,13 @@ type IcebergPanel struct {
 	Size        string
 	Snapshots   string
 
-	Columns    []IcebergColumn
-	Partition  []string // "bucket[16](id) AS id_bucket"
-	SortOrder  []string // "id asc nulls-first"
-	Properties []IcebergProperty
-	History    []IcebergSnapshot // newest first
-	Refs       []IcebergRef
+	Columns      []IcebergColumn // the first rows of the schema (the handler bounds them)
+	ColumnsTotal int             // rows in the whole schema; more than len(Columns) when cut
+	Partition    []string        // "bucket[16](id) AS id_bucket"
+	SortOrder    []string        // "id asc nulls-first"
+	Properties   []IcebergProperty
+	History      []IcebergSnapshot // newest first
+	Refs         []IcebergRef
 }
 
 // IcebergColumn is one schema row; nested fields carry Depth > 0.

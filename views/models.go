@@ -13,6 +13,9 @@ type Page struct {
 	User     string
 	Role     string
 	CanWrite bool // false for readonly users: write controls are not rendered
+	// StorageAlert, when set, is why the warehouse's store does not answer;
+	// every page shows it as a banner until the store is back.
+	StorageAlert string
 }
 
 // FieldErrors maps a form field name to the message shown next to it.

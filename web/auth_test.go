@@ -210,7 +210,10 @@ func TestSecurityHeadersAndProbes(t *testing.T) {
 	if r := e.get(c, "/readyz"); r.status != 200 {
 		t.Fatalf("readyz %d", r.status)
 	}
-	m := e.get(c, "/metrics")
+	if r := e.get(c, "/metrics"); r.status != http.StatusNotFound {
+		t.Fatalf("/metrics on the console address: %d, want 404 (it has its own listener)", r.status)
+	}
+	m := e.metrics()
 	if m.status != 200 || !strings.Contains(m.body, `floe_console_requests_total{method="GET",route="/buckets",status="200"}`) ||
 		!strings.Contains(m.body, "floe_console_request_duration_seconds_bucket") {
 		t.Fatalf("metrics lack the request series:\n%s", m.body[:min(len(m.body), 2000)])

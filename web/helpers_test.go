@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
@@ -87,7 +88,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func newEnv(t testing.TB, surfaces Surfaces) *env {
+// newEnv starts a console; opts adjust its Config (an injected clock, trusted proxies).
+func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -99,19 +101,32 @@ func newEnv(t testing.TB, surfaces Surfaces) *env {
 		t.Fatal(err)
 	}
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
 	stats := &fakeStats{m: map[string]handlers.TableStats{}}
-	s, err := New(Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats})
+	cfg := Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}
+}
+
+// metrics reads the console's metrics from their own handler (floe serve
+// gives it a listener of its own).
+func (e *env) metrics() response {
+	e.t.Helper()
+	rec := httptest.NewRecorder()
+	e.server.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.String()}
 }
 
 // anon is a client with a cookie jar that does not follow redirects, so

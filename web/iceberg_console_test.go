@@ -83,7 +83,7 @@ func TestIcebergCreateTable(t *testing.T) {
 	if err != nil || tbl.Format != catalog.FormatIceberg {
 		t.Fatalf("table = %+v, %v", tbl, err)
 	}
-	md, err := iceberg.LoadTableMetadata(context.Background(), tbl)
+	md, err := iceberg.LoadTableMetadata(context.Background(), e.store.Storage(), tbl)
 	if err != nil {
 		t.Fatalf("LoadTableMetadata: %v", err)
 	}
@@ -443,7 +443,7 @@ func TestIcebergTableWithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(entry.MetadataLocation, []byte("{not json"), 0o644); err != nil {
+	if err := os.WriteFile(strings.TrimPrefix(entry.MetadataLocation, "file://"), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bad := e.get(c, base)

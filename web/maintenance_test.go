@@ -42,9 +42,9 @@ func TestMaintenanceTab(t *testing.T) {
 			t.Error("reader sees forms")
 		}
 	})
-	t.Run("iceberg table says maintenance is for Lance", func(t *testing.T) {
+	t.Run("iceberg table gets the Iceberg tab", func(t *testing.T) {
 		r := e.get(e.admin(), "/buckets/ice/namespaces/ns/tables/events/maintenance")
-		if r.status != http.StatusOK || !r.has("maintenance-not-lance") {
+		if r.status != http.StatusOK || !r.has("iceberg-maintenance") || r.has("maintenance-not-lance") {
 			t.Errorf("status %d", r.status)
 		}
 	})
@@ -71,6 +71,8 @@ func TestMaintenanceSubmitValidation(t *testing.T) {
 		{"older_than has no weeks", url.Values{"task_type": {"lance_cleanup"}, "older_than": {"1w"}}, "older_than"},
 		{"scalar index needs a column", url.Values{"task_type": {"lance_scalar_index"}, "index_type": {"BTREE"}}, "column"},
 		{"vector index type", url.Values{"task_type": {"lance_vector_index"}, "column": {"v"}, "index_type": {"ivf_pq"}}, "index_type"},
+		{"FTS option on a BTREE index", url.Values{"task_type": {"lance_scalar_index"}, "column": {"c"}, "index_type": {"BTREE"}, "stem": {"false"}}, "stem"},
+		{"an empty index name in the list", url.Values{"task_type": {"lance_optimize_indices"}, "index_names": {"a, ,b"}}, "index_names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.post(admin, maintURL+"/tasks", tc.form)

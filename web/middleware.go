@@ -155,5 +155,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "catalog database unreachable", http.StatusServiceUnavailable)
 		return
 	}
+	if !s.storageReady(w, r) {
+		return
+	}
 	_, _ = w.Write([]byte("ready\n"))
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/floe/floe/static"
 )
@@ -14,14 +13,13 @@ import (
 func (s *Server) routes() http.Handler {
 	h := s.h
 	r := chi.NewRouter()
-	r.Use(requestID, s.instrument, securityHeaders, limitBody)
+	r.Use(requestID, s.instrument, securityHeaders, s.forwarded, limitBody)
 	r.Use(s.crossOrigin().Handler)
 	r.NotFound(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.NotFound))).ServeHTTP)
 	r.MethodNotAllowed(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.MethodNotAllowed))).ServeHTTP)
 
 	r.Get("/healthz", healthz)
 	r.Get("/readyz", s.readyz)
-	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
 	r.Handle("/static/*", static.Handler())
 	r.Get("/live", s.Live) // websocket: live job and task progress; reads the session itself (see Live)
 
@@ -54,6 +52,7 @@ func (s *Server) routes() http.Handler {
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance", h.TableMaintenance)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks", h.SubmitTask)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks/{task}/delete", h.DeleteTask)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/iceberg", h.RunIcebergJob)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNowControl)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNow)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", h.DropTable)

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
@@ -32,8 +34,12 @@ type Config struct {
 	Store         *catalog.Store
 	Logger        *slog.Logger
 	Surfaces      Surfaces
-	SecureCookies bool                 // false for http on loopback
-	Stats         handlers.StatsSource // may be nil: Rows shows a dash
+	SecureCookies bool // force Secure cookies; otherwise Secure whenever the request came over HTTPS (see forwarded)
+	// TrustedProxies are the addresses whose X-Forwarded-Proto and
+	// X-Forwarded-For the console believes; empty = nobody's.
+	TrustedProxies []netip.Prefix
+	Now            func() time.Time     // the sign-in throttle's clock; nil = wall clock
+	Stats          handlers.StatsSource // may be nil: Rows shows a dash
 
 	// Services behind the worker, job, Browse Data and maintenance pages;
 	// each may be nil and the page then says what is missing.
@@ -41,6 +47,10 @@ type Config struct {
 	Observe *observe.Store
 	Preview *preview.Broker
 	Tasks   *tasks.Service
+
+	// Storage is the warehouse store's health for /readyz and the
+	// console banner; nil for a store that needs no watching.
+	Storage StorageHealth
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -62,6 +72,10 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	live     *liveHub // nil without a plugin channel
+	storage  StorageHealth
+
+	secureCookies bool
+	proxies       []netip.Prefix
 }
 
 // New builds the console from cfg; sessions are stored in cfg.DB.
@@ -89,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 	sm.Cookie.Name = sessionCookieName
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = cfg.SecureCookies
+	sm.Cookie.Secure = false // per request: forwarded marks cookies Secure on HTTPS
 	sm.Cookie.Path = "/"
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		log.Error("session store failed", "method", r.Method, "path", r.URL.Path, "err", err)
@@ -102,9 +116,13 @@ func New(cfg Config) (*Server, error) {
 		log:      log,
 		sessions: sm,
 		metrics:  newMetrics(prometheus.NewRegistry()),
+		storage:  cfg.Storage,
+
+		secureCookies: cfg.SecureCookies,
+		proxies:       cfg.TrustedProxies,
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
-		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks})
+		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage)})
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
@@ -122,5 +140,13 @@ func (s *Server) Close() {
 	}
 }
 
-// Handler serves the console, /static/, /healthz, /readyz and /metrics.
+// Handler serves the console, /static/, /healthz and /readyz.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MetricsHandler serves the console's Prometheus metrics. It is not on the
+// console's address: floe serve puts it on its own listener (--metrics), so
+// process and route figures are not handed to anyone who can reach the
+// console.
+func (s *Server) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/floe/floe/catalog"
@@ -23,7 +24,7 @@ func TestTablePageShowsLanceVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(tb.Location, "_versions")
+	dir := filepath.Join(strings.TrimPrefix(tb.Location, "file://"), "_versions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

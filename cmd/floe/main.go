@@ -49,6 +49,7 @@ catalog and are safe to run while the server is up.`,
 		newUserCmd(),
 		newTokenCmd(),
 		newWorkerTokenCmd(),
+		newWorkerCmd(),
 	)
 	return root
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/warehouse"
 	"github.com/spf13/cobra"
 )
 
@@ -36,13 +37,16 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if wh == "" {
 		wh = filepath.Join(data, "warehouse")
 	}
-	abs, err := filepath.Abs(wh)
-	if err != nil {
-		return dataPaths{}, err
-	}
 	cat, _ := cmd.Flags().GetString("catalog")
 	if cat == "" {
 		cat = filepath.Join(data, "catalog.db")
+	}
+	if isS3Warehouse(wh) {
+		return dataPaths{Data: data, Catalog: cat, Warehouse: wh}, nil
+	}
+	abs, err := filepath.Abs(wh)
+	if err != nil {
+		return dataPaths{}, err
 	}
 	return dataPaths{Data: data, Catalog: cat, Warehouse: abs}, nil
 }
@@ -50,26 +54,42 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 // openStore opens the database in the data directory (creating it if
 // needed) and the catalog over it. Close the database after the catalog.
 func openStore(ctx context.Context, cmd *cobra.Command) (*persist.DB, *catalog.Store, dataPaths, error) {
+	return openStoreOn(ctx, cmd, nil)
+}
+
+// openStoreOn is openStore with the warehouse stored by backend (an s3://
+// warehouse's); nil is the local directory.
+func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Backend) (*persist.DB, *catalog.Store, dataPaths, error) {
 	p, err := resolvePaths(cmd)
 	if err != nil {
 		return nil, nil, p, err
 	}
+	db, st, err := openStoreAt(ctx, p, backend)
+	return db, st, p, err
+}
+
+// openStoreAt opens the database and the catalog at resolved paths,
+// creating the data and warehouse directories if needed.
+func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*persist.DB, *catalog.Store, error) {
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
-		return nil, nil, p, fmt.Errorf("create data directory: %w", err)
+		return nil, nil, fmt.Errorf("create data directory: %w", err)
 	}
-	if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
-		return nil, nil, p, fmt.Errorf("create warehouse directory: %w", err)
+	// An object store has no directories to make; serve checks it instead.
+	if !isS3Warehouse(p.Warehouse) {
+		if err := os.MkdirAll(p.Warehouse, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("create warehouse directory: %w", err)
+		}
 	}
 	db, err := persist.Open(ctx, persist.Options{Path: p.Catalog})
 	if err != nil {
-		return nil, nil, p, fmt.Errorf("open database: %w", err) // persist names it, without a password
+		return nil, nil, fmt.Errorf("open database: %w", err) // persist names it, without a password
 	}
-	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse})
+	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse, Backend: backend})
 	if err != nil {
 		db.Close()
-		return nil, nil, p, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
+		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
-	return db, st, p, nil
+	return db, st, nil
 }
 
 // withStore opens the catalog for one CLI command, runs fn and closes it.

@@ -18,7 +18,11 @@ const taskAPIPrefix = "/lance/oss/v1/"
 
 // lanceHandler serves the Lance Namespace REST catalog and the task API.
 func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.Service) http.Handler {
-	ns := lancerest.New(lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous}).Handler()
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous}
+	if c.clients != nil {
+		cfg.Storage = c.clients
+	}
+	ns := lancerest.New(cfg).Handler()
 	ta := taskapi.New(taskapi.Config{Store: st, Tasks: ts, Logger: log, Anonymous: c.LanceAnonymous})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, taskAPIPrefix) {
@@ -31,5 +35,9 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 
 // icebergHandler serves the Iceberg REST catalog.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	return icebergrest.New(icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous}).Handler()
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket}
+	if c.clients != nil {
+		cfg.Storage = c.clients
+	}
+	return icebergrest.New(cfg).Handler()
 }

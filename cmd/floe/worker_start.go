@@ -19,6 +19,9 @@ const bundledKeyTTL = time.Hour
 // startBundledWorker mints a worker token for the bundled Lance worker,
 // starts it as a child process, and seeds the demo data once per data dir.
 func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, paths dataPaths, s web.Surfaces, wg *sync.WaitGroup) error {
+	if err := startBundledIcebergWorker(ctx, st, log, s, wg); err != nil {
+		log.Error("the bundled Iceberg worker did not start; floe runs without it", "err", err)
+	}
 	_, token, err := st.CreateWorkerToken(ctx, "bundled-lance-worker")
 	if err != nil {
 		return err
@@ -48,5 +51,29 @@ func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger
 			log.Warn("demo data not seeded", "err", err)
 		}
 	})
+	return nil
+}
+
+// startBundledIcebergWorker mints a worker token for the Iceberg worker
+// (`floe worker iceberg`, this binary) and runs it as a child process.
+func startBundledIcebergWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, s web.Surfaces, wg *sync.WaitGroup) error {
+	if s.Iceberg == "" {
+		log.Info("the Iceberg worker is not started: the Iceberg REST is off")
+		return nil
+	}
+	_, token, err := st.CreateWorkerToken(ctx, "bundled-iceberg-worker")
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	wait, err := startIcebergWorkerChild(ctx, log, []string{
+		"FLOE_GRPC=" + s.GRPC,
+		"FLOE_WORKER_TOKEN=" + token,
+		"FLOE_WORKER_ID=bundled-iceberg-" + host,
+	})
+	if err != nil {
+		return err
+	}
+	wg.Go(wait)
 	return nil
 }

@@ -1884,8 +1884,12 @@ type Welcome struct {
 	ConsoleVersion           string                 `protobuf:"bytes,1,opt,name=console_version,json=consoleVersion,proto3" json:"console_version,omitempty"`
 	HeartbeatIntervalSeconds int32                  `protobuf:"varint,2,opt,name=heartbeat_interval_seconds,json=heartbeatIntervalSeconds,proto3" json:"heartbeat_interval_seconds,omitempty"`
 	Message                  string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The parameters of submitted jobs (task API tasks) per job type, as the
+	// console validates them. Workers read JobSpec.parameters by these
+	// definitions instead of keeping their own copy.
+	JobParams     []*JobParams `protobuf:"bytes,4,rep,name=job_params,json=jobParams,proto3" json:"job_params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Welcome) Reset() {
@@ -1939,6 +1943,188 @@ func (x *Welcome) GetMessage() string {
 	return ""
 }
 
+func (x *Welcome) GetJobParams() []*JobParams {
+	if x != nil {
+		return x.JobParams
+	}
+	return nil
+}
+
+// JobParams are one job type's parameter definitions.
+type JobParams struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobType       string                 `protobuf:"bytes,1,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
+	Params        []*JobParam            `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobParams) Reset() {
+	*x = JobParams{}
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobParams) ProtoMessage() {}
+
+func (x *JobParams) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobParams.ProtoReflect.Descriptor instead.
+func (*JobParams) Descriptor() ([]byte, []int) {
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *JobParams) GetJobType() string {
+	if x != nil {
+		return x.JobType
+	}
+	return ""
+}
+
+func (x *JobParams) GetParams() []*JobParam {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// JobParam is one parameter of a job's JobSpec.parameters.
+type JobParam struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// INT, FLOAT, BOOL, STRING, SELECT or STRING_LIST (sent as a JSON array).
+	Type     FieldType `protobuf:"varint,2,opt,name=type,proto3,enum=floe.plugin.v1.FieldType" json:"type,omitempty"`
+	Required bool      `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	Min      *float64  `protobuf:"fixed64,4,opt,name=min,proto3,oneof" json:"min,omitempty"` // INT: smallest value
+	Options  []string  `protobuf:"bytes,5,rep,name=options,proto3" json:"options,omitempty"` // SELECT: the values, case-sensitive
+	// The value used when the parameter is absent, encoded as parameters
+	// are (strings as they are, everything else JSON); empty = none, the
+	// engine decides.
+	DefaultValue string `protobuf:"bytes,6,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"`
+	Pattern      string `protobuf:"bytes,7,opt,name=pattern,proto3" json:"pattern,omitempty"` // RE2 a STRING value must match fully
+	// The parameter applies only while only_field has one of only_values.
+	OnlyField     string   `protobuf:"bytes,8,opt,name=only_field,json=onlyField,proto3" json:"only_field,omitempty"`
+	OnlyValues    []string `protobuf:"bytes,9,rep,name=only_values,json=onlyValues,proto3" json:"only_values,omitempty"`
+	Help          string   `protobuf:"bytes,10,opt,name=help,proto3" json:"help,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobParam) Reset() {
+	*x = JobParam{}
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobParam) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobParam) ProtoMessage() {}
+
+func (x *JobParam) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobParam.ProtoReflect.Descriptor instead.
+func (*JobParam) Descriptor() ([]byte, []int) {
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *JobParam) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *JobParam) GetType() FieldType {
+	if x != nil {
+		return x.Type
+	}
+	return FieldType_FIELD_TYPE_UNSPECIFIED
+}
+
+func (x *JobParam) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *JobParam) GetMin() float64 {
+	if x != nil && x.Min != nil {
+		return *x.Min
+	}
+	return 0
+}
+
+func (x *JobParam) GetOptions() []string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *JobParam) GetDefaultValue() string {
+	if x != nil {
+		return x.DefaultValue
+	}
+	return ""
+}
+
+func (x *JobParam) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *JobParam) GetOnlyField() string {
+	if x != nil {
+		return x.OnlyField
+	}
+	return ""
+}
+
+func (x *JobParam) GetOnlyValues() []string {
+	if x != nil {
+		return x.OnlyValues
+	}
+	return nil
+}
+
+func (x *JobParam) GetHelp() string {
+	if x != nil {
+		return x.Help
+	}
+	return ""
+}
+
 type DescribeJobType struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	JobType       string                 `protobuf:"bytes,1,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
@@ -1948,7 +2134,7 @@ type DescribeJobType struct {
 
 func (x *DescribeJobType) Reset() {
 	*x = DescribeJobType{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1960,7 +2146,7 @@ func (x *DescribeJobType) String() string {
 func (*DescribeJobType) ProtoMessage() {}
 
 func (x *DescribeJobType) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1973,7 +2159,7 @@ func (x *DescribeJobType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeJobType.ProtoReflect.Descriptor instead.
 func (*DescribeJobType) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DescribeJobType) GetJobType() string {
@@ -1997,7 +2183,7 @@ type ClusterContext struct {
 
 func (x *ClusterContext) Reset() {
 	*x = ClusterContext{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2195,7 @@ func (x *ClusterContext) String() string {
 func (*ClusterContext) ProtoMessage() {}
 
 func (x *ClusterContext) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2208,7 @@ func (x *ClusterContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterContext.ProtoReflect.Descriptor instead.
 func (*ClusterContext) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ClusterContext) GetLanceRestUrl() string {
@@ -2068,7 +2254,7 @@ type Detect struct {
 
 func (x *Detect) Reset() {
 	*x = Detect{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2080,7 +2266,7 @@ func (x *Detect) String() string {
 func (*Detect) ProtoMessage() {}
 
 func (x *Detect) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2093,7 +2279,7 @@ func (x *Detect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Detect.ProtoReflect.Descriptor instead.
 func (*Detect) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Detect) GetJobType() string {
@@ -2144,7 +2330,7 @@ type ObjectRef struct {
 
 func (x *ObjectRef) Reset() {
 	*x = ObjectRef{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2156,7 +2342,7 @@ func (x *ObjectRef) String() string {
 func (*ObjectRef) ProtoMessage() {}
 
 func (x *ObjectRef) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2169,7 +2355,7 @@ func (x *ObjectRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ObjectRef.ProtoReflect.Descriptor instead.
 func (*ObjectRef) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ObjectRef) GetBucket() string {
@@ -2217,7 +2403,7 @@ type JobSpec struct {
 
 func (x *JobSpec) Reset() {
 	*x = JobSpec{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2229,7 +2415,7 @@ func (x *JobSpec) String() string {
 func (*JobSpec) ProtoMessage() {}
 
 func (x *JobSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2242,7 +2428,7 @@ func (x *JobSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobSpec.ProtoReflect.Descriptor instead.
 func (*JobSpec) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *JobSpec) GetJobId() string {
@@ -2317,7 +2503,7 @@ type Execute struct {
 
 func (x *Execute) Reset() {
 	*x = Execute{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2329,7 +2515,7 @@ func (x *Execute) String() string {
 func (*Execute) ProtoMessage() {}
 
 func (x *Execute) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2342,7 +2528,7 @@ func (x *Execute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execute.ProtoReflect.Descriptor instead.
 func (*Execute) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Execute) GetJob() *JobSpec {
@@ -2363,7 +2549,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2375,7 +2561,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[28]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2388,7 +2574,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Cancel) GetTargetRequestId() string {
@@ -2427,7 +2613,7 @@ type Preview struct {
 
 func (x *Preview) Reset() {
 	*x = Preview{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2439,7 +2625,7 @@ func (x *Preview) String() string {
 func (*Preview) ProtoMessage() {}
 
 func (x *Preview) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[29]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2452,7 +2638,7 @@ func (x *Preview) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Preview.ProtoReflect.Descriptor instead.
 func (*Preview) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{29}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Preview) GetObjectId() string {
@@ -2514,7 +2700,7 @@ type Shutdown struct {
 
 func (x *Shutdown) Reset() {
 	*x = Shutdown{}
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2526,7 +2712,7 @@ func (x *Shutdown) String() string {
 func (*Shutdown) ProtoMessage() {}
 
 func (x *Shutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[30]
+	mi := &file_floe_plugin_v1_plugin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2539,7 +2725,7 @@ func (x *Shutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shutdown.ProtoReflect.Descriptor instead.
 func (*Shutdown) Descriptor() ([]byte, []int) {
-	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{30}
+	return file_floe_plugin_v1_plugin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Shutdown) GetReason() string {
@@ -2707,11 +2893,31 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"total_rows\x18\x01 \x01(\x03R\ttotalRows\x12\x1b\n" +
 	"\trows_sent\x18\x02 \x01(\x03R\browsSent\x12\x1c\n" +
 	"\ttruncated\x18\x03 \x01(\bR\ttruncated\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"\x8a\x01\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"\xc4\x01\n" +
 	"\aWelcome\x12'\n" +
 	"\x0fconsole_version\x18\x01 \x01(\tR\x0econsoleVersion\x12<\n" +
 	"\x1aheartbeat_interval_seconds\x18\x02 \x01(\x05R\x18heartbeatIntervalSeconds\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\",\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x128\n" +
+	"\n" +
+	"job_params\x18\x04 \x03(\v2\x19.floe.plugin.v1.JobParamsR\tjobParams\"X\n" +
+	"\tJobParams\x12\x19\n" +
+	"\bjob_type\x18\x01 \x01(\tR\ajobType\x120\n" +
+	"\x06params\x18\x02 \x03(\v2\x18.floe.plugin.v1.JobParamR\x06params\"\xb5\x02\n" +
+	"\bJobParam\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x19.floe.plugin.v1.FieldTypeR\x04type\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\x12\x15\n" +
+	"\x03min\x18\x04 \x01(\x01H\x00R\x03min\x88\x01\x01\x12\x18\n" +
+	"\aoptions\x18\x05 \x03(\tR\aoptions\x12#\n" +
+	"\rdefault_value\x18\x06 \x01(\tR\fdefaultValue\x12\x18\n" +
+	"\apattern\x18\a \x01(\tR\apattern\x12\x1d\n" +
+	"\n" +
+	"only_field\x18\b \x01(\tR\tonlyField\x12\x1f\n" +
+	"\vonly_values\x18\t \x03(\tR\n" +
+	"onlyValues\x12\x12\n" +
+	"\x04help\x18\n" +
+	" \x01(\tR\x04helpB\x06\n" +
+	"\x04_min\",\n" +
 	"\x0fDescribeJobType\x12\x19\n" +
 	"\bjob_type\x18\x01 \x01(\tR\ajobType\"\xaf\x01\n" +
 	"\x0eClusterContext\x12$\n" +
@@ -2786,7 +2992,7 @@ func file_floe_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_plugin_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_floe_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_floe_plugin_v1_plugin_proto_goTypes = []any{
 	(FieldType)(0),          // 0: floe.plugin.v1.FieldType
 	(*WorkerMessage)(nil),   // 1: floe.plugin.v1.WorkerMessage
@@ -2811,19 +3017,21 @@ var file_floe_plugin_v1_plugin_proto_goTypes = []any{
 	(*PreviewChunk)(nil),    // 20: floe.plugin.v1.PreviewChunk
 	(*PreviewDone)(nil),     // 21: floe.plugin.v1.PreviewDone
 	(*Welcome)(nil),         // 22: floe.plugin.v1.Welcome
-	(*DescribeJobType)(nil), // 23: floe.plugin.v1.DescribeJobType
-	(*ClusterContext)(nil),  // 24: floe.plugin.v1.ClusterContext
-	(*Detect)(nil),          // 25: floe.plugin.v1.Detect
-	(*ObjectRef)(nil),       // 26: floe.plugin.v1.ObjectRef
-	(*JobSpec)(nil),         // 27: floe.plugin.v1.JobSpec
-	(*Execute)(nil),         // 28: floe.plugin.v1.Execute
-	(*Cancel)(nil),          // 29: floe.plugin.v1.Cancel
-	(*Preview)(nil),         // 30: floe.plugin.v1.Preview
-	(*Shutdown)(nil),        // 31: floe.plugin.v1.Shutdown
-	nil,                     // 32: floe.plugin.v1.Proposal.ParametersEntry
-	nil,                     // 33: floe.plugin.v1.Progress.MetricsEntry
-	nil,                     // 34: floe.plugin.v1.Completed.ResultEntry
-	nil,                     // 35: floe.plugin.v1.JobSpec.ParametersEntry
+	(*JobParams)(nil),       // 23: floe.plugin.v1.JobParams
+	(*JobParam)(nil),        // 24: floe.plugin.v1.JobParam
+	(*DescribeJobType)(nil), // 25: floe.plugin.v1.DescribeJobType
+	(*ClusterContext)(nil),  // 26: floe.plugin.v1.ClusterContext
+	(*Detect)(nil),          // 27: floe.plugin.v1.Detect
+	(*ObjectRef)(nil),       // 28: floe.plugin.v1.ObjectRef
+	(*JobSpec)(nil),         // 29: floe.plugin.v1.JobSpec
+	(*Execute)(nil),         // 30: floe.plugin.v1.Execute
+	(*Cancel)(nil),          // 31: floe.plugin.v1.Cancel
+	(*Preview)(nil),         // 32: floe.plugin.v1.Preview
+	(*Shutdown)(nil),        // 33: floe.plugin.v1.Shutdown
+	nil,                     // 34: floe.plugin.v1.Proposal.ParametersEntry
+	nil,                     // 35: floe.plugin.v1.Progress.MetricsEntry
+	nil,                     // 36: floe.plugin.v1.Completed.ResultEntry
+	nil,                     // 37: floe.plugin.v1.JobSpec.ParametersEntry
 }
 var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	3,  // 0: floe.plugin.v1.WorkerMessage.hello:type_name -> floe.plugin.v1.Hello
@@ -2837,12 +3045,12 @@ var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	20, // 8: floe.plugin.v1.WorkerMessage.preview_chunk:type_name -> floe.plugin.v1.PreviewChunk
 	21, // 9: floe.plugin.v1.WorkerMessage.preview_done:type_name -> floe.plugin.v1.PreviewDone
 	22, // 10: floe.plugin.v1.ConsoleMessage.welcome:type_name -> floe.plugin.v1.Welcome
-	23, // 11: floe.plugin.v1.ConsoleMessage.describe_job_type:type_name -> floe.plugin.v1.DescribeJobType
-	25, // 12: floe.plugin.v1.ConsoleMessage.detect:type_name -> floe.plugin.v1.Detect
-	28, // 13: floe.plugin.v1.ConsoleMessage.execute:type_name -> floe.plugin.v1.Execute
-	29, // 14: floe.plugin.v1.ConsoleMessage.cancel:type_name -> floe.plugin.v1.Cancel
-	30, // 15: floe.plugin.v1.ConsoleMessage.preview:type_name -> floe.plugin.v1.Preview
-	31, // 16: floe.plugin.v1.ConsoleMessage.shutdown:type_name -> floe.plugin.v1.Shutdown
+	25, // 11: floe.plugin.v1.ConsoleMessage.describe_job_type:type_name -> floe.plugin.v1.DescribeJobType
+	27, // 12: floe.plugin.v1.ConsoleMessage.detect:type_name -> floe.plugin.v1.Detect
+	30, // 13: floe.plugin.v1.ConsoleMessage.execute:type_name -> floe.plugin.v1.Execute
+	31, // 14: floe.plugin.v1.ConsoleMessage.cancel:type_name -> floe.plugin.v1.Cancel
+	32, // 15: floe.plugin.v1.ConsoleMessage.preview:type_name -> floe.plugin.v1.Preview
+	33, // 16: floe.plugin.v1.ConsoleMessage.shutdown:type_name -> floe.plugin.v1.Shutdown
 	4,  // 17: floe.plugin.v1.Hello.capabilities:type_name -> floe.plugin.v1.Capability
 	7,  // 18: floe.plugin.v1.Descriptor.form:type_name -> floe.plugin.v1.Form
 	12, // 19: floe.plugin.v1.Descriptor.runtime:type_name -> floe.plugin.v1.RuntimeDefaults
@@ -2852,24 +3060,27 @@ var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	10, // 23: floe.plugin.v1.FormField.options:type_name -> floe.plugin.v1.SelectOption
 	11, // 24: floe.plugin.v1.FormField.visible_when:type_name -> floe.plugin.v1.VisibleWhen
 	14, // 25: floe.plugin.v1.Proposals.proposals:type_name -> floe.plugin.v1.Proposal
-	32, // 26: floe.plugin.v1.Proposal.parameters:type_name -> floe.plugin.v1.Proposal.ParametersEntry
-	33, // 27: floe.plugin.v1.Progress.metrics:type_name -> floe.plugin.v1.Progress.MetricsEntry
-	34, // 28: floe.plugin.v1.Completed.result:type_name -> floe.plugin.v1.Completed.ResultEntry
+	34, // 26: floe.plugin.v1.Proposal.parameters:type_name -> floe.plugin.v1.Proposal.ParametersEntry
+	35, // 27: floe.plugin.v1.Progress.metrics:type_name -> floe.plugin.v1.Progress.MetricsEntry
+	36, // 28: floe.plugin.v1.Completed.result:type_name -> floe.plugin.v1.Completed.ResultEntry
 	19, // 29: floe.plugin.v1.Observations.observations:type_name -> floe.plugin.v1.Observation
-	24, // 30: floe.plugin.v1.Detect.cluster:type_name -> floe.plugin.v1.ClusterContext
-	35, // 31: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
-	24, // 32: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
-	26, // 33: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
-	27, // 34: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
-	26, // 35: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
-	24, // 36: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
-	1,  // 37: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
-	2,  // 38: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
-	38, // [38:39] is the sub-list for method output_type
-	37, // [37:38] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	23, // 30: floe.plugin.v1.Welcome.job_params:type_name -> floe.plugin.v1.JobParams
+	24, // 31: floe.plugin.v1.JobParams.params:type_name -> floe.plugin.v1.JobParam
+	0,  // 32: floe.plugin.v1.JobParam.type:type_name -> floe.plugin.v1.FieldType
+	26, // 33: floe.plugin.v1.Detect.cluster:type_name -> floe.plugin.v1.ClusterContext
+	37, // 34: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
+	26, // 35: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
+	28, // 36: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
+	29, // 37: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
+	28, // 38: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
+	26, // 39: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
+	1,  // 40: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
+	2,  // 41: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
+	41, // [41:42] is the sub-list for method output_type
+	40, // [40:41] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_floe_plugin_v1_plugin_proto_init() }
@@ -2899,13 +3110,14 @@ func file_floe_plugin_v1_plugin_proto_init() {
 		(*ConsoleMessage_Shutdown)(nil),
 	}
 	file_floe_plugin_v1_plugin_proto_msgTypes[8].OneofWrappers = []any{}
+	file_floe_plugin_v1_plugin_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_plugin_v1_plugin_proto_rawDesc), len(file_floe_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { KEEP, connect, env, listing, rest, rows, skipUnless, tableId } from "./helpers.mjs";
 
 const B = "floe-js";
@@ -33,6 +34,8 @@ test("LanceDB REST namespace client against floe", { skip: skipUnless("online") 
 
   const ns = [B, "sales"];
   const expectedDir = path.join(env.warehouse, B, "sales", "items.lance");
+  // floe answers locations in canonical form, file:///abs/path.
+  const expectedLocation = pathToFileURL(expectedDir).href;
 
   await t.test("createTable writes the dataset at the declared location", async () => {
     const table = await db.createTable("items", rows(10), ns);
@@ -44,7 +47,7 @@ test("LanceDB REST namespace client against floe", { skip: skipUnless("online") 
       id: [B, "sales", "items"],
     });
     assert.equal(d.status, 200);
-    assert.equal(d.body.location, expectedDir);
+    assert.equal(d.body.location, expectedLocation);
     assert.equal(d.body.version, 1);
     assert.equal(d.body.is_only_declared, false);
     assert.ok(fs.existsSync(path.join(expectedDir, "_versions")), "dataset _versions/ at the location");
@@ -73,7 +76,7 @@ test("LanceDB REST namespace client against floe", { skip: skipUnless("online") 
     const table = await db.openTable("renamed", ns);
     assert.equal(await table.countRows(), 15);
     const d = await rest("POST", `/v1/table/${tableId(B, "sales", "renamed")}/describe`);
-    assert.equal(d.body.location, expectedDir);
+    assert.equal(d.body.location, expectedLocation);
     await assert.rejects(db.openTable("items", ns), /was not found/);
   });
 
@@ -81,7 +84,7 @@ test("LanceDB REST namespace client against floe", { skip: skipUnless("online") 
     const ghost = await db.createTable("ghost", rows(4), ns);
     await ghost.add(rows(4, 4));
     const d = await rest("POST", `/v1/table/${tableId(B, "sales", "ghost")}/describe`);
-    const dir = d.body.location;
+    const dir = fileURLToPath(d.body.location);
     const before = listing(dir);
     const r = await rest("POST", `/v1/table/${tableId(B, "sales", "ghost")}/deregister`, { id: [B, "sales", "ghost"] });
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -94,7 +97,7 @@ test("LanceDB REST namespace client against floe", { skip: skipUnless("online") 
     assert.equal(e.status, 404);
     const back = await rest("POST", `/v1/table/${tableId(B, "sales", "ghost")}/declare`, { id: [B, "sales", "ghost"] });
     assert.equal(back.status, 200, JSON.stringify(back.body));
-    assert.equal(back.body.location, dir);
+    assert.equal(back.body.location, d.body.location);
     assert.equal(await (await db.openTable("ghost", ns)).countRows(), 8);
   });
 

@@ -9,8 +9,10 @@ import { startExecution } from './lib/runner.mjs';
 import * as H from './testutil/harness.mjs';
 
 let h;
+let defs; // the task parameters' definitions, as floe sends them in Welcome
 before(async () => {
   h = await H.startFloe();
+  defs = await H.jobParams(h);
 });
 after(async () => {
   await h?.stop();
@@ -23,7 +25,7 @@ const spec = (job_type, name, parameters = {}) => ({
 });
 const run = (s) => {
   const stages = [];
-  return runJob(s, { progress: (stage, percent) => stages.push({ stage, percent }) }).then((r) => ({ ...r, stages }));
+  return runJob(s, { progress: (stage, percent) => stages.push({ stage, percent }), defs: defs[s.job_type] }).then((r) => ({ ...r, stages }));
 };
 
 describe('lance_compact', () => {
@@ -132,7 +134,7 @@ describe('lance_cleanup', () => {
     await H.seedTable(h, { bucket: B, name: 'cleanbad', appends: 2, perAppend: 5 });
     let r = await run(spec('lance_cleanup', 'cleanbad', { older_than: '7w' }));
     assert.equal(r.success, false);
-    assert.match(r.error, /older_than must be an integer followed by d, h, m or s/);
+    assert.match(r.error, /older_than "7w" is refused: A whole number and d, h, m or s/); // floe's definition says why
     r = await run(spec('lance_cleanup', 'cleanbad', { older_than: '7d', delete_unverified: 'true' }));
     assert.equal(r.success, false);
     assert.match(r.error, /delete_unverified=true cannot be honoured/);

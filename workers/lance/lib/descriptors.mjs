@@ -1,16 +1,14 @@
 // The five job types this worker offers: their settings forms (with ranges,
 // defaults and help), runtime defaults, and the capability advertised in
-// Hello. Field and job-type names are the task API's vocabulary
+// Hello. The parameters of a job itself are not here: floe defines them and
+// sends them in Welcome.job_params. Field and job-type names are the task API's vocabulary
 // (/lance/oss/v1), so a scheduled job and a submitted task read alike.
 
-export const DESCRIPTOR_VERSION = '2026-11-29.2';
+export const DESCRIPTOR_VERSION = '2026-11-30.1';
 export const LANE = 'lance';
 
 const int = (name, label, def, min, max, help, extra = {}) => ({
   name, label, help, type: 'FIELD_TYPE_INT', widget: 'number', min, max, default_value: String(def), ...extra,
-});
-const float = (name, label, def, min, max, help, extra = {}) => ({
-  name, label, help, type: 'FIELD_TYPE_FLOAT', widget: 'number', min, max, default_value: String(def), ...extra,
 });
 const bool = (name, label, def, help, extra = {}) => ({
   name, label, help, type: 'FIELD_TYPE_BOOL', widget: 'checkbox', default_value: String(def), ...extra,
@@ -64,18 +62,6 @@ export const descriptors = {
           description: 'A table is proposed when it has at least this many fragments.',
           fields: [int('min_fragments', 'Minimum fragments', 8, 2, 100000, 'Propose compaction when a table has this many fragments or more.')],
         },
-        {
-          name: 'execution', title: 'How to compact',
-          description: 'LanceDB 0.31 compacts with its own defaults; a value it cannot honour fails the job rather than being ignored.',
-          fields: [
-            int('target_rows_per_fragment', 'Target rows per fragment', 1048576, 1, 1 << 30, 'Only the engine default (1048576) can be honoured by LanceDB 0.31.'),
-            int('max_rows_per_group', 'Max rows per group', 1024, 1, 1 << 20, 'Only the engine default (1024) can be honoured.'),
-            int('max_bytes_per_file', 'Max bytes per file', 0, 0, Number.MAX_SAFE_INTEGER, '0 = engine default; nothing else can be honoured.'),
-            bool('materialize_deletions', 'Materialize deletions', true, 'Rewrite fragments whose deleted rows exceed the threshold. Only true can be honoured.'),
-            float('materialize_deletions_threshold', 'Deletion threshold', 0.1, -1, 2, 'Share of deleted rows that triggers a rewrite (0.1 = engine default; only that is honoured).'),
-            select('compaction_mode', 'Compaction mode', 'reencode', ['reencode', 'try_binary_copy', 'force_binary_copy'], 'Only reencode is available in LanceDB 0.31.'),
-          ],
-        },
       ],
     },
     runtime: periodic(1800),
@@ -91,14 +77,6 @@ export const descriptors = {
           name: 'detection', title: 'When to optimize',
           description: 'A table with indices is proposed when more rows than this are outside an index.',
           fields: [int('max_unindexed_rows', 'Max unindexed rows', 10000, 0, 1e12, 'Propose when any index leaves more rows than this uncovered; 0 = as soon as any row is uncovered.')],
-        },
-        {
-          name: 'execution', title: 'How to optimize',
-          description: 'LanceDB 0.31 refreshes every index with its defaults.',
-          fields: [
-            int('num_indices_to_merge', 'Indices to merge', 1, 0, 1000, 'Only the engine default (1) can be honoured; 0 is treated as the default.'),
-            bool('retrain', 'Retrain', false, 'Retraining is not available in LanceDB 0.31; true fails the job.'),
-          ],
         },
       ],
     },

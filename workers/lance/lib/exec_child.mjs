@@ -16,7 +16,7 @@ process.on('message', async (msg) => {
   }
   if (msg?.type !== 'run') return;
   const progress = (stage, percent, message, metrics) => process.send({ type: 'progress', stage, percent, message, metrics });
-  const out = await runJob(msg.spec, { progress, signal: ac.signal, ref: msg.ref });
+  const out = await runJob(msg.spec, { progress, signal: ac.signal, ref: msg.ref, defs: msg.defs });
   const observation = out.observation ? { object_id: out.observation.object_id, attributes_json: attributesJSON(out.observation.attrs) } : null;
   delete out.observation;
   process.send({ type: 'done', completed: out, observation }, () => process.exit(0));

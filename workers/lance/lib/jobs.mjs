@@ -66,7 +66,7 @@ export async function runJob(spec, ctx) {
   if (!ref) return fail(`cannot tell which table object ${spec.object_id} is: the job carries no table reference and the id is unknown to this worker`);
   const ident = identOf(ref);
   try {
-    const params = new Params(spec.parameters);
+    const params = new Params(spec.parameters, ctx.defs);
     const settings = readSettings(descriptors[spec.job_type], parseSettings(spec.settings_json));
     const plan = impl.plan(params, settings); // validates before touching the table
     progress('resolving', 2, `resolving ${ident} through the Lance REST`);
@@ -121,7 +121,9 @@ function fail(error, permanent = false) {
 
 // ---- compaction ------------------------------------------------------------
 
-const compactDefaults = { target_rows_per_fragment: 1048576, max_rows_per_group: 1024, max_bytes_per_file: 0, materialize_deletions_threshold: 0.1 };
+// What LanceDB 0.31's optimize() can honour: its own compaction settings.
+// (The parameters' definitions and defaults come from the console.)
+const engineCompaction = { target_rows_per_fragment: 1048576, max_rows_per_group: 1024, max_bytes_per_file: 0, materialize_deletions_threshold: 0.1 };
 
 function refuse(name, value, why) {
   throw new ParamError(`${name}=${value} cannot be honoured: ${why}; the job was not run rather than run with a different setting.`);
@@ -129,17 +131,17 @@ function refuse(name, value, why) {
 
 const compact = {
   plan(p) {
-    const target = p.int('target_rows_per_fragment', compactDefaults.target_rows_per_fragment, { min: 1 });
-    if (target !== compactDefaults.target_rows_per_fragment) refuse('target_rows_per_fragment', target, 'LanceDB 0.31 optimize() always compacts to 1048576 rows per fragment');
-    const group = p.int('max_rows_per_group', compactDefaults.max_rows_per_group, { min: 1 });
-    if (group !== compactDefaults.max_rows_per_group) refuse('max_rows_per_group', group, 'LanceDB 0.31 optimize() always writes groups of 1024 rows');
-    const bytes = p.int('max_bytes_per_file', 0, { min: 0 });
-    if (bytes !== 0) refuse('max_bytes_per_file', bytes, 'LanceDB 0.31 optimize() uses the engine default file size');
-    const mat = p.bool('materialize_deletions', true);
+    const target = p.get('target_rows_per_fragment');
+    if (target !== engineCompaction.target_rows_per_fragment) refuse('target_rows_per_fragment', target, 'LanceDB 0.31 optimize() always compacts to 1048576 rows per fragment');
+    const group = p.get('max_rows_per_group');
+    if (group !== engineCompaction.max_rows_per_group) refuse('max_rows_per_group', group, 'LanceDB 0.31 optimize() always writes groups of 1024 rows');
+    const bytes = p.get('max_bytes_per_file');
+    if (bytes !== engineCompaction.max_bytes_per_file) refuse('max_bytes_per_file', bytes, 'LanceDB 0.31 optimize() uses the engine default file size');
+    const mat = p.get('materialize_deletions');
     if (!mat) refuse('materialize_deletions', mat, 'LanceDB 0.31 optimize() always materializes deletions past the threshold');
-    const thr = p.float('materialize_deletions_threshold', 0.1);
-    if (thr !== 0 && thr !== 0.1) refuse('materialize_deletions_threshold', thr, 'LanceDB 0.31 optimize() always uses 0.1');
-    const mode = p.oneOf('compaction_mode', 'reencode', ['reencode', 'try_binary_copy', 'force_binary_copy']);
+    const thr = p.get('materialize_deletions_threshold');
+    if (thr !== 0 && thr !== engineCompaction.materialize_deletions_threshold) refuse('materialize_deletions_threshold', thr, 'LanceDB 0.31 optimize() always uses 0.1');
+    const mode = p.get('compaction_mode');
     if (mode !== 'reencode') refuse('compaction_mode', mode, 'LanceDB 0.31 optimize() only re-encodes');
     return {};
   },
@@ -166,10 +168,10 @@ const compact = {
 
 const optimizeIndices = {
   plan(p) {
-    const names = p.list('index_names');
-    const merge = p.int('num_indices_to_merge', 1, { min: 0 });
+    const names = p.get('index_names');
+    const merge = p.get('num_indices_to_merge');
     if (merge !== 0 && merge !== 1) refuse('num_indices_to_merge', merge, 'LanceDB 0.31 optimize() merges new data into one delta with its defaults');
-    const retrain = p.bool('retrain', false);
+    const retrain = p.get('retrain');
     if (retrain) refuse('retrain', true, 'LanceDB 0.31 optimize() cannot retrain an index (rebuild it with a create_*_index task and replace=true)');
     return { names };
   },
@@ -238,12 +240,12 @@ export function cleanupPlan(versions, tags, { olderThanS, retainVersions }, now 
 
 const cleanup = {
   plan(p) {
-    const older = p.has('older_than') ? parseDurationSeconds(p.str('older_than')) : null;
+    const older = p.has('older_than') ? parseDurationSeconds(p.get('older_than')) : null;
     if (p.has('older_than') && older === null) throw new ParamError(`older_than must be an integer followed by d, h, m or s (e.g. 7d, 168h, 30m, 10s), got ${JSON.stringify(p.str('older_than'))}`);
-    const retain = p.has('retain_versions') ? p.int('retain_versions', 0, { min: 1, max: 1e9 }) : null;
+    const retain = p.has('retain_versions') ? p.get('retain_versions') : null;
     if (older === null && retain === null) throw new ParamError('cleanup needs older_than or retain_versions (or both)');
-    if (p.bool('delete_unverified', false)) refuse('delete_unverified', true, 'floe never deletes files that may belong to an in-flight commit');
-    if (p.bool('error_if_tagged_old_versions', false)) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
+    if (p.get('delete_unverified')) refuse('delete_unverified', true, 'floe never deletes files that may belong to an in-flight commit');
+    if (p.get('error_if_tagged_old_versions')) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
     return { olderThanS: older, retainVersions: retain };
   },
   async run(table, plan, before, { progress, signal }) {

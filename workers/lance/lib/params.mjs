@@ -81,10 +81,41 @@ export function parseDurationSeconds(text) {
   return Number(m[1]) * (unitSeconds[m[2] || 's']);
 }
 
-/** A parameter map (map<string,string>) reader that records what it read. */
+/**
+ * A parameter map (map<string,string>) reader. defs are the console's
+ * definitions of the job type's parameters (Welcome.job_params): get() reads
+ * a parameter by its definition, so the worker keeps no copy of the task
+ * parameters' types, minimums, options and defaults.
+ */
 export class Params {
-  constructor(map) {
+  constructor(map, defs = []) {
     this.map = map || {};
+    this.defs = new Map((defs || []).map((d) => [d.name, d]));
+  }
+  /** Read a parameter by the console's definition of it. */
+  get(name) {
+    const d = this.defs.get(name);
+    if (!d) throw new ParamError(`the console sent no definition of parameter ${name}; run a floe and a worker of the same release`);
+    const def = d.default_value === '' || d.default_value === undefined ? undefined : decodeDefault(d);
+    switch (d.type) {
+      case 'FIELD_TYPE_INT':
+        return this.int(name, def, { min: d.min ?? -Infinity });
+      case 'FIELD_TYPE_FLOAT':
+        return this.float(name, def);
+      case 'FIELD_TYPE_BOOL':
+        return this.bool(name, def);
+      case 'FIELD_TYPE_SELECT':
+        return this.oneOf(name, def, d.options || []);
+      case 'FIELD_TYPE_STRING_LIST':
+        return this.has(name) ? this.list(name) : def ?? [];
+      default: {
+        const v = this.str(name, def);
+        if (v !== undefined && d.pattern && !new RegExp(`^(?:${d.pattern})$`).test(v)) {
+          throw new ParamError(`${name} ${JSON.stringify(v)} is refused: ${d.help || `it must match ${d.pattern}`}`);
+        }
+        return v;
+      }
+    }
   }
   has(name) {
     return this.map[name] !== undefined && this.map[name] !== '';
@@ -137,6 +168,17 @@ export class Params {
       }
     }
     return raw.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== '');
+  }
+}
+
+// decodeDefault reads a definition's default, encoded as parameters are:
+// strings as they are, everything else JSON.
+function decodeDefault(d) {
+  if (d.type === 'FIELD_TYPE_STRING' || d.type === 'FIELD_TYPE_SELECT' || d.type === 'FIELD_TYPE_UNSPECIFIED') return d.default_value;
+  try {
+    return JSON.parse(d.default_value);
+  } catch {
+    throw new ParamError(`the console's default for ${d.name} is not readable (${JSON.stringify(d.default_value)})`);
   }
 }
 

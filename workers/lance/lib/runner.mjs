@@ -18,9 +18,10 @@ const tickMs = Number(process.env.FLOE_PROGRESS_TICK_MS || 5000);
  * @param {object} spec JobSpec
  * @param {object} ref  table reference resolved by the session (may be null)
  * @param {{progress: Function, done: Function}} cb done({completed, observation})
+ * @param {object[]} defs the console's parameter definitions for spec.job_type
  * @returns {{cancel(reason: string): void, child}}
  */
-export function startExecution(spec, ref, cb) {
+export function startExecution(spec, ref, cb, defs = []) {
   const child = fork(childPath, [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, LANCE_INCLUDE_VECTOR_CENTROIDS: process.env.LANCE_INCLUDE_VECTOR_CENTROIDS || 'false' },
@@ -60,7 +61,7 @@ export function startExecution(spec, ref, cb) {
   child.on('error', (e) => {
     log.error('execution process error', { job_id: spec.job_id, error: e.message });
   });
-  child.send({ type: 'run', spec, ref });
+  child.send({ type: 'run', spec, ref, defs });
   // The console enforces the attempt deadline too; stopping here as well
   // means a build never outlives an attempt the console has given up on.
   const deadline = Number(spec.deadline_unix_ms) || 0;

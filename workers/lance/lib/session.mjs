@@ -180,6 +180,9 @@ export class Worker {
       call.on('data', (m) => {
         if (m.body === 'welcome') {
           welcomed = true;
+          // The task parameters' definitions, per job type: jobs read their
+          // parameters by them (params.mjs Params.get).
+          this.jobParams = Object.fromEntries((m.welcome.job_params || []).map((jp) => [jp.job_type, jp.params || []]));
           const every = Math.max(1, m.welcome.heartbeat_interval_seconds || 5) * 1000;
           clearInterval(hb);
           hb = setInterval(() => this.heartbeat(), every);
@@ -342,7 +345,7 @@ export class Worker {
           complete(completed);
           resolve();
         },
-      });
+      }, this.jobParams?.[job.job_type] || []);
       if (ac.signal.aborted) entry.handle.cancel(ac.signal.reason?.message);
       else ac.signal.addEventListener('abort', () => entry.handle.cancel(ac.signal.reason?.message), { once: true });
     });

@@ -301,3 +301,30 @@ export async function consoleClient(h) {
     },
   };
 }
+
+/**
+ * The task parameters' definitions floe sends a worker in Welcome, keyed by
+ * job type: what a job run outside a session (runJob, startExecution) needs
+ * to read its parameters.
+ */
+export async function jobParams(h) {
+  const grpc = (await import('@grpc/grpc-js')).default;
+  const { pluginPackage } = await import('../lib/proto.mjs');
+  const client = new (pluginPackage().PluginService)(h.grpcAddr, grpc.credentials.createInsecure());
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${h.workerToken}`);
+  const call = client.Connect(md);
+  try {
+    call.write({ hello: { worker_id: `params-${process.pid}`, instance_id: `${Date.now()}`, version: 'test' } });
+    const m = await new Promise((resolve, reject) => {
+      call.once('data', resolve);
+      call.once('error', reject);
+    });
+    if (m.body !== 'welcome') throw new Error(`the first console message is ${m.body}, not welcome`);
+    return Object.fromEntries((m.welcome.job_params || []).map((jp) => [jp.job_type, jp.params]));
+  } finally {
+    call.on('error', () => {}); // the cancel below ends the call with CANCELLED
+    call.cancel();
+    client.close();
+  }
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/web"
+	"google.golang.org/grpc"
+)
+
+// server is one `floe serve`: every listener and service it opens is
+// registered once, in order, so Close undoes exactly what was opened —
+// after Run, or half-way through a start that failed.
+type server struct {
+	cfg      serveConfig
+	paths    dataPaths
+	log      *slog.Logger
+	db       *persist.DB
+	st       *catalog.Store
+	svc      *services
+	console  *web.Server
+	surfaces web.Surfaces
+	grpcLn   net.Listener
+	grpcOpts []grpc.ServerOption
+	https    []httpSurface // console first, then the catalogs that are on
+
+	closers   []closer // in the order opened; Close runs them backwards
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// httpSurface is one HTTP surface bound to its address.
+type httpSurface struct {
+	name string
+	ln   net.Listener
+	h    http.Handler
+}
+
+// closer undoes one thing start opened.
+type closer struct {
+	name  string
+	close func() error
+}
+
+// register records something to close; start calls it right after each
+// thing is opened, so a failure at any later step closes it.
+func (s *server) register(name string, close func() error) {
+	s.closers = append(s.closers, closer{name, close})
+}
+
+// startServer checks the configuration, opens the catalog, binds every
+// address and builds every service. Binding everything before serving lets
+// the console show the real addresses and makes a port conflict fail the
+// start instead of half-starting. On any failure what was opened is closed
+// again, so no port stays bound.
+func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slog.Logger) (_ *server, err error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	proxies, err := web.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--trusted-proxy: %v (give IPs or CIDRs, comma-separated)", err)}
+	}
+	s := &server{cfg: cfg, paths: paths, log: log}
+	defer func() {
+		if err != nil {
+			if cerr := s.Close(); cerr != nil {
+				log.Warn("closing after a failed start", "err", cerr)
+			}
+		}
+	}()
+	if s.db, s.st, err = openStoreAt(ctx, paths, cfg.backend); err != nil {
+		return nil, err
+	}
+	s.register("database", s.db.Close) // closed after everything that uses it
+	s.register("catalog", s.st.Close)
+	if err := bootstrapAdmin(ctx, s.st, log); err != nil {
+		return nil, err
+	}
+	if err := s.bindAll(); err != nil {
+		return nil, err
+	}
+	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
+	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
+		return nil, err
+	}
+	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
+		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage})
+	if err != nil {
+		return nil, err
+	}
+	// Shutdown leaves hijacked websocket connections open; this closes them.
+	s.register("console live updates", func() error { s.console.Close(); return nil })
+	for i := range s.https {
+		switch s.https[i].name {
+		case "http":
+			s.https[i].h = s.console.Handler()
+		case "lance":
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc.tasks)
+		case "iceberg":
+			s.https[i].h = icebergHandler(s.st, log, cfg)
+		case "metrics":
+			s.https[i].h = metricsMux(s.console.MetricsHandler())
+		case "s3tables":
+			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
+		}
+	}
+	var tlsCfg *plugin.TLSConfig
+	if cfg.GRPCCert != "" {
+		tlsCfg = &plugin.TLSConfig{CertFile: cfg.GRPCCert, KeyFile: cfg.GRPCKey, CAFile: cfg.GRPCCA}
+	}
+	if s.grpcOpts, err = plugin.ServerOptions(tlsCfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// bindAll binds the console, Lance, Iceberg, S3 Tables and plugin-channel
+// addresses in that order; an empty Lance, Iceberg or S3 Tables address
+// leaves that surface off.
+func (s *server) bindAll() error {
+	for _, b := range []struct {
+		name, addr string
+		set        *string
+	}{
+		{"http", s.cfg.HTTP, &s.surfaces.Console},
+		{"lance", s.cfg.Lance, &s.surfaces.Lance},
+		{"iceberg", s.cfg.Iceberg, &s.surfaces.Iceberg},
+		{"s3tables", s.cfg.S3.Addr, &s.surfaces.S3Tables},
+		{"grpc", s.cfg.GRPC, &s.surfaces.GRPC},
+		{"metrics", s.cfg.Metrics, new(string)},
+	} {
+		if b.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", b.addr)
+		if err != nil {
+			return fmt.Errorf("%s: listen on %s: %w (is another floe running? pick another address with --%s)", b.name, b.addr, err, b.name)
+		}
+		s.register(b.name+" listener", closeListener(ln))
+		*b.set = ln.Addr().String()
+		if b.name == "grpc" {
+			s.grpcLn = ln
+			continue
+		}
+		s.https = append(s.https, httpSurface{name: b.name, ln: ln})
+	}
+	return nil
+}
+
+// closeListener closes ln, taking "already closed" (a server that served it
+// has closed it on shutdown) as success.
+func closeListener(ln net.Listener) func() error {
+	return func() error {
+		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// Run serves every surface until ctx ends or one of them fails, then stops
+// them all and waits for every goroutine it started. The caller still calls
+// Close.
+func (s *server) Run(ctx context.Context) error {
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	var wg sync.WaitGroup
+	errc := make(chan error, len(s.https)+1)
+	wg.Go(func() {
+		if err := s.svc.plugin.Serve(runCtx, s.grpcLn, s.grpcOpts...); err != nil {
+			errc <- fmt.Errorf("grpc: %w", err)
+		}
+	})
+	wg.Go(func() { s.svc.tasks.FollowJobs(runCtx, s.svc.plugin) })
+	wg.Go(func() { housekeep(runCtx, s.st, s.svc.sessions, s.log) })
+	if h, ok := s.cfg.storage.(*warehouse.Health); ok {
+		wg.Go(func() { h.Run(runCtx) })
+	}
+	if s.cfg.WithWorker {
+		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg); err != nil {
+			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
+		}
+	}
+	servers := make([]*http.Server, 0, len(s.https))
+	for _, l := range s.https {
+		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		servers = append(servers, hs)
+		wg.Go(func() {
+			if err := hs.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s: %w", l.name, err)
+			}
+		})
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		s.log.Info("shutting down")
+	case runErr = <-errc:
+		s.log.Error("a surface stopped", "err", runErr)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	for _, hs := range servers {
+		hs.Shutdown(sctx)
+	}
+	s.console.Close()
+	cancelRun()
+	wg.Wait()
+	return runErr
+}
+
+// Close closes everything start opened, newest first, and reports the
+// first failure. It is safe to call more than once.
+func (s *server) Close() error {
+	s.closeOnce.Do(func() {
+		for i := len(s.closers) - 1; i >= 0; i-- {
+			c := s.closers[i]
+			if err := c.close(); err != nil && s.closeErr == nil {
+				s.closeErr = fmt.Errorf("close %s: %w", c.name, err)
+			}
+		}
+	})
+	return s.closeErr
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/floe/floe/warehouse"
+	"github.com/spf13/pflag"
+)
+
+// s3Flags are the settings of an s3:// warehouse. Credentials are not
+// flags: they come from the standard AWS chain (AWS_ACCESS_KEY_ID…,
+// ~/.aws/credentials, an instance role), so they never show in `ps`.
+type s3Flags struct {
+	Endpoint  string
+	Region    string
+	PathStyle bool
+	Vend      string
+}
+
+// warehouseCheckTimeout bounds the start-up check of an S3 store: a store
+// that has not answered a list and two small PUTs in this long is not one
+// floe should start on.
+const warehouseCheckTimeout = 30 * time.Second
+
+func addS3Flags(f *pflag.FlagSet, c *s3Flags) {
+	f.StringVar(&c.Endpoint, "s3-endpoint", "", "URL of the S3-compatible store of an s3:// --warehouse (empty = AWS)")
+	f.StringVar(&c.Region, "s3-region", "", "region of the s3:// warehouse (default: the AWS configuration's, else us-east-1)")
+	f.BoolVar(&c.PathStyle, "s3-path-style", false, "address the store as ENDPOINT/BUCKET/KEY (most self-hosted stores need this)")
+	f.StringVar(&c.Vend, "vend-credentials", "off", "keys floe hands to clients of an s3:// warehouse: off (clients bring their own) or static (floe's own keys)")
+}
+
+// isS3Warehouse reports whether --warehouse names an object store.
+func isS3Warehouse(raw string) bool {
+	loc, err := warehouse.Parse(raw)
+	return err == nil && loc.Scheme() == warehouse.SchemeS3
+}
+
+// s3Warehouse is an opened, checked s3:// warehouse and its health watch.
+type s3Warehouse struct {
+	wh      *warehouse.Warehouse
+	backend *warehouse.S3
+	health  *warehouse.Health
+	vend    warehouse.VendMode
+}
+
+// openS3Warehouse parses raw, builds the S3 backend and checks the store
+// (list, then a conditional-PUT probe): floe refuses to start on a store
+// it cannot use, with a sentence naming the endpoint and the failure.
+func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logger) (*s3Warehouse, error) {
+	root, err := warehouse.Parse(raw)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--warehouse: %v", err)}
+	}
+	if root.Bucket() == "" || root.Scheme() != warehouse.SchemeS3 {
+		return nil, usageError{fmt.Sprintf("--warehouse %s is not an s3://BUCKET/PREFIX location", raw)}
+	}
+	vend, err := warehouse.ParseVendMode(c.Vend)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	wh, b, err := warehouse.NewS3(ctx, root, warehouse.S3Config{Endpoint: c.Endpoint, Region: c.Region, PathStyle: c.PathStyle})
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", root, err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, warehouseCheckTimeout)
+	defer cancel()
+	if err := b.Check(cctx); err != nil {
+		return nil, fmt.Errorf("floe cannot use the warehouse %s: %w", root, err)
+	}
+	if vend == warehouse.VendStatic {
+		log.Warn("--vend-credentials static hands floe's own S3 keys to every client that may read a table; prefer off, or scoped keys per client")
+	}
+	return &s3Warehouse{wh: wh, backend: b, health: warehouse.NewHealth(b), vend: vend}, nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	iceworker "github.com/floe/floe/workers/iceberg"
+)
+
+// The Iceberg maintenance worker is Go, so it lives in this binary as
+// `floe worker iceberg`: one build ships it, and `floe serve --with-worker`
+// runs it as a child process of the same executable (separate, so a crash
+// or a kill -9 of the worker never takes the console down).
+func newWorkerCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "worker", Short: "Run a maintenance worker that dials floe's plugin channel"}
+	cmd.AddCommand(newIcebergWorkerCmd())
+	return cmd
+}
+
+func newIcebergWorkerCmd() *cobra.Command {
+	env := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	envInt := func(k string, def int) int {
+		if n, err := strconv.Atoi(os.Getenv(k)); err == nil && n > 0 {
+			return n
+		}
+		return def
+	}
+	host, _ := os.Hostname()
+	var cfg iceworker.Config
+	var ca, cert, key string
+	cmd := &cobra.Command{
+		Use:   "iceberg",
+		Short: "Run the Iceberg maintenance worker (expire snapshots, remove orphans, compact, rewrite manifests)",
+		Long: `The Iceberg worker dials the plugin channel with a worker token, offers the
+iceberg_* job types in the iceberg lane, observes Iceberg tables and runs
+their maintenance through floe's Iceberg REST catalog and the warehouse.
+Flags default to the FLOE_* environment variables named in their help.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Token == "" {
+				return usageError{"the worker needs a worker token: --token or FLOE_WORKER_TOKEN (create one with 'floe worker-token create')"}
+			}
+			creds, err := iceworker.ClientTLS(ca, cert, key)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			cfg.TLS = creds
+			cfg.Logger = workerLogger()
+			return iceworker.New(cfg).Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.GRPC, "grpc", env("FLOE_GRPC", "127.0.0.1:9401"), "plugin channel address (FLOE_GRPC)")
+	f.StringVar(&cfg.Token, "token", os.Getenv("FLOE_WORKER_TOKEN"), "worker token (FLOE_WORKER_TOKEN)")
+	f.StringVar(&cfg.WorkerID, "id", env("FLOE_WORKER_ID", "iceberg-"+host), "worker id, unique per worker (FLOE_WORKER_ID)")
+	f.IntVar(&cfg.DetectSlots, "detect-slots", envInt("FLOE_DETECT_SLOTS", 2), "concurrent detections (FLOE_DETECT_SLOTS)")
+	f.IntVar(&cfg.ExecuteSlots, "execute-slots", envInt("FLOE_EXECUTE_SLOTS", 1), "concurrent jobs (FLOE_EXECUTE_SLOTS)")
+	f.StringVar(&ca, "grpc-tls-ca", os.Getenv("FLOE_GRPC_TLS_CA"), "CA of the console's certificate (FLOE_GRPC_TLS_CA)")
+	f.StringVar(&cert, "grpc-tls-cert", os.Getenv("FLOE_GRPC_TLS_CERT"), "worker certificate for mTLS (FLOE_GRPC_TLS_CERT)")
+	f.StringVar(&key, "grpc-tls-key", os.Getenv("FLOE_GRPC_TLS_KEY"), "worker key for mTLS (FLOE_GRPC_TLS_KEY)")
+	f.BoolVar(&cfg.ExitOnShutdown, "exit-on-shutdown", os.Getenv("FLOE_EXIT_ON_SHUTDOWN") == "1", "exit when the console shuts down instead of waiting for it (FLOE_EXIT_ON_SHUTDOWN=1)")
+	return cmd
+}
+
+// workerLogger writes "level=info msg=…" lines without a time, the shape
+// the parent's lineLogger turns back into records at the same level.
+func workerLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		switch {
+		case len(groups) == 0 && a.Key == slog.TimeKey:
+			return slog.Attr{}
+		case len(groups) == 0 && a.Key == slog.LevelKey:
+			return slog.String(slog.LevelKey, strings.ToLower(a.Value.String()))
+		}
+		return a
+	}}))
+}
+
+// startIcebergWorkerChild runs `floe worker iceberg` (this executable) with
+// env added, restarts it with backoff when it dies, and stops it (SIGTERM,
+// then a kill after workerStopGrace) when ctx ends. wait blocks until it
+// has stopped for good.
+func startIcebergWorkerChild(ctx context.Context, log *slog.Logger, env []string) (wait func(), err error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	log = log.With("component", "iceberg-worker")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		backoff := workerRestartMin
+		for {
+			started := time.Now()
+			cmd := exec.CommandContext(ctx, exe, "worker", "iceberg")
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+			cmd.WaitDelay = workerStopGrace
+			out := &lineLogger{log: log}
+			cmd.Stdout, cmd.Stderr = out, out
+			err := cmd.Run()
+			out.flush()
+			if ctx.Err() != nil {
+				log.Info("iceberg worker stopped")
+				return
+			}
+			if time.Since(started) >= workerHealthyRun {
+				backoff = workerRestartMin
+			}
+			log.Warn("iceberg worker exited; restarting", "err", errString(err), "in", backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, workerRestartMax)
+		}
+	}()
+	return func() { <-done }, nil
+}

@@ -1,0 +1,54 @@
+package icebergrest
+
+import (
+	"net/http"
+	"strings"
+)
+
+// unsupported lists the operations of the Iceberg REST spec floe does not
+// serve. Each answers the spec's UnsupportedOperationResponse (406 with an
+// UnsupportedOperationException body) rather than a 404, which clients read
+// as "no such table"; none is advertised in /v1/config's endpoints.
+var unsupported = []struct {
+	route, why string
+}{
+	{"GET /v1/{prefix}/namespaces/{namespace}/functions", "floe keeps no functions"},
+	{"GET /v1/{prefix}/namespaces/{namespace}/functions/{function}", "floe keeps no functions"},
+	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "server-side scan planning is not offered; plan from the table's metadata"},
+	{"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "server-side scan planning is not offered; plan from the table's metadata"},
+	{"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "server-side scan planning is not offered; plan from the table's metadata"},
+	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", "server-side scan planning is not offered; plan from the table's metadata"},
+	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/unregister", "unregistering is not offered; drop the table without purgeRequested to keep its files"},
+	{"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "floe vends no storage credentials; the warehouse is read directly"},
+	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", "floe signs no storage requests; the warehouse is read directly"},
+	{"GET /v1/{prefix}/namespaces/{namespace}/views", viewsWhy},
+	{"POST /v1/{prefix}/namespaces/{namespace}/views", viewsWhy},
+	{"GET /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
+	{"POST /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
+	{"DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
+	{"HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
+	{"POST /v1/{prefix}/views/rename", viewsWhy},
+	{"POST /v1/{prefix}/namespaces/{namespace}/register-view", viewsWhy},
+}
+
+const viewsWhy = "floe does not keep Iceberg views yet"
+
+// routeUnsupported answers every unsupported operation with 406. The key
+// is still checked first (the middleware wraps the whole mux), so a request
+// without one learns nothing more than 401.
+func (s *Server) routeUnsupported(mux *http.ServeMux) {
+	for _, u := range unsupported {
+		why := u.why
+		mux.HandleFunc(muxPattern(u.route), func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, errorf(http.StatusNotAcceptable, typeUnsupported, "%s %s is not supported: %s", r.Method, r.URL.Path, why))
+		})
+	}
+}
+
+// muxPattern turns a spec route ("GET /v1/{prefix}/namespaces/{namespace}")
+// into a ServeMux pattern: wildcards may not contain '-' and {namespace} is
+// {ns} in our handlers.
+func muxPattern(route string) string {
+	r := strings.ReplaceAll(route, "{namespace}", "{ns}")
+	return strings.ReplaceAll(r, "{plan-id}", "{plan}")
+}

@@ -1,0 +1,127 @@
+package warehouse
+
+import (
+	"context"
+)
+
+// Warehouse is a root Location and the Backend that stores it. It is the one
+// gate to storage: every operation is refused (ErrOutside) unless its
+// location is within the root, and the whole root is never deleted.
+type Warehouse struct {
+	root    Location
+	backend Backend
+}
+
+// New returns a Warehouse for root stored by b.
+func New(root Location, b Backend) *Warehouse { return &Warehouse{root: root, backend: b} }
+
+// Root is the warehouse's root location.
+func (w *Warehouse) Root() Location { return w.root }
+
+// Parse parses raw with Parse and refuses a location outside the root.
+func (w *Warehouse) Parse(raw string) (Location, error) {
+	loc, err := Parse(raw)
+	if err != nil {
+		return Location{}, err
+	}
+	return loc, w.Check(loc)
+}
+
+// Check refuses a location outside the root.
+func (w *Warehouse) Check(loc Location) error {
+	if loc.IsZero() {
+		return errorf(ErrBadLocation, "location is empty")
+	}
+	if !loc.Within(w.root) {
+		return errorf(ErrOutside, "location %s is outside the warehouse %s; choose a location inside it", loc, w.root)
+	}
+	return nil
+}
+
+// ReadFile reads a whole file.
+func (w *Warehouse) ReadFile(ctx context.Context, loc Location) ([]byte, error) {
+	if err := w.Check(loc); err != nil {
+		return nil, err
+	}
+	return w.backend.ReadFile(ctx, loc)
+}
+
+// Open opens a file for ranged reads.
+func (w *Warehouse) Open(ctx context.Context, loc Location) (File, error) {
+	if err := w.Check(loc); err != nil {
+		return nil, err
+	}
+	return w.backend.Open(ctx, loc)
+}
+
+// List calls fn for every file below prefix.
+func (w *Warehouse) List(ctx context.Context, prefix Location, fn func(Entry) error) error {
+	if err := w.Check(prefix); err != nil {
+		return err
+	}
+	return w.backend.List(ctx, prefix, fn)
+}
+
+// CreateExclusive writes a new file, failing with ErrExist if one is there.
+func (w *Warehouse) CreateExclusive(ctx context.Context, loc Location, data []byte) error {
+	if err := w.checkBelow(loc); err != nil {
+		return err
+	}
+	return w.backend.CreateExclusive(ctx, loc, data)
+}
+
+// WriteFile creates or replaces a file.
+func (w *Warehouse) WriteFile(ctx context.Context, loc Location, data []byte) error {
+	if err := w.checkBelow(loc); err != nil {
+		return err
+	}
+	return w.backend.WriteFile(ctx, loc, data)
+}
+
+// Delete removes one file; a missing one is fine.
+func (w *Warehouse) Delete(ctx context.Context, loc Location) error {
+	if err := w.checkBelow(loc); err != nil {
+		return err
+	}
+	return w.backend.Delete(ctx, loc)
+}
+
+// DeletePrefix removes a tree; the root itself is refused.
+func (w *Warehouse) DeletePrefix(ctx context.Context, prefix Location) error {
+	if err := w.checkBelow(prefix); err != nil {
+		return err
+	}
+	return w.backend.DeletePrefix(ctx, prefix)
+}
+
+// Exists reports whether loc (or anything below it) is there.
+func (w *Warehouse) Exists(ctx context.Context, loc Location) (bool, error) {
+	if err := w.Check(loc); err != nil {
+		return false, err
+	}
+	return w.backend.Exists(ctx, loc)
+}
+
+// MkdirAll creates a directory and its parents on stores that have
+// directories; elsewhere it does nothing.
+func (w *Warehouse) MkdirAll(ctx context.Context, loc Location) error {
+	if err := w.Check(loc); err != nil {
+		return err
+	}
+	if d, ok := w.backend.(DirMaker); ok {
+		return d.MkdirAll(ctx, loc)
+	}
+	return nil
+}
+
+// checkBelow refuses locations outside the root and the root itself: no
+// write or delete addresses the whole warehouse.
+func (w *Warehouse) checkBelow(loc Location) error {
+	if err := w.Check(loc); err != nil {
+		return err
+	}
+	if loc == w.root {
+		return errorf(ErrOutside, "location %s is the warehouse root itself; name a place inside it", loc)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package iceworker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/floe/floe/plugin/pluginpb"
+)
+
+const (
+	// sweepConcurrency is how many tables one detection reads at once: the
+	// reads are small catalog calls and manifest reads, so a few in flight
+	// hide latency without crowding the catalog.
+	sweepConcurrency = 8
+	// detectBatch is how many observations or proposals go in one message.
+	detectBatch = 50
+)
+
+// DetectOut receives a detection's messages as they are ready.
+type DetectOut struct {
+	Proposals    func([]*pluginpb.Proposal)
+	Observations func([]*pluginpb.Observation)
+}
+
+// Detect sweeps every Iceberg table the key may see: it observes each and
+// proposes those past the job type's thresholds. The error is for
+// DetectionDone ("" when the sweep finished).
+func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *catalogs, files Files, out DetectOut) string {
+	jt := req.GetJobType()
+	s, err := readSettings(jt, req.GetSettingsJson(), nil)
+	if err != nil {
+		return err.Error()
+	}
+	cat, err := cats.get(req.GetCluster().GetIcebergRestUrl(), req.GetCluster().GetApiKey())
+	if err != nil {
+		return err.Error()
+	}
+	refs, err := cat.ListTables(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	th := thresholdsFrom(jt, s)
+	maxProps := int(req.GetMaxProposals())
+	var deadline time.Time
+	if ms := req.GetDeadlineUnixMs(); ms > 0 {
+		deadline = time.UnixMilli(ms)
+	}
+
+	var mu sync.Mutex
+	var obs []*pluginpb.Observation
+	var props []*pluginpb.Proposal
+	proposed, skipped, late := 0, 0, false
+	flush := func(force bool) { // under mu
+		if len(obs) > 0 && (force || len(obs) >= detectBatch) {
+			out.Observations(obs)
+			obs = nil
+		}
+		if len(props) > 0 && (force || len(props) >= detectBatch) {
+			out.Proposals(props)
+			props = nil
+		}
+	}
+	work := make(chan TableRef)
+	var wg sync.WaitGroup
+	for range sweepConcurrency {
+		wg.Go(func() {
+			for ref := range work {
+				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now}
+				tbl, err := cat.Snapshot(ctx, ref)
+				var f Figures
+				if err == nil {
+					f, err = j.observe(ctx, tbl, th)
+				}
+				if err != nil {
+					log.Warn("detect: skipping table", "job_type", jt, "table", ref.Ident(), "reason", err)
+					mu.Lock()
+					skipped++
+					mu.Unlock()
+					continue
+				}
+				attrs, _ := json.Marshal(f)
+				v := decide(jt, s, f)
+				mu.Lock()
+				obs = append(obs, &pluginpb.Observation{ObjectId: ref.ID, Format: "ICEBERG", ObservedAtUnixMs: time.Now().UnixMilli(), AttributesJson: string(attrs)})
+				decision := "skip"
+				if v.propose && (maxProps <= 0 || proposed < maxProps) {
+					proposed++
+					decision = "propose"
+					props = append(props, &pluginpb.Proposal{ObjectId: ref.ID, DedupeKey: jt + ":" + ref.ID, Summary: v.summary})
+				}
+				flush(false)
+				mu.Unlock()
+				log.Debug("detect", "job_type", jt, "table", ref.Ident(), "decision", decision, "why", v.summary)
+			}
+		})
+	}
+feed:
+	for _, ref := range refs {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			late = true
+			break
+		}
+		select {
+		case work <- ref:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	mu.Lock()
+	flush(true)
+	mu.Unlock()
+	log.Info("detect: sweep done", "job_type", jt, "tables", len(refs), "skipped", skipped, "proposed", proposed)
+	switch {
+	case ctx.Err() != nil:
+		return "canceled"
+	case late:
+		return fmt.Sprintf("deadline reached before every table was read (%d proposals so far)", proposed)
+	}
+	return ""
+}

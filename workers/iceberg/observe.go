@@ -1,0 +1,180 @@
+package iceworker
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+// Figures are one table's observation attributes (JSON for the console).
+type Figures struct {
+	Rows           int64 `json:"rows"`
+	DataFiles      int64 `json:"data_files"`
+	DataBytes      int64 `json:"data_bytes"`
+	SmallFiles     int64 `json:"small_files"`
+	SmallBytes     int64 `json:"small_bytes"`
+	SmallFileBytes int64 `json:"small_file_threshold_bytes"`
+	DeleteFiles    int64 `json:"delete_files"`
+	// MaxSmallPerPartition is the largest count of small files in one
+	// partition: compaction works per partition.
+	MaxSmallPerPartition int64 `json:"max_small_files_per_partition"`
+	Snapshots            int   `json:"snapshots"`
+	OldestSnapshotMs     int64 `json:"oldest_snapshot_ms,omitempty"`
+	OldestAgeSeconds     int64 `json:"oldest_snapshot_age_seconds"`
+	ExpirableSnapshots   int   `json:"expirable_snapshots"`
+	Manifests            int   `json:"manifests"`
+	DataManifests        int   `json:"data_manifests"`
+	OrphanFiles          int64 `json:"orphan_candidates"`
+	OrphanBytes          int64 `json:"orphan_candidate_bytes"`
+	CurrentSnapshotID    int64 `json:"current_snapshot_id,omitempty"`
+	FormatVersion        int   `json:"format_version"`
+	Lance                bool  `json:"lance_adapter,omitempty"`
+}
+
+// thresholds are the job-type settings observation figures depend on.
+type thresholds struct {
+	smallFile      int64
+	expireAge      time.Duration
+	retainLast     int
+	orphanAge      time.Duration
+	scanForOrphans bool
+}
+
+// thresholdsFrom takes each figure's threshold from the detecting job
+// type's settings when it has them, else the defaults.
+func thresholdsFrom(jobType string, s Settings) thresholds {
+	pick := func(jt, name string) float64 {
+		if jt == jobType {
+			return s[name]
+		}
+		for _, f := range jobTypes[jt].fields {
+			if f.name == name {
+				return f.def
+			}
+		}
+		return 0
+	}
+	return thresholds{
+		smallFile:  int64(pick(JobCompact, "target_file_size_mb")) * mib * 3 / 4,
+		expireAge:  time.Duration(pick(JobExpire, "max_snapshot_age_hours")) * time.Hour,
+		retainLast: int(pick(JobExpire, "retain_last")),
+		orphanAge:  time.Duration(pick(JobOrphans, "older_than_hours")) * time.Hour,
+		// Only orphan detection pays for the walk of the location.
+		scanForOrphans: jobType == JobOrphans,
+	}
+}
+
+// observe reads a table's figures: the current snapshot's manifests for
+// files, the metadata for snapshots, and (for orphan detection) a walk of
+// the location against every snapshot's manifests.
+func (j *Job) observe(ctx context.Context, tbl *table.Table, th thresholds) (Figures, error) {
+	md := tbl.Metadata()
+	f := Figures{Snapshots: len(md.Snapshots()), FormatVersion: md.Version(), SmallFileBytes: th.smallFile}
+	if isLance(tbl.Properties()) || isLance(j.Ref.Properties) {
+		f.Lance = true
+		return f, nil // nothing of it is Iceberg's to count or to touch
+	}
+	now := j.now()
+	for _, s := range md.Snapshots() {
+		if f.OldestSnapshotMs == 0 || s.TimestampMs < f.OldestSnapshotMs {
+			f.OldestSnapshotMs = s.TimestampMs
+		}
+	}
+	if f.OldestSnapshotMs > 0 {
+		f.OldestAgeSeconds = max(0, now.UnixMilli()-f.OldestSnapshotMs) / 1000
+	}
+	f.ExpirableSnapshots = len(planExpiry(md, now, th.expireAge, th.retainLast).drop)
+	cur := tbl.CurrentSnapshot()
+	if cur != nil {
+		f.CurrentSnapshotID = cur.SnapshotID
+		if cur.Summary != nil {
+			if n, err := strconv.ParseInt(cur.Summary.Properties["total-records"], 10, 64); err == nil {
+				f.Rows = n
+			}
+		}
+		fs, err := tbl.FS(ctx)
+		if err != nil {
+			return f, err
+		}
+		mans, err := cur.Manifests(fs)
+		if err != nil {
+			return f, fmt.Errorf("read the manifest list: %w", err)
+		}
+		f.Manifests = len(mans)
+		perPartition := map[string]int64{}
+		for _, mf := range mans {
+			if mf.ManifestContent() == 0 {
+				f.DataManifests++
+			}
+			for e, err := range mf.Entries(fs, true) {
+				if err != nil {
+					return f, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
+				}
+				df := e.DataFile()
+				if isDeleteContent(df.ContentType()) {
+					f.DeleteFiles++
+					continue
+				}
+				f.DataFiles++
+				f.DataBytes += df.FileSizeBytes()
+				if df.FileSizeBytes() < th.smallFile {
+					f.SmallFiles++
+					f.SmallBytes += df.FileSizeBytes()
+					k := fmt.Sprint(df.SpecID(), df.Partition())
+					perPartition[k]++
+					f.MaxSmallPerPartition = max(f.MaxSmallPerPartition, perPartition[k])
+				}
+			}
+		}
+	}
+	if th.scanForOrphans {
+		sc, err := j.scanOrphans(ctx, tbl, th.orphanAge)
+		if err != nil {
+			return f, err
+		}
+		f.OrphanFiles, f.OrphanBytes = int64(len(sc.old)), sc.oldBytes
+	}
+	return f, nil
+}
+
+// verdict is detection's decision for one table and job type.
+type verdict struct {
+	propose bool
+	summary string
+}
+
+// decide applies a job type's thresholds to a table's figures.
+func decide(jobType string, s Settings, f Figures) verdict {
+	if f.Lance {
+		return verdict{summary: "Lance dataset behind an Iceberg adapter: never maintained as Iceberg"}
+	}
+	switch jobType {
+	case JobExpire:
+		if f.ExpirableSnapshots > 0 {
+			return verdict{true, fmt.Sprintf("%d of %d snapshots are past retention", f.ExpirableSnapshots, f.Snapshots)}
+		}
+		return verdict{summary: fmt.Sprintf("%d snapshots, none past retention", f.Snapshots)}
+	case JobOrphans:
+		if f.OrphanFiles >= s.Int("min_orphans") {
+			return verdict{true, fmt.Sprintf("%d orphan files (%d bytes) older than %d h", f.OrphanFiles, f.OrphanBytes, s.Int("older_than_hours"))}
+		}
+		return verdict{summary: fmt.Sprintf("%d old orphan files", f.OrphanFiles)}
+	case JobCompact:
+		if f.DeleteFiles > 0 {
+			return verdict{summary: fmt.Sprintf("%d delete files: compaction would refuse", f.DeleteFiles)}
+		}
+		if f.MaxSmallPerPartition >= s.Int("min_input_files") {
+			return verdict{true, fmt.Sprintf("%d small data files (%d bytes); up to %d in one partition", f.SmallFiles, f.SmallBytes, f.MaxSmallPerPartition)}
+		}
+		return verdict{summary: fmt.Sprintf("%d small data files, at most %d per partition", f.SmallFiles, f.MaxSmallPerPartition)}
+	case JobManifests:
+		if int64(f.DataManifests) >= s.Int("min_manifests") {
+			return verdict{true, fmt.Sprintf("%d data manifests in the current snapshot", f.DataManifests)}
+		}
+		return verdict{summary: fmt.Sprintf("%d data manifests", f.DataManifests)}
+	}
+	return verdict{summary: "unknown job type"}
+}

@@ -1,0 +1,150 @@
+package iceworker
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+const (
+	// maxListedOrphans bounds the paths a result carries (dry run or not):
+	// enough to check by eye, small enough for one job result.
+	maxListedOrphans = 50
+	// versionHint is written beside metadata files by Hadoop-style
+	// catalogs and readers look for it; it is never an orphan.
+	versionHint = "version-hint.text"
+)
+
+// orphanScan is what a walk of the table's location found.
+type orphanScan struct {
+	old, young   []FileInfo // unreferenced files, past and within the age threshold
+	oldBytes     int64
+	lanceMarkers []string // files that only a Lance dataset has
+}
+
+// lanceMarker says whether a path inside a table location belongs to a
+// Lance dataset (its manifests live in _versions/, its data in .lance files).
+func lanceMarker(rel string) bool {
+	rel = filepath.ToSlash(rel)
+	return strings.HasPrefix(rel, "_versions/") || strings.Contains(rel, "/_versions/") ||
+		strings.HasSuffix(rel, ".lance") || strings.HasSuffix(rel, ".manifest") || strings.HasPrefix(rel, "_transactions/")
+}
+
+// scanOrphans walks the table's location and sorts out the files no
+// metadata references.
+func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.Duration) (*orphanScan, error) {
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := reachOf(ctx, fs, tbl.Metadata().Snapshots())
+	if err != nil {
+		return nil, err
+	}
+	needed := r.all()
+	for p := range metadataFiles(tbl) {
+		needed[p] = true
+	}
+	root := Canonical(tbl.Location())
+	if root == "" || root == "." || root == "/" {
+		return nil, refuse("%s has no usable location (%q); nothing was touched", j.Ref.Ident(), tbl.Location())
+	}
+	cutoff := j.now().Add(-olderThan)
+	sc := &orphanScan{}
+	err = j.Files.List(ctx, root, func(f FileInfo) error {
+		p := Canonical(f.Path)
+		rel, err := filepath.Rel(root, p)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil // never outside the location
+		}
+		if lanceMarker(rel) {
+			sc.lanceMarkers = append(sc.lanceMarkers, rel)
+			return nil
+		}
+		if needed[p] || filepath.Base(p) == versionHint {
+			return nil
+		}
+		if f.ModTime.Before(cutoff) {
+			sc.old = append(sc.old, f)
+			sc.oldBytes += f.Size
+		} else {
+			sc.young = append(sc.young, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the files of %s: %w", j.Ref.Ident(), err)
+	}
+	return sc, nil
+}
+
+// removeOrphans deletes (or, dry run, lists) files under the table's
+// location that no metadata references and that are older than the
+// threshold.
+func (j *Job) removeOrphans(ctx context.Context, tbl *table.Table) (Outcome, error) {
+	olderThan := time.Duration(j.Settings.Int("older_than_hours")) * time.Hour
+	dry := j.Settings.Bool("dry_run")
+	j.Progress("scanning", 10, "reading metadata and listing the table's files")
+	sc, err := j.scanOrphans(ctx, tbl, olderThan)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if len(sc.lanceMarkers) > 0 {
+		return Outcome{}, refuse("%s holds Lance dataset files (%s): it is not an Iceberg table's own location, so nothing was deleted", j.Ref.Ident(), sc.lanceMarkers[0])
+	}
+	res := map[string]string{
+		"orphan_files": itoa(int64(len(sc.old))), "orphan_bytes": itoa(sc.oldBytes),
+		"young_unreferenced_files": itoa(int64(len(sc.young))), "dry_run": fmt.Sprint(dry),
+	}
+	var listed []string
+	for i, f := range sc.old {
+		if i >= maxListedOrphans {
+			break
+		}
+		rel, _ := filepath.Rel(Canonical(tbl.Location()), Canonical(f.Path))
+		listed = append(listed, rel)
+	}
+	if len(listed) > 0 {
+		res["orphans"] = strings.Join(listed, "\n")
+	}
+	if dry {
+		return Outcome{Summary: fmt.Sprintf("dry run: %d orphan files (%d bytes) older than %s would be deleted; nothing was deleted", len(sc.old), sc.oldBytes, olderThan), Result: res}, nil
+	}
+	// A commit may have landed while we walked: re-read the metadata and
+	// keep only files that are orphans in both views.
+	if fresh, err := j.Catalog.Load(ctx, j.Ref); err != nil {
+		return Outcome{}, err
+	} else if fresh.MetadataLocation() != tbl.MetadataLocation() {
+		again, err := j.scanOrphans(ctx, fresh, olderThan)
+		if err != nil {
+			return Outcome{}, err
+		}
+		still := map[string]bool{}
+		for _, f := range again.old {
+			still[Canonical(f.Path)] = true
+		}
+		sc.old = slices.DeleteFunc(sc.old, func(f FileInfo) bool { return !still[Canonical(f.Path)] })
+		sc.oldBytes = 0
+		for _, f := range sc.old {
+			sc.oldBytes += f.Size
+		}
+	}
+	j.Progress("deleting", 50, fmt.Sprintf("deleting %d orphan files", len(sc.old)))
+	var deleted int
+	for i, f := range sc.old {
+		if err := j.Files.Remove(ctx, f.Path); err != nil {
+			return Outcome{}, fmt.Errorf("delete orphan %s after deleting %d: %w", f.Path, deleted, err)
+		}
+		deleted++
+		if i%100 == 0 {
+			j.Progress("deleting", 50+50*float64(i)/float64(len(sc.old)), fmt.Sprintf("deleted %d of %d", deleted, len(sc.old)))
+		}
+	}
+	res["deleted_files"] = itoa(int64(deleted))
+	return Outcome{Summary: fmt.Sprintf("deleted %d orphan files (%d bytes) older than %s; kept %d younger unreferenced files", deleted, sc.oldBytes, olderThan, len(sc.young)), Result: res}, nil
+}
