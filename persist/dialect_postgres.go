@@ -68,7 +68,7 @@ func pgUnavailable(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
-		pgconn.Timeout(err) || strings.Contains(err.Error(), "conn closed")
+		strings.Contains(err.Error(), "conn closed")
 }
 
 func pgPlaceholder(n int) string {

@@ -146,7 +146,11 @@ func (db *DB) IsBusy(err error) bool { return err != nil && db.dialect.IsBusy(er
 // be reached (PostgreSQL stopped, restarting or cut off); callers answer
 // "try again" (503) rather than an internal error.
 func (db *DB) IsUnavailable(err error) bool {
-	return err != nil && db.dialect.IsUnavailable != nil && !errors.Is(err, context.Canceled) && db.dialect.IsUnavailable(err)
+	if err == nil || db.dialect.IsUnavailable == nil ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up; the database may be fine
+	}
+	return db.dialect.IsUnavailable(err)
 }
 
 // IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.

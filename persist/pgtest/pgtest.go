@@ -236,6 +236,15 @@ func Restart(t testing.TB, down func()) {
 		"-w", "start"); err != nil {
 		t.Fatalf("pg_ctl start: %v: %s", err, out)
 	}
+	// The admin pool's connections died with the old server; a fresh pool
+	// keeps later creates and drops from meeting them.
+	admin, err := sql.Open("pgx", server.url("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin.SetMaxOpenConns(2)
+	server.admin.Close()
+	server.admin = admin
 }
 
 // run runs one of the server's programs, as the unprivileged user when the
