@@ -71,6 +71,7 @@ type Handlers struct {
 	tasks    *tasks.Service
 	storage  StorageStatus
 	signin   *signinGuard
+	reveals  *reveals // new secrets awaiting their one showing
 }
 
 // New builds the handlers.
@@ -80,7 +81,7 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now)}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now), reveals: &reveals{}}
 }
 
 // Session keys.
