@@ -72,6 +72,9 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, catalog.ErrInvalid):
 		status, heading = http.StatusUnprocessableEntity, "Invalid input"
 		msg = sentence(err, "The input breaks a naming rule.")
+	case errors.Is(err, catalog.ErrUnavailable):
+		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
+		msg = sentence(err, "The catalog database cannot be reached right now; try again in a moment.")
 	case errors.Is(err, warehouse.ErrUnavailable):
 		status, heading = http.StatusServiceUnavailable, "Table storage is unavailable"
 		msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."

@@ -112,7 +112,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 	defer s.Close()
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
-		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "warehouse", paths.Warehouse)
+		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
 	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, s.adminPassword)
 	return s.Run(ctx)
 }
