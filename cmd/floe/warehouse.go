@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/warehouse"
 	"github.com/spf13/pflag"
 )
@@ -74,4 +75,14 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 		log.Warn("--vend-credentials static hands floe's own S3 keys to every client that may read a table; prefer off, or scoped keys per client")
 	}
 	return &s3Warehouse{wh: wh, backend: b, health: warehouse.NewHealth(b), vend: vend}, nil
+}
+
+// snippetStore is what the console's Connect snippets say about an s3://
+// warehouse; nil for a local one.
+func snippetStore(c *warehouse.ClientAccess) *handlers.SnippetStore {
+	if c == nil || c.S3 == nil {
+		return nil
+	}
+	cfg := c.S3.Config()
+	return &handlers.SnippetStore{Endpoint: cfg.Endpoint, Region: cfg.Region, PathStyle: cfg.PathStyle, Vended: c.Mode != warehouse.VendOff}
 }
