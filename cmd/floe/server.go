@@ -189,7 +189,7 @@ func (s *server) Run(ctx context.Context) error {
 		wg.Go(func() { h.Run(runCtx) })
 	}
 	if s.cfg.WithWorker {
-		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg); err != nil {
+		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg, s3WorkerEnv(s.cfg.clients)); err != nil {
 			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
 		}
 	}

@@ -86,3 +86,18 @@ func snippetStore(c *warehouse.ClientAccess) *handlers.SnippetStore {
 	cfg := c.S3.Config()
 	return &handlers.SnippetStore{Endpoint: cfg.Endpoint, Region: cfg.Region, PathStyle: cfg.PathStyle, Vended: c.Mode != warehouse.VendOff}
 }
+
+// s3WorkerEnv hands the bundled Iceberg worker serve's own store settings
+// (the worker lists and deletes table files with the AWS chain it inherits);
+// nil for a local warehouse.
+func s3WorkerEnv(c *warehouse.ClientAccess) []string {
+	if c == nil || c.S3 == nil {
+		return nil
+	}
+	cfg := c.S3.Config()
+	env := []string{"FLOE_S3_ENDPOINT=" + cfg.Endpoint, "FLOE_S3_REGION=" + cfg.Region}
+	if cfg.PathStyle {
+		env = append(env, "FLOE_S3_PATH_STYLE=1")
+	}
+	return env
+}
