@@ -17,7 +17,7 @@ func newClockStore(t *testing.T) (*Store, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	dir := t.TempDir()
-	s, err := Open(context.Background(), Options{Path: dir + "/c.db", Warehouse: dir + "/wh", Now: c.now, BcryptCost: bcrypt.MinCost})
+	s, err := Open(context.Background(), Options{Path: catalogPath(t, dir), Warehouse: dir + "/wh", Now: c.now, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,6 +110,10 @@ var (
 	ErrConflict      = errors.New("conflict")
 	ErrNotEmpty      = errors.New("not empty")
 	ErrInvalid       = errors.New("invalid")
+	// ErrUnavailable: the catalog database cannot be reached right now
+	// (PostgreSQL stopped or restarting); surfaces answer 503 and the
+	// client retries.
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // Error carries a kind, the field it concerns and a sentence for people.

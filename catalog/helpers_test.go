@@ -3,15 +3,61 @@ package catalog
 import (
 	"context"
 	"errors"
-	"golang.org/x/crypto/bcrypt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/floe/floe/persist/persisttest"
+	"github.com/floe/floe/persist/pgtest"
 )
 
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// postgresInvariants are the catalog's invariant tests (names, format
+// conflicts, idempotent create, cascade, the create races, drop against
+// deregister, API keys, users, two stores on one database). TestPostgres
+// runs each again with every store on PostgreSQL; the rest of the package
+// runs on SQLite, the default.
+var postgresInvariants = []persisttest.Test{
+	{Name: "TestUsers", Fn: TestUsers},
+	{Name: "TestEnsureAdmin", Fn: TestEnsureAdmin},
+	{Name: "TestAPIKeys", Fn: TestAPIKeys},
+	{Name: "TestWorkerTokens", Fn: TestWorkerTokens},
+	{Name: "TestCreateBucket", Fn: TestCreateBucket},
+	{Name: "TestCreateBucketRace", Fn: TestCreateBucketRace},
+	{Name: "TestListBucketsCountsAndPages", Fn: TestListBucketsCountsAndPages},
+	{Name: "TestDeleteBucket", Fn: TestDeleteBucket},
+	{Name: "TestTableCountFollowsChanges", Fn: TestTableCountFollowsChanges},
+	{Name: "TestListTableNamesSeesEveryChange", Fn: TestListTableNamesSeesEveryChange},
+	{Name: "TestCreateNamespace", Fn: TestCreateNamespace},
+	{Name: "TestListAndUpdateNamespaces", Fn: TestListAndUpdateNamespaces},
+	{Name: "TestDropNamespace", Fn: TestDropNamespace},
+	{Name: "TestRemoteLocationTables", Fn: TestRemoteLocationTables},
+	{Name: "TestTwoStoresWriteConcurrently", Fn: TestTwoStoresWriteConcurrently},
+	{Name: "TestListTables", Fn: TestListTables},
+	{Name: "TestListAllTables", Fn: TestListAllTables},
+	{Name: "TestCreateTableInvariants", Fn: TestCreateTableInvariants},
+	{Name: "TestCreateTableRace", Fn: TestCreateTableRace},
+	{Name: "TestLanceLifecycle", Fn: TestLanceLifecycle},
+	{Name: "TestRegisterTable", Fn: TestRegisterTable},
+	{Name: "TestDropTable", Fn: TestDropTable},
+	{Name: "TestRenameTable", Fn: TestRenameTable},
+	{Name: "TestCommitTable", Fn: TestCommitTable},
+}
+
+func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }
+
+// catalogPath is the database a store on dir opens: dir/catalog.db, or
+// under TestPostgres the PostgreSQL database standing for it.
+func catalogPath(t *testing.T, dir string) string {
+	t.Helper()
+	return persisttest.Path(t, filepath.Join(dir, "catalog.db"))
+}
+
 // newTestStore opens a Store on a fresh directory: catalog.db plus a
-// warehouse beside it, as floe serve lays them out.
 func newTestStore(t *testing.T) *Store {
 	t.Helper()
 	dir := t.TempDir()
@@ -20,7 +66,7 @@ func newTestStore(t *testing.T) *Store {
 
 func openAt(t *testing.T, dir string) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	s, err := Open(context.Background(), Options{Path: catalogPath(t, dir), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 // users, API keys, worker tokens); persist applies them as owner "catalog".
 // Other services keep their schemas in their own packages.
 //
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // MigrationOwner is the name the catalog's migrations are recorded under.

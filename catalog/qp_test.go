@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/persist"
 )
 
 // TestQueriesUseIndexes checks the hot queries' plans: a full scan of
@@ -11,7 +13,7 @@ import (
 // timed it.
 func TestQueriesUseIndexes(t *testing.T) {
 	s := newTestStore(t)
-	listWhere, listArgs := tableFilter("b", "ns", ListTablesOptions{ListOptions: ListOptions{After: "x"}, NameContains: "y", Format: FormatLance}, true)
+	listWhere, listArgs := tableFilter(persist.SQLite().Contains, "b", "ns", ListTablesOptions{ListOptions: ListOptions{After: "x"}, NameContains: "y", Format: FormatLance}, true)
 	cases := []struct {
 		name  string
 		query string

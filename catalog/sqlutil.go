@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/floe/floe/persist"
@@ -24,11 +26,29 @@ type querier interface {
 // second connection wanting the write lock would wait on ourselves.
 func (s *Store) inTx(ctx context.Context, fn func(tx *persist.Tx) error) error {
 	err := s.db.Write(ctx, fn)
+	if s.db.IsUnavailable(err) {
+		return unavailable(err)
+	}
 	var pe *persist.Error
 	if errors.As(err, &pe) { // begin or commit failed, not a statement of fn
 		return dbErr("write", err)
 	}
 	return err
+}
+
+// unavailableError is an ErrUnavailable *Error that keeps the driver's
+// cause for the log.
+type unavailableError struct {
+	ce    *Error
+	cause error
+}
+
+func (e *unavailableError) Error() string   { return e.ce.Message }
+func (e *unavailableError) Unwrap() []error { return []error{e.ce, e.cause} }
+
+func unavailable(cause error) error {
+	return &unavailableError{ce: &Error{Kind: ErrUnavailable,
+		Message: "The catalog database cannot be reached right now; nothing was changed. Try again in a moment."}, cause: cause}
 }
 
 // dbErr wraps a database failure that is not the caller's fault; client
@@ -40,6 +60,10 @@ func dbErr(what string, err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) {
+		return unavailable(err)
 	}
 	return &dbError{what: what, err: err}
 }

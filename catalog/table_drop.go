@@ -14,17 +14,27 @@ import (
 // unparseable, outside its bucket, the bucket or a namespace directory, or
 // a directory that overlaps another table's data.
 func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
-	return s.removeTable(ctx, ref, true)
+	return s.removeTable(ctx, ref, true, "")
+}
+
+// DropTableAtVersion is DropTable on condition that the table's version
+// token is still versionToken, checked in the same write transaction as the
+// removal: a commit, rename or re-create that lands after the caller read
+// the token makes the drop fail with ErrConflict instead of silently
+// discarding that change. An empty versionToken drops unconditionally.
+func (s *Store) DropTableAtVersion(ctx context.Context, ref TableRef, versionToken string) (Table, error) {
+	return s.removeTable(ctx, ref, true, versionToken)
 }
 
 // ForgetTable removes a table's entry and keeps every byte of its data (an
 // Iceberg drop without purge).
 func (s *Store) ForgetTable(ctx context.Context, ref TableRef) (Table, error) {
-	return s.removeTable(ctx, ref, false)
+	return s.removeTable(ctx, ref, false, "")
 }
 
-// removeTable deletes the entry and, with deleteData, the data directory.
-func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) (Table, error) {
+// removeTable deletes the entry and, with deleteData, the data directory;
+// a non-empty versionToken must match the table's current one.
+func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool, versionToken string) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
@@ -33,6 +43,10 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool) 
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
 			return err
+		}
+		if versionToken != "" && versionToken != t.VersionToken {
+			return newErr(ErrConflict, "version_token",
+				"table %q changed since it was read (version token mismatch); read it again and retry the drop", t.Name)
 		}
 		if deleteData {
 			if err := s.checkDeletable(ctx, tx, t, nil); err != nil {

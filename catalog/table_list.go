@@ -7,11 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
-// tableFilter builds the WHERE clause shared by ListTables and CountTables.
-func tableFilter(bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
+// tableFilter builds the WHERE clause shared by ListTables and CountTables;
+// contains is the dialect's substring test (persist.Dialect.Contains).
+func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
 	where := []string{"bucket = ?", "namespace = ?"}
 	args := []any{bucket, ns}
 	if after && opt.After != "" {
@@ -23,7 +25,7 @@ func tableFilter(bucket, ns string, opt ListTablesOptions, after bool) (string, 
 		args = append(args, string(opt.Format))
 	}
 	if opt.NameContains != "" {
-		where = append(where, "instr(name, ?) > 0") // instr is case-sensitive; LIKE is not
+		where = append(where, fmt.Sprintf(contains, "name")) // case-sensitive, as LIKE is not
 		args = append(args, opt.NameContains)
 	}
 	if !opt.IncludeDeregistered {
@@ -79,7 +81,7 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return nil, "", err
 	}
-	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
 		if err := s.refreshDeclared(ctx, where, args); err != nil {
 			return nil, "", err
@@ -120,7 +122,7 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		}
 		return n, nil
 	}
-	where, args := tableFilter(bucket, JoinNamespace(ns), opt, false)
+	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, false)
 	if !opt.IncludeDeclared {
 		if err := s.refreshDeclared(ctx, where, args); err != nil {
 			return 0, err
@@ -220,7 +222,7 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return "", err
 	}
-	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
 		if err := s.refreshDeclared(ctx, where, args); err != nil {
 			return "", err
@@ -247,7 +249,7 @@ func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, 
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return nil, "", err
 	}
-	where, args := tableFilter(bucket, JoinNamespace(ns), opt, true)
+	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
 		if err := s.refreshDeclared(ctx, where, args); err != nil {
 			return nil, "", err

@@ -15,12 +15,15 @@ import (
 // maxKeyNameLen keeps key names to a label, not a document.
 const maxKeyNameLen = 100
 
-// ListAPIKeys renders /api-keys.
+// ListAPIKeys renders /api-keys, with a key just created shown once.
 func (h *Handlers) ListAPIKeys(w http.ResponseWriter, r *http.Request) {
 	v, err := h.apiKeysView(r)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if v.Secret != "" {
+		w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
 	}
 	h.render(w, r, http.StatusOK, views.APIKeysPage(v))
 }
@@ -35,6 +38,9 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 		return views.APIKeysView{}, err
 	}
 	v := views.APIKeysView{Page: h.page(r, "API keys", "api-keys")}
+	if k, ok := h.takeSecret(r); ok && k.Secret != "" {
+		v.Secret, v.Created, v.AccessKeyID, v.SecretAccessKey = k.Secret, k.Name, k.AccessKeyID, k.SecretAccessKey
+	}
 	for _, k := range keys {
 		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
 	}
@@ -44,7 +50,8 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 	return v, nil
 }
 
-// CreateAPIKey creates a key and shows its secret once, in this response.
+// CreateAPIKey creates a key and redirects to the list, which shows its
+// secret once.
 func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	role := catalog.Role(r.PostFormValue("role"))
@@ -79,15 +86,9 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, views.APIKeysPage(v))
 		return
 	}
-	v, err := h.apiKeysView(r)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	v.Secret, v.Created = secret, key.Name
-	v.AccessKeyID, v.SecretAccessKey = key.AccessKeyID, key.SecretAccessKey
-	w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
-	h.render(w, r, http.StatusCreated, views.APIKeysPage(v))
+	// Post-redirect-get: a reload of the list cannot create a second key.
+	h.holdSecret(r, revealed{Name: key.Name, Secret: secret, AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey})
+	redirect(w, r, "/api-keys")
 }
 
 func validateKey(name string, role catalog.Role) error {
@@ -104,9 +105,19 @@ func validateKey(name string, role catalog.Role) error {
 
 // RevokeAPIKey deletes a key; clients using it stop working at once.
 func (h *Handlers) RevokeAPIKey(w http.ResponseWriter, r *http.Request) {
-	if err := h.store.RevokeAPIKey(r.Context(), chi.URLParam(r, "id")); err != nil {
+	id := chi.URLParam(r, "id")
+	name := id
+	if keys, err := h.store.ListAPIKeys(r.Context()); err == nil {
+		for _, k := range keys {
+			if k.ID == id {
+				name = k.Name
+			}
+		}
+	}
+	if err := h.store.RevokeAPIKey(r.Context(), id); err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Key "+name+" revoked; clients using it are refused from now on.")
 	redirect(w, r, "/api-keys")
 }

@@ -45,6 +45,7 @@ func (h *Handlers) CreateBucket(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Bucket "+b.Name+" created")
 	redirect(w, r, views.BucketURL(b.Name))
 }
 

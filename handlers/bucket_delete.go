@@ -15,5 +15,6 @@ func (h *Handlers) DeleteBucket(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Bucket "+name+" deleted")
 	redirect(w, r, "/buckets")
 }

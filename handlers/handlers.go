@@ -75,6 +75,7 @@ type Handlers struct {
 	storage  StorageStatus
 	signin   *signinGuard
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
+	reveals  *reveals      // new secrets awaiting their one showing
 }
 
 // New builds the handlers.
@@ -84,7 +85,8 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now), s3: d.SnippetStore}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
+		s3: d.SnippetStore, reveals: &reveals{}}
 }
 
 // Session keys.

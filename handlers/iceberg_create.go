@@ -86,6 +86,7 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, views.IcebergCreatePage(v))
 		return
 	}
+	h.flash(r, "Iceberg table "+spec.Name+" created")
 	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, spec.Name))
 }
 

@@ -36,6 +36,7 @@ func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, views.BucketPage(v))
 		return
 	}
+	h.flash(r, "Namespace "+raw+" created")
 	redirect(w, r, views.NamespaceURL(bucket, raw))
 }
 

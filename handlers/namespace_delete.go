@@ -17,5 +17,6 @@ func (h *Handlers) DeleteNamespace(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Namespace "+ns+" deleted")
 	redirect(w, r, views.BucketURL(bucket))
 }

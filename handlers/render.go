@@ -31,7 +31,7 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 // page fills the layout fields for the signed-in user.
 func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	u, _ := UserFrom(r.Context())
-	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert()}
+	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r)}
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
@@ -72,6 +72,9 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, catalog.ErrInvalid):
 		status, heading = http.StatusUnprocessableEntity, "Invalid input"
 		msg = sentence(err, "The input breaks a naming rule.")
+	case errors.Is(err, catalog.ErrUnavailable):
+		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
+		msg = sentence(err, "The catalog database cannot be reached right now; try again in a moment.")
 	case errors.Is(err, warehouse.ErrUnavailable):
 		status, heading = http.StatusServiceUnavailable, "Table storage is unavailable"
 		msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."

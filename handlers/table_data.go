@@ -113,8 +113,8 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 		}
 		h.logError(r, status, err)
 		v.Failure = msg
-		if v.Filter != "" && errors.Is(err, preview.ErrWorker) {
-			v.Errors["filter"] = "The worker's error may come from this filter: check its column names and syntax, or clear it."
+		if errors.Is(err, preview.ErrBadFilter) {
+			v.Failure, v.Errors["filter"] = "", msg // the sentence belongs next to the field
 		}
 		markPicked(&v, cols)
 		h.render(w, r, status, views.LanceDataPage(v))
@@ -153,7 +153,7 @@ func previewFailure(ctx context.Context, err error) (int, string) {
 		return http.StatusServiceUnavailable, pe.Message
 	case errors.Is(err, preview.ErrTimeout):
 		return http.StatusGatewayTimeout, pe.Message
-	case errors.Is(err, preview.ErrTooLarge):
+	case errors.Is(err, preview.ErrTooLarge), errors.Is(err, preview.ErrBadFilter):
 		return http.StatusUnprocessableEntity, pe.Message
 	}
 	return http.StatusBadGateway, pe.Message

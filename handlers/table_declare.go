@@ -40,5 +40,6 @@ func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, views.NamespacePage(v))
 		return
 	}
+	h.flash(r, "Table "+ref.Name+" declared")
 	redirect(w, r, views.NamespaceURL(ref.Bucket, catalog.JoinNamespace(ref.Namespace)))
 }

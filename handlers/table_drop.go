@@ -27,6 +27,7 @@ func (h *Handlers) DropTable(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Table "+ref.Name+" dropped with its data")
 	redirect(w, r, views.NamespaceURL(ref.Bucket, catalog.JoinNamespace(ref.Namespace)))
 }
 
@@ -44,5 +45,6 @@ func (h *Handlers) DeregisterTable(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Table "+ref.Name+" deregistered; its data stays in storage")
 	redirect(w, r, views.NamespaceURL(ref.Bucket, catalog.JoinNamespace(ref.Namespace)))
 }

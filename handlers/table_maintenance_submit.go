@@ -69,6 +69,7 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Task "+task.ID+" submitted")
 	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {typ}}.Encode()+"#task-"+task.ID)
 }
 
@@ -102,6 +103,7 @@ func (h *Handlers) DeleteTask(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Task "+id+" deleted")
 	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {string(task.Type)}}.Encode())
 }
 

@@ -24,11 +24,17 @@ func (h *Handlers) ListWorkers(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if v.TokenSecret != "" {
+		w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
+	}
 	h.render(w, r, http.StatusOK, views.WorkersPage(v))
 }
 
 func (h *Handlers) workersView(r *http.Request) (views.WorkersView, error) {
 	v := views.WorkersView{Page: h.page(r, "Workers", "workers"), Now: time.Now(), NoPlugin: h.plugin == nil, GRPC: h.surfaces.GRPC}
+	if t, ok := h.takeSecret(r); ok && t.Secret != "" && t.AccessKeyID == "" {
+		v.TokenSecret, v.TokenCreated = t.Secret, t.Name
+	}
 	if h.plugin != nil {
 		for _, wi := range h.plugin.Snapshot() {
 			v.Workers = append(v.Workers, workerRow(wi))
@@ -60,7 +66,8 @@ func workerRow(wi plugin.WorkerInfo) views.WorkerRow {
 	return row
 }
 
-// CreateWorkerToken creates a worker token and shows its secret once.
+// CreateWorkerToken creates a worker token and redirects to the page that
+// shows its secret once.
 func (h *Handlers) CreateWorkerToken(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	var err error
@@ -75,15 +82,15 @@ func (h *Handlers) CreateWorkerToken(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		tok, secret, err = h.store.CreateWorkerToken(r.Context(), name)
 	}
-	v, verr := h.workersView(r)
-	if verr != nil {
-		h.fail(w, r, verr)
-		return
-	}
 	if err != nil {
 		field, msg, status, ok := fieldError(err, "name")
 		if !ok {
 			h.fail(w, r, err)
+			return
+		}
+		v, verr := h.workersView(r)
+		if verr != nil {
+			h.fail(w, r, verr)
 			return
 		}
 		h.logError(r, status, err)
@@ -91,9 +98,9 @@ func (h *Handlers) CreateWorkerToken(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, views.WorkersPage(v))
 		return
 	}
-	v.TokenSecret, v.TokenCreated = secret, tok.Name
-	w.Header().Set("Cache-Control", "no-store") // the secret must not linger in caches
-	h.render(w, r, http.StatusCreated, views.WorkersPage(v))
+	// Post-redirect-get: a reload of the page cannot mint a second token.
+	h.holdSecret(r, revealed{Name: tok.Name, Secret: secret})
+	redirect(w, r, "/workers#worker-tokens")
 }
 
 // RevokeWorkerToken deletes a worker token and the API keys minted under
@@ -103,9 +110,19 @@ func (h *Handlers) RevokeWorkerToken(w http.ResponseWriter, r *http.Request) {
 	if h.plugin != nil {
 		revoke = h.plugin.RevokeWorkerToken
 	}
-	if err := revoke(r.Context(), chi.URLParam(r, "id")); err != nil {
+	id := chi.URLParam(r, "id")
+	name := id
+	if toks, err := h.store.ListWorkerTokens(r.Context()); err == nil {
+		for _, t := range toks {
+			if t.ID == id {
+				name = t.Name
+			}
+		}
+	}
+	if err := revoke(r.Context(), id); err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	h.flash(r, "Worker token "+name+" revoked; workers using it are disconnected.")
 	redirect(w, r, "/workers#worker-tokens")
 }

@@ -176,6 +176,8 @@ func asError(err error, notFound Code) *Error {
 		return invalid(msg, "Correct the request as the message says and send it again.")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
+	case errors.Is(err, catalog.ErrUnavailable):
+		return NewError(CodeServiceUnavailable, msg, "The catalog database is unreachable (stopped or restarting); retry shortly.")
 	case errors.Is(err, warehouse.ErrUnavailable):
 		return NewError(CodeServiceUnavailable, "table storage is unavailable",
 			"The warehouse's object store does not answer, so the request did not complete; retry when it is back (floe's /readyz says when).")

@@ -8,7 +8,7 @@ import (
 
 // migrations holds the observation table.
 //
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // MigrationOwner is the name observe's migrations are recorded under.

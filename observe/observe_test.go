@@ -10,12 +10,13 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 )
 
 // openDB opens the database in dir; the test closes it (some reopen it).
 func openDB(t testing.TB, dir string) *persist.DB {
 	t.Helper()
-	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
+	db, err := persist.Open(context.Background(), persist.Options{Path: persisttest.Path(t, filepath.Join(dir, "c.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}

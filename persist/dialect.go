@@ -17,7 +17,7 @@ import (
 // classifies driver errors. A PostgreSQL dialect is a second value of this
 // type, not a change to any caller.
 type Dialect struct {
-	// Name identifies the backend in logs and errors ("sqlite").
+	// Name identifies the backend in logs and errors ("sqlite", "postgres").
 	Name string
 	// Driver is the database/sql driver name.
 	Driver string
@@ -30,10 +30,28 @@ type Dialect struct {
 	NowMicros string
 	// TableExists counts the tables named by its one parameter (0 or 1).
 	TableExists string
-	// IsBusy reports a failure to get a lock that is worth retrying.
+	// Contains is a case-sensitive substring test, a format string whose %s
+	// is the column and whose one parameter is the needle.
+	Contains string
+	// MigrationDir names the sub-folder of an owner's migrations holding
+	// this dialect's files where its SQL differs ("" = the root files).
+	MigrationDir string
+	// MigrationLock and MigrationUnlock take and release a lock across
+	// processes around migrations, with the key as their one parameter;
+	// empty where the write lock already serialises them (SQLite).
+	MigrationLock, MigrationUnlock string
+	// BeginSerializable asks for SERIALIZABLE write transactions, so
+	// replicas writing at once behave as SQLite's single writer does; a
+	// transaction that loses is retried whole (see Write).
+	BeginSerializable bool
+	// IsBusy reports a failure to get a lock that is worth retrying
+	// (SQLite busy, PostgreSQL serialization failure or deadlock).
 	IsBusy func(error) bool
 	// IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
 	IsUniqueViolation func(error) bool
+	// IsUnavailable reports that the database server cannot be reached or
+	// is shutting down; nil where the database is a local file.
+	IsUnavailable func(error) bool
 }
 
 // Rebind rewrites '?' placeholders into the dialect's form. Queries never
@@ -73,6 +91,7 @@ func SQLite() Dialect {
 		Placeholder: func(int) string { return "?" },
 		NowMicros:   `CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER)`,
 		TableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`,
+		Contains:    `instr(%s, ?) > 0`,
 		IsBusy:      sqliteBusy,
 		IsUniqueViolation: func(err error) bool {
 			c, ok := sqliteCode(err)

@@ -12,6 +12,7 @@ func TestRebind(t *testing.T) {
 		{"sqlite keeps question marks", SQLite(), `SELECT a FROM t WHERE b = ? AND c = ?`, `SELECT a FROM t WHERE b = ? AND c = ?`},
 		{"numbered placeholders", dollar, `UPDATE t SET a = ? WHERE b = ? AND c = ?`, `UPDATE t SET a = $1 WHERE b = $2 AND c = $3`},
 		{"no placeholders", dollar, `SELECT 1`, `SELECT 1`},
+		{"postgres past nine", Postgres(), `VALUES (?,?,?,?,?,?,?,?,?,?,?)`, `VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

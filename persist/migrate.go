@@ -34,7 +34,7 @@ const legacyTable = "schema_migrations"
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS persist_migrations (
 	owner      TEXT NOT NULL,
 	version    TEXT NOT NULL,
-	applied_at INTEGER NOT NULL, -- Unix microseconds
+	applied_at BIGINT NOT NULL, -- Unix microseconds
 	PRIMARY KEY (owner, version)
 )`
 
@@ -47,10 +47,19 @@ func (db *DB) Migrate(ctx context.Context, owner string, fsys fs.FS) error {
 	if !ownerName.MatchString(owner) {
 		return fmt.Errorf("persist: migration owner %q must be a short lower-case name", owner)
 	}
+	fsys, err := db.dialectFiles(fsys)
+	if err != nil {
+		return fmt.Errorf("persist: %s migrations: %w", owner, err)
+	}
 	files, err := migrationFiles(fsys)
 	if err != nil {
 		return fmt.Errorf("persist: %s migrations: %w", owner, err)
 	}
+	unlock, err := db.lockMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("persist: create persist_migrations: %w", err)
 	}
@@ -80,6 +89,44 @@ func (db *DB) Migrate(ctx context.Context, owner string, fsys fs.FS) error {
 		}
 	}
 	return nil
+}
+
+// dialectFiles picks the dialect's sub-folder of an owner's migrations
+// when the dialect has one and the owner ships it; otherwise the root files,
+// which are then written in SQL both backends accept.
+func (db *DB) dialectFiles(fsys fs.FS) (fs.FS, error) {
+	dir := db.dialect.MigrationDir
+	if dir == "" {
+		return fsys, nil
+	}
+	st, err := fs.Stat(fsys, dir)
+	if err != nil || !st.IsDir() {
+		return fsys, nil
+	}
+	return fs.Sub(fsys, dir)
+}
+
+// lockMigrations holds the dialect's cross-process migration lock on one
+// connection until the returned function runs; a no-op on SQLite, whose
+// write lock already lets one process migrate at a time.
+func (db *DB) lockMigrations(ctx context.Context) (func(), error) {
+	if db.dialect.MigrationLock == "" {
+		return func() {}, nil
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("persist: migration lock: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, db.dialect.Rebind(db.dialect.MigrationLock), int64(migrationLockKey)); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("persist: migration lock: %w", err)
+	}
+	return func() {
+		// Unlock even when ctx ended; closing the connection would free
+		// the lock too, but the pool keeps it open.
+		conn.ExecContext(context.WithoutCancel(ctx), db.dialect.Rebind(db.dialect.MigrationUnlock), int64(migrationLockKey))
+		conn.Close()
+	}, nil
 }
 
 func migrationFiles(fsys fs.FS) ([]string, error) {

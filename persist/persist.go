@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,7 +20,8 @@ import (
 
 // Options configure Open.
 type Options struct {
-	// Path of the SQLite file, e.g. "./floe-data/catalog.db".
+	// Path of the SQLite file, e.g. "./floe-data/catalog.db", or the URL
+	// of a PostgreSQL database, postgres://user:pass@host:5432/floe.
 	Path string
 	// Now is the clock used to stamp applied migrations; nil means time.Now.
 	Now func() time.Time
@@ -49,7 +51,13 @@ var ErrPathRequired = errors.New("persist: a database path is required, e.g. ./f
 // of two makes bursts reopen connections and re-read the schema.
 const maxIdleConns = 16
 
-// Open opens (creating if needed) the SQLite database at opts.Path. Owners
+// maxOpenPostgres caps one process's connections to PostgreSQL: reads
+// beyond it wait for a free connection instead of exhausting the server's
+// max_connections (100 by default) when several replicas share it.
+const maxOpenPostgres = 32
+
+// Open opens the database named by opts.Path: a postgres:// URL opens
+// PostgreSQL, anything else is a SQLite file, created if needed. Owners
 // then call Migrate with their own migrations.
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	if opts.Path == "" {
@@ -58,24 +66,44 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if dir := filepath.Dir(opts.Path); dir != "" {
+	d := SQLite()
+	shown := opts.Path
+	if IsPostgresURL(opts.Path) {
+		d = Postgres()
+		shown = Redact(opts.Path)
+	} else if dir := filepath.Dir(opts.Path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("persist: create directory for %s: %w", opts.Path, err)
 		}
 	}
-	d := SQLite()
 	sdb, err := sql.Open(d.Driver, d.DSN(opts.Path))
 	if err != nil {
-		return nil, fmt.Errorf("persist: open %s: %w", opts.Path, err)
+		return nil, fmt.Errorf("persist: open %s: %w", shown, err)
 	}
 	sdb.SetMaxIdleConns(maxIdleConns)
+	if d.Name == "postgres" {
+		sdb.SetMaxOpenConns(maxOpenPostgres)
+	}
 	db := &DB{sql: sdb, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1)}
 	db.reads = newStmtCache(sdb, d)
 	if err := db.Ping(ctx); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("persist: open %s: %w", opts.Path, err)
+		return nil, fmt.Errorf("persist: open %s: %w", shown, err)
 	}
 	return db, nil
+}
+
+// Redact hides the password of a PostgreSQL URL before it reaches an
+// error message or a log; a SQLite path comes back as it is.
+func Redact(s string) string {
+	if !IsPostgresURL(s) {
+		return s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "the PostgreSQL URL (unparsable)"
+	}
+	return u.Redacted()
 }
 
 // Close releases the prepared statements and the connections.

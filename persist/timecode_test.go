@@ -54,7 +54,12 @@ func TestTimeRoundTrip(t *testing.T) {
 
 // The SQL expression for "now" agrees with the Go clock.
 func TestNowMicrosExpression(t *testing.T) {
-	db := openTest(t)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testNowMicros(t, openPath(t, b.path(t))) })
+	}
+}
+
+func testNowMicros(t *testing.T, db *DB) {
 	before := Micros(time.Now())
 	var now int64
 	if err := db.QueryRowContext(context.Background(), `SELECT `+db.Dialect().NowMicros).Scan(&now); err != nil {

@@ -48,12 +48,17 @@ func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error
 // Write runs fn in a write transaction and commits when fn returns nil; an
 // error from fn rolls back and is returned as it is. Writes of this process
 // run one at a time, in arrival order, through one queue; a caller waiting
-// in it gives up when ctx ends. The transaction takes the write lock when it
-// begins (SQLite's BEGIN IMMEDIATE), so another process holding the lock
-// past the busy timeout shows up there, before fn ran: that begin is
-// retried here, in one place, and fn runs at most once. Inside fn only tx
-// may touch the database: a second connection wanting the write lock would
-// wait on ourselves.
+// in it gives up when ctx ends.
+//
+// On SQLite the transaction takes the write lock when it begins (BEGIN
+// IMMEDIATE), so another process holding the lock past the busy timeout
+// shows up there, before fn ran: that begin is retried here, in one place,
+// and fn runs at most once. On PostgreSQL the transaction is SERIALIZABLE,
+// so replicas writing at once behave as one writer; the one that loses
+// learns it from a statement or the commit, and the whole transaction is
+// retried here, so fn may run more than once there and must keep its side
+// effects inside tx. Inside fn only tx may touch the database: a second
+// connection wanting the write lock would wait on ourselves.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	select {
 	case db.writeSlot <- struct{}{}:
@@ -61,6 +66,20 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 		return ctx.Err()
 	}
 	defer func() { <-db.writeSlot }()
+	for attempt := 1; ; attempt++ {
+		err := db.writeOnce(ctx, fn)
+		if err == nil || !db.dialect.BeginSerializable || !db.dialect.IsBusy(err) || attempt == maxWriteAttempts {
+			return err
+		}
+		select {
+		case <-time.After(busyBackoff * time.Duration(attempt)):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	stx, err := db.begin(ctx)
 	if err != nil {
 		return err
@@ -77,8 +96,12 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 
 // begin starts a write transaction, retrying while the database is busy.
 func (db *DB) begin(ctx context.Context) (*sql.Tx, error) {
+	var opts *sql.TxOptions
+	if db.dialect.BeginSerializable {
+		opts = &sql.TxOptions{Isolation: sql.LevelSerializable}
+	}
 	for attempt := 1; ; attempt++ {
-		stx, err := db.sql.BeginTx(ctx, nil)
+		stx, err := db.sql.BeginTx(ctx, opts)
 		if err == nil {
 			return stx, nil
 		}
@@ -118,6 +141,17 @@ func (e *Error) Unwrap() error { return e.Err }
 // IsBusy reports whether err is the database being locked by another
 // process past every retry.
 func (db *DB) IsBusy(err error) bool { return err != nil && db.dialect.IsBusy(err) }
+
+// IsUnavailable reports that err comes from a database server that cannot
+// be reached (PostgreSQL stopped, restarting or cut off); callers answer
+// "try again" (503) rather than an internal error.
+func (db *DB) IsUnavailable(err error) bool {
+	if err == nil || db.dialect.IsUnavailable == nil ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up; the database may be fine
+	}
+	return db.dialect.IsUnavailable(err)
+}
 
 // IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
 func (db *DB) IsUniqueViolation(err error) bool {

@@ -15,14 +15,41 @@ type mintedKey struct {
 	expires time.Time
 }
 
-// keyCache holds the API key minted for each worker; one key per worker and
-// worker token is reused until a quarter of its lifetime remains, so
-// detections do not mint a key each time.
+// keyScope is what a minted key may do: its role and the one bucket it is
+// limited to ("" = every bucket, read-only only: detection walks them all).
+type keyScope struct {
+	role   catalog.Role
+	bucket string
+}
+
+// detectScope is the scope of the key a Detect (and a preview) carries:
+// detection lists every bucket's tables and only reads.
+var detectScope = keyScope{role: catalog.RoleReadonly}
+
+// executeScope is the scope of the key an Execute carries: the job's bucket
+// only, read-write only for the lanes whose jobs commit through the catalog
+// (the Iceberg worker commits snapshots through the Iceberg REST; a Lance
+// job writes its data to storage and only reads the catalog). A job whose
+// object resolves to no table gets the read-only detection scope: it cannot
+// name a bucket to write to.
+func executeScope(lane string, ref *pluginpb.ObjectRef) keyScope {
+	if ref.GetBucket() == "" {
+		return detectScope
+	}
+	role := catalog.RoleReadonly
+	if laneOf(lane) == "iceberg" {
+		role = catalog.RoleReadWrite
+	}
+	return keyScope{role: role, bucket: ref.GetBucket()}
+}
+
+// keyCache holds the API keys minted for each worker: one per worker, worker
+// token and scope, reused until a quarter of its lifetime remains, so
+// detections and dispatch passes do not mint a key each time.
 //
-// The key is what a job needs and no more: readonly (the worker only lists
-// and describes tables through the catalog; it writes data to storage, not
-// to the catalog), short-lived (Config.APIKeyTTL), and named after the
-// worker token (catalog.WorkerKeyName), so revoking the token deletes it.
+// A key is what its message needs and no more (keyScope), short-lived
+// (Config.APIKeyTTL), and named after the worker token
+// (catalog.WorkerKeyName), so revoking the token deletes it.
 type keyCache struct {
 	p  *Plugin
 	mu sync.Mutex
@@ -31,16 +58,25 @@ type keyCache struct {
 
 func newKeyCache(p *Plugin) *keyCache { return &keyCache{p: p, m: make(map[string]mintedKey)} }
 
-func (k *keyCache) get(ctx context.Context, tokenID, workerID string, role catalog.Role) (mintedKey, error) {
+// maxCachedKeys bounds the minted keys remembered at once (workers × the
+// buckets their jobs touched within a key's lifetime); past it the cache
+// starts over, which costs only fresh mints.
+const maxCachedKeys = 4096
+
+func (k *keyCache) get(ctx context.Context, tokenID, workerID string, scope keyScope) (mintedKey, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	now := k.p.now()
 	ttl := k.p.cfg.APIKeyTTL
 	name := catalog.WorkerKeyName(tokenID, workerID)
-	if mk, ok := k.m[name]; ok && mk.expires.Sub(now) > ttl/4 {
+	slot := name + "\x00" + string(scope.role) + "\x00" + scope.bucket
+	if mk, ok := k.m[slot]; ok && mk.expires.Sub(now) > ttl/4 {
 		return mk, nil
 	}
-	key, secret, err := k.p.store.CreateAPIKey(ctx, name, role, "", ttl)
+	if len(k.m) >= maxCachedKeys {
+		clear(k.m)
+	}
+	key, secret, err := k.p.store.CreateAPIKey(ctx, name, scope.role, scope.bucket, ttl)
 	if err != nil {
 		return mintedKey{}, err
 	}
@@ -49,7 +85,7 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string, role catal
 		exp = now.Add(ttl)
 	}
 	mk := mintedKey{secret: secret, expires: exp}
-	k.m[name] = mk
+	k.m[slot] = mk
 	return mk, nil
 }
 
@@ -79,9 +115,10 @@ func (p *Plugin) RevokeWorkerToken(ctx context.Context, tokenID string) error {
 	return nil
 }
 
-// clusterContext builds the catalog addresses and credentials for a worker.
-func (p *Plugin) clusterContext(ctx context.Context, s *session) (*pluginpb.ClusterContext, error) {
-	mk, err := p.keys.get(ctx, s.tokenID, s.workerID, keyRole(s))
+// clusterContext builds the catalog addresses and credentials for a worker,
+// with a key limited to scope.
+func (p *Plugin) clusterContext(ctx context.Context, s *session, scope keyScope) (*pluginpb.ClusterContext, error) {
+	mk, err := p.keys.get(ctx, s.tokenID, s.workerID, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -103,17 +140,4 @@ func (p *Plugin) objectRef(ctx context.Context, objectID string) *pluginpb.Objec
 		return nil
 	}
 	return &pluginpb.ObjectRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name, Location: t.Location}
-}
-
-// keyRole is the role of the key minted for a worker: read-only, except for
-// a worker that executes Iceberg-lane jobs, which commits its snapshots
-// through the Iceberg REST and so needs write (still short-lived and
-// revoked with its worker token).
-func keyRole(s *session) catalog.Role {
-	for _, c := range s.caps {
-		if c.GetLane() == "iceberg" && c.GetCanExecute() {
-			return catalog.RoleReadWrite
-		}
-	}
-	return catalog.RoleReadonly
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
 )
@@ -45,7 +46,7 @@ type harness struct {
 // closes both (the harness reopens the same directory to restart).
 func openStore(t testing.TB, dir string) (*persist.DB, *catalog.Store) {
 	t.Helper()
-	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "catalog.db")})
+	db, err := persist.Open(context.Background(), persist.Options{Path: persisttest.Path(t, filepath.Join(dir, "catalog.db"))})
 	if err != nil {
 		t.Fatalf("open database: %v", err)
 	}

@@ -45,7 +45,7 @@ func (st *jobStore) onFirstHeartbeat(s *session, running []string) {
 		if r.WorkerID != s.workerID || !r.fromBefore || r.State == JobPending {
 			continue
 		}
-		r.fromBefore = false
+		r.fromBefore, r.orphanSince = false, time.Time{}
 		if slices.Contains(running, r.ID) {
 			r.lastAlive = st.p.now()
 			st.logLocked(ctx, r, "worker %s reconnected and still runs it", s.workerID)
@@ -91,7 +91,7 @@ func (st *jobStore) onProgress(s *session, pr *pluginpb.Progress) {
 	if len(pr.GetMetrics()) > 0 {
 		r.Metrics = maps.Clone(pr.GetMetrics())
 	}
-	r.LastProgressAt, r.lastAlive, r.goneSince, r.fromBefore = now, now, time.Time{}, false
+	r.LastProgressAt, r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, now, time.Time{}, false, time.Time{}
 	st.commitLocked(ctx, r)
 }
 
@@ -132,7 +132,7 @@ func (st *jobStore) onCompleted(s *session, c *pluginpb.Completed) {
 func (st *jobStore) failAttemptLocked(ctx context.Context, r *jobRec, msg string) {
 	now := st.p.now()
 	r.Error = truncate(msg, maxErrorLen)
-	r.goneSince, r.fromBefore = time.Time{}, false
+	r.goneSince, r.fromBefore, r.orphanSince = time.Time{}, false, time.Time{}
 	if r.Attempts < r.MaxAttempts {
 		backoff := st.p.types.settings(r.Type).Runtime.RetryBackoff
 		for i := 1; i < r.Attempts && backoff < maxRetryBackoff; i++ {
@@ -148,6 +148,11 @@ func (st *jobStore) failAttemptLocked(ctx context.Context, r *jobRec, msg string
 	}
 	st.commitLocked(ctx, r)
 }
+
+// JobRestartedError is the error of an attempt that was assigned or running
+// when floe stopped and whose worker did not come back with it within
+// Options.JobRestartGrace. Callers may compare a job's Error to it.
+const JobRestartedError = "floe restarted while this job ran and its worker did not report it within the restart grace"
 
 // finish ends an active job by hand (cancel, expire), telling its worker.
 func (st *jobStore) finish(ctx context.Context, id string, state JobState, why string) (Job, error) {
@@ -192,6 +197,11 @@ func (st *jobStore) sweep(ctx context.Context, lane string) {
 		}
 		last := latest(r.LastProgressAt, r.lastAlive, r.StartedAt)
 		switch {
+		case !r.orphanSince.IsZero() && now.Sub(r.orphanSince) >= st.p.cfg.JobRestartGrace:
+			// Its worker may be connected yet silent about it: tell it to
+			// stop before the job runs elsewhere.
+			notes = append(notes, cancelNote{r.WorkerID, r.ID, "floe restarted and settled this job"})
+			st.failAttemptLocked(ctx, r, JobRestartedError)
 		case !r.goneSince.IsZero() && now.Sub(latest(last, r.goneSince)) >= st.p.cfg.JobOrphanExpiry:
 			r.State, r.FinishedAt, r.Error = JobExpired, now,
 				fmt.Sprintf("no progress for %s and its worker %s is gone", st.p.cfg.JobOrphanExpiry, r.WorkerID)

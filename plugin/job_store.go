@@ -34,6 +34,11 @@ type jobRec struct {
 	lastAlive  time.Time // last progress or heartbeat listing it
 	goneSince  time.Time // worker disconnected at; zero while connected
 	fromBefore bool      // dispatched to an earlier session of its worker
+	// orphanSince is when this process loaded the job still assigned or
+	// running from a previous one (floe died under it); zero once its worker
+	// has said whether it still runs it. Past JobRestartGrace the sweep
+	// settles it.
+	orphanSince time.Time
 }
 
 // jobStore keeps active jobs in memory and every job in SQLite. All writes
@@ -148,11 +153,12 @@ func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 
 // load brings active jobs back after a restart. Pending jobs stay pending.
 // Jobs a previous process left assigned or running stay as they are, with
-// their worker treated as gone: if that worker reconnects and still runs the
-// job (its heartbeat lists it, or it reports progress) the job is adopted;
-// if the worker reconnects without it, the attempt fails (and is retried if
-// attempts remain); if nothing is heard, the job expires after
-// JobOrphanExpiry.
+// their worker treated as gone: if that worker reconnects within
+// JobRestartGrace and still runs the job (its heartbeat lists it, or it
+// reports progress) the job is adopted; if the worker reconnects without it,
+// the attempt fails at once; if nothing is heard within the grace, the
+// attempt fails with JobRestartedError. A failed attempt is retried if
+// attempts remain, else the job is failed (and a task following it with it).
 func (st *jobStore) load(ctx context.Context) error {
 	rows, err := st.p.db.QueryContext(ctx, `SELECT `+jobColumns+` FROM plugin_jobs WHERE state IN (?,?,?)`,
 		string(JobPending), string(JobAssigned), string(JobRunning))
@@ -170,6 +176,7 @@ func (st *jobStore) load(ctx context.Context) error {
 		if j.State != JobPending {
 			r.goneSince = now
 			r.fromBefore = true
+			r.orphanSince = now
 		}
 		st.active[j.ID] = r
 		if j.DedupeKey != "" {

@@ -8,7 +8,7 @@ import (
 // migrations holds the plugin channel's schema: job types, settings, jobs
 // and their activity log.
 //
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // MigrationOwner is the name the plugin's migrations are recorded under.

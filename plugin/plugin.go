@@ -70,6 +70,13 @@ type Options struct {
 	// JobOrphanExpiry expires a job with no progress for this long once its
 	// worker is gone (default 15m).
 	JobOrphanExpiry time.Duration
+	// JobRestartGrace is how long a job left assigned or running by a
+	// previous floe process waits for its worker to reconnect and say it
+	// still runs it; then the attempt is settled (retried or failed) so the
+	// job and its task do not look alive for the whole orphan expiry
+	// (default 30s: a worker's reconnect backoff tops out at 30s, and a
+	// quick restart finds it retrying far sooner).
+	JobRestartGrace time.Duration
 	// JobRetention keeps finished jobs listed this long before they are
 	// deleted (default 30 days; checked hourly).
 	JobRetention time.Duration
@@ -102,6 +109,7 @@ func (o *Options) fill() {
 	def(&o.DescribeTimeout, 15*time.Second)
 	def(&o.JobIdleExpiry, 24*time.Hour)
 	def(&o.JobOrphanExpiry, 15*time.Minute)
+	def(&o.JobRestartGrace, 30*time.Second)
 	def(&o.JobRetention, 30*24*time.Hour)
 	def(&o.APIKeyTTL, 15*time.Minute)
 	def(&o.SchedulerTick, time.Second)

@@ -6,6 +6,7 @@ import (
 
 	"slices"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -74,12 +75,13 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req PreviewR
 	}
 	msg := &pluginpb.Preview{ObjectId: req.ObjectID, Format: req.Format,
 		RowLimit: int32(min(max(req.RowLimit, 0), rowLimitCap)), Columns: slices.Clone(req.Columns), Filter: req.Filter}
-	cc, err := p.clusterContext(ctx, s)
+	msg.Object = p.objectRef(ctx, req.ObjectID)
+	// A preview reads one table: its key reads that table's bucket only.
+	cc, err := p.clusterContext(ctx, s, keyScope{role: catalog.RoleReadonly, bucket: msg.Object.GetBucket()})
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}
 	msg.Cluster = cc
-	msg.Object = p.objectRef(ctx, req.ObjectID)
 	c, err := p.startCall(s, &pluginpb.ConsoleMessage{Body: &pluginpb.ConsoleMessage_Preview{Preview: msg}})
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -158,7 +157,7 @@ func (p *Plugin) RunDetection(ctx context.Context, jobType string) ([]Proposal, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, set.Runtime.DetectionTimeout)
 	defer cancel()
-	cluster, err := p.clusterContext(ctx, sess)
+	cluster, err := p.clusterContext(ctx, sess, detectScope)
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}
@@ -302,8 +301,11 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 	if len(sessions) == 0 {
 		return
 	}
-	// Everything that needs I/O happens before the assignment lock.
-	clusters := map[string]*pluginpb.ClusterContext{}
+	// Everything that needs I/O happens before the assignment lock. Each
+	// Execute carries a key scoped to its job's bucket, so keys are minted
+	// per worker and bucket (the lane fixes the role).
+	type workerBucket struct{ worker, bucket string }
+	clusters := map[workerBucket]*pluginpb.ClusterContext{}
 	refs := map[string]*pluginpb.ObjectRef{}
 	settings := map[string]Settings{}
 	for _, c := range cands {
@@ -315,18 +317,23 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		}
 	}
 	for _, s := range sessions {
-		if !slices.ContainsFunc(cands, func(c dispatchCand) bool {
+		for _, c := range cands {
 			capb, ok := s.capability(c.jobType)
-			return ok && capb.GetCanExecute()
-		}) {
-			continue
+			ref, known := refs[c.objectID]
+			if !ok || !capb.GetCanExecute() || !known {
+				continue
+			}
+			scope := executeScope(laneName, ref)
+			wb := workerBucket{s.workerID, scope.bucket}
+			if _, done := clusters[wb]; done {
+				continue
+			}
+			cc, err := p.clusterContext(ctx, s, scope)
+			if err != nil {
+				p.log.Warn("could not mint a worker API key", "worker", s.workerID, "bucket", scope.bucket, "err", err)
+			}
+			clusters[wb] = cc // nil after an error: this pass skips the pair
 		}
-		cc, err := p.clusterContext(ctx, s)
-		if err != nil {
-			p.log.Warn("could not mint a worker API key", "worker", s.workerID, "err", err)
-			continue
-		}
-		clusters[s.workerID] = cc
 	}
 
 	st.mu.Lock()
@@ -353,6 +360,9 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		if !ok || r.State != JobPending {
 			continue
 		}
+		if _, known := refs[c.objectID]; !known {
+			continue // not resolved this pass (cap): no key scoped to it yet
+		}
 		set := settings[c.jobType]
 		if byType[c.jobType] >= set.Runtime.GlobalConcurrency {
 			continue
@@ -361,7 +371,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		bestFree := 0
 		for _, s := range sessions {
 			capb, ok := s.capability(c.jobType)
-			if !ok || !capb.GetCanExecute() || clusters[s.workerID] == nil {
+			if !ok || !capb.GetCanExecute() || clusters[workerBucket{s.workerID, refs[c.objectID].GetBucket()}] == nil {
 				continue
 			}
 			free := min(max(1, int(capb.GetMaxExecuteSlots())), set.Runtime.PerWorkerConcurrency) -
@@ -383,7 +393,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		msg := &pluginpb.ConsoleMessage{RequestId: p.newRequestID(), Body: &pluginpb.ConsoleMessage_Execute{Execute: &pluginpb.Execute{
 			Job: &pluginpb.JobSpec{
 				JobId: r.ID, JobType: r.Type, ObjectId: r.ObjectID, Parameters: r.Parameters,
-				Attempt: int32(r.Attempts + 1), DeadlineUnixMs: deadline.UnixMilli(), Cluster: clusters[best.workerID],
+				Attempt: int32(r.Attempts + 1), DeadlineUnixMs: deadline.UnixMilli(), Cluster: clusters[workerBucket{best.workerID, refs[r.ObjectID].GetBucket()}],
 				SettingsJson: settingsJSON(descriptorFromProto(p.types.descriptor(r.Type)), set.Values), Object: refs[r.ObjectID],
 			}}}}
 		if !best.trySend(msg) {
@@ -392,7 +402,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		r.Attempts++
 		r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = JobAssigned, best.workerID, deadline, time.Time{}
 		r.Percent, r.Stage, r.Message = 0, "", ""
-		r.lastAlive, r.goneSince, r.fromBefore = now, time.Time{}, false
+		r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, time.Time{}, false, time.Time{}
 		if r.StartedAt.IsZero() {
 			r.StartedAt = now
 		}

@@ -178,3 +178,86 @@ func TestSecurity_RestartDetectionDoesNotDoubleAJob(t *testing.T) {
 		t.Fatalf("created %d, deduped %d; want 1 and 1", len(res.Created), res.Deduped)
 	}
 }
+
+// TestSecurity_ExecuteKeyScopedToJobBucket: the key an Execute carried was
+// the worker's, valid on every bucket (read-write on all of them for a
+// worker of the Iceberg lane). It is now limited to the job's bucket, and
+// read-write only for the lane whose jobs commit through the catalog.
+func TestSecurity_ExecuteKeyScopedToJobBucket(t *testing.T) {
+	cases := []struct {
+		name, jobType, lane string
+		wantWrite           bool
+	}{
+		{name: "a Lance job's key reads its bucket only", jobType: "lance_compact", lane: "lance"},
+		{name: "an Iceberg job's key writes its bucket only", jobType: "iceberg_expire_snapshots", lane: "iceberg", wantWrite: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{})
+			ctx := ctxT(t)
+			for _, b := range []string{"bucket-a", "bucket-b"} {
+				if _, err := h.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: b, Format: catalog.FormatLance}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.store.CreateNamespace(ctx, "bucket-a", []string{"ns"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			tb, _, err := h.store.CreateTable(ctx, catalog.CreateTableInput{Format: catalog.FormatLance,
+				TableRef: catalog.TableRef{Bucket: "bucket-a", Namespace: []string{"ns"}, Name: "t"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := compactDescriptor("v1")
+			d.JobType = tc.jobType
+			keys := make(chan *pluginpb.JobSpec, 1)
+			detectKeys := make(chan *pluginpb.ClusterContext, 1)
+			h.connect(plugintest.Config{WorkerID: "w1", HeartbeatEvery: 20 * time.Millisecond,
+				OnDetect: func(ctx context.Context, d *pluginpb.Detect) ([]*pluginpb.Proposal, error) {
+					detectKeys <- d.GetCluster()
+					return nil, nil
+				},
+				Capabilities: []*pluginpb.Capability{capability(tc.jobType, tc.lane)},
+				Descriptors:  map[string]*pluginpb.Descriptor{tc.jobType: d},
+				OnExecute: func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed {
+					keys <- job
+					return &pluginpb.Completed{Success: true}
+				}})
+			h.waitUntil("settings", func() bool { s, err := h.p.Settings(tc.jobType); return err == nil && s.Stored })
+			if _, err := h.p.SubmitJob(ctx, JobSpec{Type: tc.jobType, ObjectID: tb.ID}); err != nil {
+				t.Fatal(err)
+			}
+			var job *pluginpb.JobSpec
+			select {
+			case job = <-keys:
+			case <-ctx.Done():
+				t.Fatal("the job was never executed")
+			}
+			if job.GetObject().GetBucket() != "bucket-a" {
+				t.Fatalf("execute object %+v", job.GetObject())
+			}
+			k, err := h.store.VerifyAPIKey(ctx, job.GetCluster().GetApiKey())
+			if err != nil {
+				t.Fatalf("the Execute key does not verify: %v", err)
+			}
+			if !k.CanRead("bucket-a") || k.CanRead("bucket-b") || k.CanWrite("bucket-b") {
+				t.Fatalf("key scope %q role %s: want bucket-a only", k.Bucket, k.Role)
+			}
+			if k.CanWrite("bucket-a") != tc.wantWrite {
+				t.Fatalf("key role %s on its bucket, want write %v", k.Role, tc.wantWrite)
+			}
+			if k.ExpiresAt.IsZero() {
+				t.Fatal("the Execute key never expires")
+			}
+			// Detection still gets a read-only key (it walks every bucket),
+			// never the Iceberg lane's write key.
+			if _, err := h.p.RunDetection(ctx, tc.jobType); err != nil {
+				t.Fatal(err)
+			}
+			dk, err := h.store.VerifyAPIKey(ctx, (<-detectKeys).GetApiKey())
+			if err != nil || dk.CanWrite("bucket-a") || dk.Bucket != "" {
+				t.Fatalf("detect key %+v %v: want read-only on every bucket", dk, err)
+			}
+		})
+	}
+}

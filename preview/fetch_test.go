@@ -180,6 +180,22 @@ func TestFetchErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a filter the engine refuses", func(t *testing.T) {
+		e.worker("w-filter", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
+			if p.GetFilter() != "" {
+				return nil, &pluginpb.PreviewDone{Error: "Invalid filter: syntax error near '==='"}
+			}
+			return nil, &pluginpb.PreviewDone{}
+		})
+		e.observed("t-filter", "w-filter")
+		_, err := e.b.Fetch(context.Background(), Request{ObjectID: "t-filter", Format: catalog.FormatLance, Filter: "id ==="})
+		assertKind(t, err, ErrBadFilter)
+		if !strings.Contains(err.Error(), "Invalid filter: syntax error near '==='.") {
+			t.Errorf("message %q does not quote the engine", err.Error())
+		}
+		_, err = e.b.Fetch(context.Background(), Request{ObjectID: "t-err-0", Format: catalog.FormatLance, Filter: "id > 1"})
+		assertKind(t, err, ErrWorker) // fails without the filter too: the worker's fault
+	})
 	t.Run("too large", func(t *testing.T) {
 		big := allTypesIPC(t, 50)
 		e.worker("w-big", func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {

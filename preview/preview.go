@@ -105,6 +105,9 @@ var (
 	ErrTimeout     = errors.New("the worker did not answer in time")
 	ErrTooLarge    = errors.New("the preview is too large")
 	ErrDecode      = errors.New("the worker's Arrow data could not be read")
+	// ErrBadFilter: the engine refused the filter; the same read without it
+	// works, so the operator's input is at fault, not the worker.
+	ErrBadFilter = errors.New("the engine refused the filter")
 )
 
 // Error is a preview failure with a sentence telling the operator what to do.
@@ -180,6 +183,10 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 		done = part.Done
 	}
 	if e := done.Error; e != "" {
+		if req.Filter != "" && b.readsWithoutFilter(ctx, workerID, req) {
+			return nil, &Error{Kind: ErrBadFilter, WorkerID: workerID, Message: fmt.Sprintf(
+				"The filter was refused: %s Check its column names and SQL syntax, or clear it.", endSentence(e))}
+		}
 		return nil, &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
 			"Worker %s could not read the table: %s Check the worker's log; if the table was just changed, reload.", workerID, endSentence(e))}
 	}
@@ -194,6 +201,31 @@ func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 		res.Truncated = true
 	}
 	return res, nil
+}
+
+// readsWithoutFilter asks the worker for one row of the same read without
+// the filter. Workers report every failure as a sentence, with no kind, so
+// this is how a refused filter (the operator's to fix: a 4xx) is told from
+// a table the worker cannot read (a 5xx). It costs one more small read, and
+// only when a filtered read has failed.
+func (b *Broker) readsWithoutFilter(ctx context.Context, workerID string, req Request) bool {
+	tctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
+		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: 1, Columns: req.Columns})
+	if err != nil {
+		return false
+	}
+	defer call.Close()
+	for {
+		part, err := call.Next(tctx)
+		if err != nil {
+			return false
+		}
+		if part.Done != nil {
+			return part.Done.Error == ""
+		}
+	}
 }
 
 func (b *Broker) callError(ctx context.Context, workerID string, err error) error {

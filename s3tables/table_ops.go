@@ -161,11 +161,15 @@ func (s *Server) deleteTable(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkToken(t, req.query.Get("versionToken")); err != nil {
-		return nil, err
-	}
 	// Drop removes the entry and the data, as S3 Tables' DeleteTable does.
-	_, err = s.cfg.Store.DropTable(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name})
+	// The token is checked by the catalog in the drop's own transaction, so
+	// an update that lands after loadTable is never dropped unseen.
+	token := req.query.Get("versionToken")
+	_, err = s.cfg.Store.DropTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, token)
+	var ce *catalog.Error
+	if errors.As(err, &ce) && ce.Field == "version_token" {
+		return nil, conflict("versionToken", ce.Message)
+	}
 	return nil, err
 }
 

@@ -19,7 +19,7 @@ import (
 
 // FS holds the embedded assets, rooted so that "css/app.css" is a valid name.
 //
-//go:embed css js vendor
+//go:embed css js vendor favicon.svg
 var FS embed.FS
 
 // Prefix is the URL path under which Handler serves FS.

@@ -40,6 +40,7 @@ func TestHandlerCaching(t *testing.T) {
 		{"hashed url is immutable", URL("css/app.css"), 200, "public, max-age=31536000, immutable", "--"},
 		{"wrong hash revalidates", "/static/css/app.css?v=nope", 200, "no-cache", "--"},
 		{"js served", URL("js/app.js"), 200, "public, max-age=31536000, immutable", "copy"},
+		{"favicon served", URL("favicon.svg"), 200, "public, max-age=31536000, immutable", "<svg"},
 		{"missing file", "/static/css/none.css", 404, "", ""},
 		{"no directory listing", "/static/css/", 404, "", ""},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -128,9 +129,23 @@ func mustGet(t *testing.T, s *Service, tableID, id string) Task {
 // the quota without paying for n submissions under the race detector.
 func fill(t *testing.T, s *Service, tableID string, typ Type, n int, status Status) {
 	t.Helper()
-	_, err := s.db.ExecContext(context.Background(), `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
-		INSERT INTO lance_tasks (id, table_id, task_type, params, status, created_at)
-		SELECT lower(hex(randomblob(16))), ?, ?, '{}', ?, 1000000 + i FROM seq`, n, tableID, string(typ), string(status))
+	// One transaction of plain inserts, so the same code fills SQLite and
+	// PostgreSQL.
+	err := s.db.Write(context.Background(), func(tx *persist.Tx) error {
+		st, err := tx.PrepareContext(context.Background(), `INSERT INTO lance_tasks
+			(id, table_id, task_type, params, status, created_at) VALUES (?, ?, ?, '{}', ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64())
+			if _, err := st.ExecContext(context.Background(), id, tableID, string(typ), string(status), 1000000+i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatalf("fill: %v", err)
 	}

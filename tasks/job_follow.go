@@ -87,8 +87,13 @@ func (s *Service) FollowJobs(ctx context.Context, jobs Jobs) {
 	}
 }
 
-// jobUpdate reads what a task needs from a plugin job.
+// jobUpdate reads what a task needs from a plugin job. A job the scheduler
+// settled because floe restarted under it fails its task as restarted.
 func jobUpdate(j plugin.Job) JobUpdate {
+	msg := j.Error
+	if msg == plugin.JobRestartedError {
+		msg = restartMessage
+	}
 	return JobUpdate{JobID: j.ID, State: string(j.State), StartedAt: j.StartedAt,
-		CompletedAt: j.FinishedAt, Result: JobResult(j.ResultJSON, j.Result), Error: j.Error}
+		CompletedAt: j.FinishedAt, Result: JobResult(j.ResultJSON, j.Result), Error: msg}
 }

@@ -7,7 +7,7 @@ import (
 
 // migrations holds the lance_tasks table.
 //
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // MigrationOwner is the name the task migrations are recorded under.

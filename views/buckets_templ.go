@@ -73,7 +73,7 @@ func BucketsPage(v BucketsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"buckets-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Format</th><th scope=\"col\">Endpoint</th><th scope=\"col\">Tables</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"buckets-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Format</th><th scope=\"col\">Endpoint</th><th scope=\"col\" class=\"num\">Tables</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

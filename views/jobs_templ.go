@@ -278,7 +278,7 @@ func JobsPage(v JobsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\" data-testid=\"jobs-live\"><table class=\"list\" data-testid=\"jobs-table\"><thead><tr><th scope=\"col\">Job</th><th scope=\"col\">Type</th><th scope=\"col\">Lane</th><th scope=\"col\">Object</th><th scope=\"col\">State and progress</th><th scope=\"col\">Attempts</th><th scope=\"col\">Created</th><th scope=\"col\">Updated</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "\" data-testid=\"jobs-live\"><table class=\"list\" data-testid=\"jobs-table\"><thead><tr><th scope=\"col\">Job</th><th scope=\"col\">Type</th><th scope=\"col\">Lane</th><th scope=\"col\">Object</th><th scope=\"col\">State and progress</th><th scope=\"col\" class=\"num\">Attempts</th><th scope=\"col\">Created</th><th scope=\"col\">Updated</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

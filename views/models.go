@@ -16,6 +16,7 @@ type Page struct {
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
+	Flash        string // one-time confirmation of the write that redirected here
 }
 
 // FieldErrors maps a form field name to the message shown next to it.

@@ -169,7 +169,7 @@ func NamespacePage(v NamespaceView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</p><div class=\"table-wrap\"><table class=\"list\" data-testid=\"tables-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Format</th><th scope=\"col\">Rows</th><th scope=\"col\">State</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</p><div class=\"table-wrap\"><table class=\"list\" data-testid=\"tables-table\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Format</th><th scope=\"col\" class=\"num\">Rows</th><th scope=\"col\">State</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

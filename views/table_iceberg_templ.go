@@ -143,7 +143,7 @@ func IcebergPanels(p IcebergPanel) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"table-wrap\"><table class=\"list\"><thead><tr><th scope=\"col\">Id</th><th scope=\"col\">Column</th><th scope=\"col\">Type</th><th scope=\"col\">Required</th><th scope=\"col\">Doc</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div class=\"table-wrap\"><table class=\"list\"><thead><tr><th scope=\"col\" class=\"num\">Id</th><th scope=\"col\">Column</th><th scope=\"col\">Type</th><th scope=\"col\">Required</th><th scope=\"col\">Doc</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -409,7 +409,7 @@ func IcebergPanels(p IcebergPanel) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<div class=\"table-wrap\"><table class=\"list\"><thead><tr><th scope=\"col\">Snapshot</th><th scope=\"col\">Committed</th><th scope=\"col\">Operation</th><th scope=\"col\">Added records</th><th scope=\"col\">Total records</th><th scope=\"col\"></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<div class=\"table-wrap\"><table class=\"list\"><thead><tr><th scope=\"col\">Snapshot</th><th scope=\"col\">Committed</th><th scope=\"col\">Operation</th><th scope=\"col\" class=\"num\">Added records</th><th scope=\"col\" class=\"num\">Total records</th><th scope=\"col\"></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -297,7 +297,7 @@ func LanceObserved(v ObservedView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"indices-table\"><thead><tr><th scope=\"col\">Index</th><th scope=\"col\">Type</th><th scope=\"col\">Columns</th><th scope=\"col\">Indexed rows</th><th scope=\"col\">Unindexed rows</th><th scope=\"col\">Coverage</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"indices-table\"><thead><tr><th scope=\"col\">Index</th><th scope=\"col\">Type</th><th scope=\"col\">Columns</th><th scope=\"col\" class=\"num\">Indexed rows</th><th scope=\"col\" class=\"num\">Unindexed rows</th><th scope=\"col\">Coverage</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -466,7 +466,7 @@ func LanceObserved(v ObservedView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, " <div class=\"table-wrap\"><table class=\"list\" data-testid=\"versions-table\"><thead><tr><th scope=\"col\">Version</th><th scope=\"col\">Written</th><th scope=\"col\">Rows</th><th scope=\"col\">Fragments</th><th scope=\"col\">Size</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, " <div class=\"table-wrap\"><table class=\"list\" data-testid=\"versions-table\"><thead><tr><th scope=\"col\">Version</th><th scope=\"col\">Written</th><th scope=\"col\" class=\"num\">Rows</th><th scope=\"col\" class=\"num\">Fragments</th><th scope=\"col\" class=\"num\">Size</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -126,7 +126,7 @@ func WorkersPage(v WorkersView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"workers-table\"><thead><tr><th scope=\"col\">Worker</th><th scope=\"col\">State</th><th scope=\"col\">Version</th><th scope=\"col\">Address</th><th scope=\"col\">Job types</th><th scope=\"col\">Slots</th><th scope=\"col\">Last heartbeat</th><th scope=\"col\">Connected since</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"workers-table\"><thead><tr><th scope=\"col\">Worker</th><th scope=\"col\">State</th><th scope=\"col\">Version</th><th scope=\"col\">Address</th><th scope=\"col\">Job types</th><th scope=\"col\" class=\"num\">Slots</th><th scope=\"col\">Last heartbeat</th><th scope=\"col\">Connected since</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -434,7 +434,7 @@ func WorkersPage(v WorkersView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"job-types-table\"><thead><tr><th scope=\"col\">Job type</th><th scope=\"col\">Lane</th><th scope=\"col\">Workers</th><th scope=\"col\">Scheduled</th></tr></thead> <tbody>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap\"><table class=\"list\" data-testid=\"job-types-table\"><thead><tr><th scope=\"col\">Job type</th><th scope=\"col\">Lane</th><th scope=\"col\" class=\"num\">Workers</th><th scope=\"col\">Scheduled</th></tr></thead> <tbody>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -40,6 +40,13 @@ func TestCreateBucketEachFormat(t *testing.T) {
 			if err != nil || b.Format != tc.want || b.Owner != "admin" {
 				t.Fatalf("stored bucket %+v, %v", b, err)
 			}
+			page := e.get(c, "/buckets/"+tc.name)
+			if got := page.text("flash"); got != "Bucket "+tc.name+" created" {
+				t.Fatalf("flash after the redirect %q", got)
+			}
+			if e.get(c, "/buckets/"+tc.name).has("flash") {
+				t.Fatal("flash shown twice")
+			}
 		})
 	}
 	list := e.get(c, "/buckets")
@@ -214,5 +221,8 @@ func TestDeleteBucket(t *testing.T) {
 	}
 	if _, err := e.store.GetBucket(context.Background(), "full"); err == nil {
 		t.Fatal("bucket still there")
+	}
+	if got := e.get(c, "/buckets").text("flash"); got != "Bucket full deleted" {
+		t.Fatalf("delete flash %q", got)
 	}
 }

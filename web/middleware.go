@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -55,9 +56,20 @@ func (s *Server) instrument(next http.Handler) http.Handler {
 			route = rc.RoutePattern()
 		}
 		s.metrics.observe(r.Method, route, status, elapsed)
-		s.log.Info("http", "method", r.Method, "path", r.URL.Path, "route", route, "status", status,
+		s.log.Log(r.Context(), accessLevel(route), "http", "method", r.Method, "path", r.URL.Path, "route", route, "status", status,
 			"bytes", ww.BytesWritten(), "duration", elapsed, "request_id", middleware.GetReqID(r.Context()))
 	})
+}
+
+// accessLevel keeps the access log about what people did: every page view
+// fetches a handful of static files and opens /live, which would otherwise
+// outnumber the lines worth reading. They still log at debug.
+func accessLevel(route string) slog.Level {
+	switch route {
+	case "/live", "/static/*":
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 func securityHeaders(next http.Handler) http.Handler {

@@ -308,9 +308,16 @@ func TestAPIKeys(t *testing.T) {
 			t.Fatalf("%v: %d, message at %s %q", b.form, r.status, b.field, r.text("error-"+b.field))
 		}
 	}
-	r := e.post(c, "/api-keys", url.Values{"name": {"spark-job"}, "role": {"readonly"}, "bucket": {"vec"}})
-	if r.status != http.StatusCreated || !strings.HasPrefix(r.text("new-key-secret"), "floe_") || !r.has("copy-new-key") {
-		t.Fatalf("create key: %d %q", r.status, r.text("new-key-secret"))
+	// Post-redirect-get: the POST answers 303, the GET it leads to shows
+	// the secret once, and reloading that GET neither shows it again nor
+	// creates a second key.
+	created := e.post(c, "/api-keys", url.Values{"name": {"spark-job"}, "role": {"readonly"}, "bucket": {"vec"}})
+	if created.status != http.StatusSeeOther || created.header.Get("Location") != "/api-keys" || strings.Contains(created.body, "floe_") {
+		t.Fatalf("create key: %d to %q, body %q", created.status, created.header.Get("Location"), created.body)
+	}
+	r := e.get(c, "/api-keys")
+	if r.status != http.StatusOK || !strings.HasPrefix(r.text("new-key-secret"), "floe_") || !r.has("copy-new-key") {
+		t.Fatalf("after redirect: %d %q", r.status, r.text("new-key-secret"))
 	}
 	if r.header.Get("Cache-Control") != "no-store" {
 		t.Error("secret page may be cached")
@@ -320,9 +327,15 @@ func TestAPIKeys(t *testing.T) {
 	if !strings.HasPrefix(akid, "FLOE") || len(sak) != 40 {
 		t.Fatalf("create key shows no S3 Tables pair: %q %q", akid, sak)
 	}
-	list := e.get(c, "/api-keys")
-	if strings.Contains(list.body, secret) || strings.Contains(list.body, sak) {
-		t.Fatal("secret shown again on the list")
+	if _, err := e.store.VerifyAPIKey(context.Background(), secret); err != nil {
+		t.Fatalf("shown secret does not verify: %v", err)
+	}
+	list := e.get(c, "/api-keys") // the reload
+	if strings.Contains(list.body, secret) || strings.Contains(list.body, sak) || list.has("new-key") {
+		t.Fatal("secret shown again on reload")
+	}
+	if keys, err := e.store.ListAPIKeys(context.Background()); err != nil || len(keys) != 1 {
+		t.Fatalf("after create and reload: %d keys, %v; want 1", len(keys), err)
 	}
 	if !strings.Contains(list.body, akid) {
 		t.Fatal("the list does not show the key's access key id")
@@ -334,6 +347,12 @@ func TestAPIKeys(t *testing.T) {
 	id := row.AttrOr("data-key", "")
 	if r := e.post(c, "/api-keys/"+id+"/revoke", url.Values{}); r.status != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", r.status)
+	}
+	if after := e.get(c, "/api-keys"); !strings.HasPrefix(after.text("flash"), "Key spark-job revoked") {
+		t.Fatalf("revoke flash %q", after.text("flash"))
+	}
+	if again := e.get(c, "/api-keys"); again.has("flash") {
+		t.Fatal("the revoke flash is shown twice")
 	}
 	if _, err := e.store.VerifyAPIKey(context.Background(), secret); err == nil {
 		t.Fatal("revoked key still verifies")

@@ -270,3 +270,45 @@ func TestBrowseDataLanceBrowserLeaves(t *testing.T) {
 		t.Fatalf("the worker was not told to cancel: %v", err)
 	}
 }
+
+// A filter the engine refuses is the operator's to fix: 422 with the
+// engine's sentence next to the field. When the table cannot be read even
+// without the filter, the worker is at fault: 502 in place of the grid.
+func TestBrowseDataLanceBadFilter(t *testing.T) {
+	page := "/buckets/vec/namespaces/prod/tables/docs/data?filter=viewz+%3E+3"
+	cases := []struct {
+		name        string
+		failsAlways bool
+		status      int
+		field, page string // expected sentence next to the filter / in place of the grid
+	}{
+		{"refused filter", false, http.StatusUnprocessableEntity, "The filter was refused: No field named viewz. Valid fields are id, title.", ""},
+		{"unreadable table", true, http.StatusBadGateway, "", "Worker w-filter could not read the table: No field named viewz."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newWorkerEnv(t, plugin.Options{})
+			e.lanceTable("vec", "prod", "docs")
+			e.worker(plugintest.Config{WorkerID: "w-filter", PreviewFormats: []string{"LANCE"},
+				OnPreview: func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone) {
+					if p.GetFilter() != "" || tc.failsAlways {
+						return nil, &pluginpb.PreviewDone{Error: "No field named viewz. Valid fields are id, title."}
+					}
+					return nil, &pluginpb.PreviewDone{TotalRows: 3}
+				}})
+			r := e.get(e.admin(), page)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d: filter %q, failure %q", r.status, tc.status, r.text("error-filter"), r.text("data-failure"))
+			}
+			if !strings.Contains(r.text("error-filter"), tc.field) || (tc.field == "") != (r.text("error-filter") == "") {
+				t.Errorf("sentence at the filter %q, want %q", r.text("error-filter"), tc.field)
+			}
+			if !strings.Contains(r.text("data-failure"), tc.page) || (tc.page == "") != (r.text("data-failure") == "") {
+				t.Errorf("sentence in place of the grid %q, want %q", r.text("data-failure"), tc.page)
+			}
+			if r.doc.Find(`input[name="filter"]`).AttrOr("value", "") != "viewz > 3" {
+				t.Error("the filter was not kept in the form")
+			}
+		})
+	}
+}

@@ -83,9 +83,10 @@ func TestWorkerTokens(t *testing.T) {
 	}
 
 	r = e.post(c, "/workers/tokens", url.Values{"name": {"build-host"}})
-	if r.status != http.StatusCreated {
+	if r.status != http.StatusSeeOther || strings.Contains(r.body, "floew_") {
 		t.Fatalf("create: status %d: %s", r.status, r.body)
 	}
+	r = e.get(c, "/workers")
 	secret := r.text("new-worker-token-secret")
 	if !strings.HasPrefix(secret, "floew_") || !r.has("copy-worker-token") {
 		t.Fatalf("secret %q or copy button missing", secret)
@@ -124,6 +125,18 @@ func TestWorkerTokens(t *testing.T) {
 	}
 	if _, err := e.store.VerifyWorkerToken(t.Context(), secret); err == nil {
 		t.Fatal("revoked token still verifies")
+	}
+	if got := e.get(c, "/workers").text("flash"); !strings.HasPrefix(got, "Worker token build-host revoked") {
+		t.Fatalf("revoke flash %q", got)
+	}
+	toks, err := e.store.ListWorkerTokens(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		if tok.Name == "build-host" {
+			t.Fatal("the revoked token is still listed")
+		}
 	}
 }
 

@@ -4,11 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/floe/floe/persist/persisttest"
+	"github.com/floe/floe/persist/pgtest"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// TestPostgres runs the catalog commands against PostgreSQL (--catalog).
+func TestPostgres(t *testing.T) {
+	persisttest.Run(t, []persisttest.Test{{Name: "TestCatalogCommands", Fn: TestCatalogCommands}})
+}
 
 // run executes the floe command line in-process and returns stdout and the
 // exit code main would use.
@@ -44,7 +56,11 @@ func TestEveryCommandHasHelp(t *testing.T) {
 }
 
 func TestCatalogCommands(t *testing.T) {
-	data := "--data=" + t.TempDir()
+	dir := t.TempDir()
+	data := "--data=" + dir
+	if persisttest.OnPostgres(t) {
+		data = "--catalog=" + persisttest.Path(t, dir)
+	}
 	steps := []struct {
 		args     []string
 		code     int
@@ -75,7 +91,7 @@ func TestCatalogCommands(t *testing.T) {
 	}
 	for _, s := range steps {
 		t.Run(strings.Join(s.args, " "), func(t *testing.T) {
-			out, code := run(t, append(s.args, data)...)
+			out, code := run(t, append(s.args, data, "--data="+dir)...)
 			if code != s.code || !strings.Contains(out, s.want) {
 				t.Fatalf("code %d (want %d), output:\n%s\nwant it to contain %q", code, s.code, out, s.want)
 			}
@@ -83,6 +99,9 @@ func TestCatalogCommands(t *testing.T) {
 				t.Fatalf("--json printed invalid JSON:\n%s", out)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "catalog.db")); persisttest.OnPostgres(t) && err == nil {
+		t.Error("with --catalog postgres://… the commands still wrote catalog.db")
 	}
 }
 

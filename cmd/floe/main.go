@@ -40,6 +40,7 @@ catalog and are safe to run while the server is up.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("data", "./floe-data", "data directory holding catalog.db and, by default, the warehouse")
+	root.PersistentFlags().String("catalog", "", "catalog database: a postgres://user:pass@host/db URL for PostgreSQL (several floe serve replicas may share it), or a SQLite file (default DATA/catalog.db)")
 	root.AddCommand(
 		newServeCmd(),
 		newBucketCmd(),

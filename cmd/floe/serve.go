@@ -112,8 +112,8 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	}
 	defer s.Close()
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
-		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "warehouse", paths.Warehouse)
-	fmt.Fprintf(cmd.OutOrStdout(), "floe console: http://%s\n", s.surfaces.Console)
+		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
+	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, s.adminPassword)
 	return s.Run(ctx)
 }
 
@@ -133,18 +133,19 @@ func (c serveConfig) check() error {
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the
-// password from FLOE_ADMIN_PASSWORD or a random one printed once.
-func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) error {
+// password from FLOE_ADMIN_PASSWORD or a random one it returns, for the
+// start box to show once (never in a log line).
+func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) (generated string, err error) {
 	generated, created, err := st.EnsureAdmin(ctx, os.Getenv("FLOE_ADMIN_PASSWORD"))
 	if err != nil {
-		return fmt.Errorf("create the first admin user: %w", err)
+		return "", fmt.Errorf("create the first admin user: %w", err)
 	}
 	if created && generated != "" {
-		log.Warn("created the first console user; this password is shown once", "user", "admin", "password", generated)
+		log.Warn("created the first console user admin; its password is printed once in the box below")
 	} else if created {
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
-	return nil
+	return generated, nil
 }
 
 // metricsMux serves the metrics handler at /metrics and nothing else.

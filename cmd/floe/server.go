@@ -33,6 +33,9 @@ type server struct {
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
+	// adminPassword is the first admin's generated password, for the start
+	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
+	adminPassword string
 
 	closers   []closer // in the order opened; Close runs them backwards
 	closeOnce sync.Once
@@ -84,7 +87,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	s.register("database", s.db.Close) // closed after everything that uses it
 	s.register("catalog", s.st.Close)
-	if err := bootstrapAdmin(ctx, s.st, log); err != nil {
+	if s.adminPassword, err = bootstrapAdmin(ctx, s.st, log); err != nil {
 		return nil, err
 	}
 	if err := s.bindAll(); err != nil {

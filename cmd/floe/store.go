@@ -13,12 +13,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// dataPaths resolves the catalog file and warehouse directory from flags.
+// dataPaths resolves the catalog database and warehouse directory from flags.
 type dataPaths struct {
-	Data      string
+	Data string
+	// Catalog is the SQLite file or the PostgreSQL URL (--catalog).
 	Catalog   string
 	Warehouse string
 }
+
+// shownCatalog is the catalog as messages and logs may show it: a
+// PostgreSQL URL without its password.
+func (p dataPaths) shownCatalog() string { return persist.Redact(p.Catalog) }
 
 func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	data, _ := cmd.Flags().GetString("data")
@@ -32,14 +37,18 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if wh == "" {
 		wh = filepath.Join(data, "warehouse")
 	}
+	cat, _ := cmd.Flags().GetString("catalog")
+	if cat == "" {
+		cat = filepath.Join(data, "catalog.db")
+	}
 	if isS3Warehouse(wh) {
-		return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: wh}, nil
+		return dataPaths{Data: data, Catalog: cat, Warehouse: wh}, nil
 	}
 	abs, err := filepath.Abs(wh)
 	if err != nil {
 		return dataPaths{}, err
 	}
-	return dataPaths{Data: data, Catalog: filepath.Join(data, "catalog.db"), Warehouse: abs}, nil
+	return dataPaths{Data: data, Catalog: cat, Warehouse: abs}, nil
 }
 
 // openStore opens the database in the data directory (creating it if
@@ -73,12 +82,12 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 	}
 	db, err := persist.Open(ctx, persist.Options{Path: p.Catalog})
 	if err != nil {
-		return nil, nil, fmt.Errorf("open database %s: %w", p.Catalog, err)
+		return nil, nil, fmt.Errorf("open database: %w", err) // persist names it, without a password
 	}
 	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse, Backend: backend})
 	if err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("open catalog %s: %w", p.Catalog, err)
+		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
 	return db, st, nil
 }

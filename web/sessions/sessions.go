@@ -15,7 +15,7 @@ import (
 	"github.com/floe/floe/persist"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // MigrationOwner is the name the session migrations are recorded under.

@@ -66,7 +66,7 @@ export async function startFloe({ extraArgs = [] } = {}) {
   const apiKey = await lastLine(bin, ['token', 'create', '--role', 'readwrite', '--data', dir]);
   const workerToken = await lastLine(bin, ['worker-token', 'create', '--data', dir]);
   const logs = [];
-  const args = ['serve', '--data', dir, '--http', `127.0.0.1:${httpPort}`, '--grpc', `127.0.0.1:${grpcPort}`, '--lance', `127.0.0.1:${lancePort}`, '--iceberg', '', ...extraArgs];
+  const args = ['serve', '--data', dir, '--http', `127.0.0.1:${httpPort}`, '--grpc', `127.0.0.1:${grpcPort}`, '--lance', `127.0.0.1:${lancePort}`, '--iceberg', '', '--s3tables', '', ...extraArgs];
   const lanceURL = `http://127.0.0.1:${lancePort}`;
   let proc = null;
   let exited = null;

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floe/floe/catalog"
+)
+
+// runIn executes the command line with stdin.
+func runIn(t *testing.T, stdin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetArgs(args)
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		return out.String() + err.Error(), exitCode(err)
+	}
+	return out.String(), 0
+}
+
+func TestUserPasswd(t *testing.T) {
+	dir := t.TempDir()
+	data := "--data=" + dir
+	if out, code := runIn(t, "first-password-1\n", "user", "add", "polish", "--role", "admin", "--password-stdin", data); code != 0 {
+		t.Fatalf("add: %d %s", code, out)
+	}
+	steps := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		want        string
+	}{
+		{"piped", "second-password-2\n", []string{"user", "passwd", "polish", "--password-stdin"}, 0, "password of user polish reset"},
+		{"empty stdin", "", []string{"user", "passwd", "polish", "--password-stdin"}, 2, "no password on standard input"},
+		{"unknown user", "third-password-3\n", []string{"user", "passwd", "nobody", "--password-stdin"}, 2, "nobody"},
+		{"too short", "x\n", []string{"user", "passwd", "polish"}, 2, "password"},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			out, code := runIn(t, s.stdin, append(s.args, data)...)
+			if code != s.code || !strings.Contains(out, s.want) {
+				t.Fatalf("code %d (want %d), output:\n%s\nwant %q", code, s.code, out, s.want)
+			}
+		})
+	}
+	st, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Authenticate(context.Background(), "polish", "second-password-2"); err != nil {
+		t.Fatalf("the reset password does not sign in: %v", err)
+	}
+	if _, err := st.Authenticate(context.Background(), "polish", "first-password-1"); err == nil {
+		t.Fatal("the old password still signs in")
+	}
+}
