@@ -15,7 +15,7 @@ const snippetBucketPlaceholder = "my-bucket"
 func (h *Handlers) snippets(r *http.Request, bucket, ns string, f catalog.Format) []views.Snippet {
 	return Snippets(SnippetInput{
 		LanceURL: h.lanceURL(r), IcebergURL: h.icebergURL(r), Bucket: bucket, Namespace: ns,
-		Lance: f != catalog.FormatIceberg, Iceberg: f != catalog.FormatLance,
+		Lance: f != catalog.FormatIceberg, Iceberg: f != catalog.FormatLance, Store: h.s3,
 	})
 }
 

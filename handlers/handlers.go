@@ -54,6 +54,9 @@ type Deps struct {
 	Preview *preview.Broker // Browse Data rows from workers
 	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
 	Storage StorageStatus   // the warehouse store's health; nil = always fine
+	// SnippetStore is the s3:// warehouse the Connect snippets describe;
+	// nil for a local one.
+	SnippetStore *SnippetStore
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 }
@@ -71,7 +74,8 @@ type Handlers struct {
 	tasks    *tasks.Service
 	storage  StorageStatus
 	signin   *signinGuard
-	reveals  *reveals // new secrets awaiting their one showing
+	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
+	reveals  *reveals      // new secrets awaiting their one showing
 }
 
 // New builds the handlers.
@@ -81,7 +85,8 @@ func New(d Deps) *Handlers {
 		log = slog.Default()
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
-		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now), reveals: &reveals{}}
+		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
+		s3: d.SnippetStore, reveals: &reveals{}}
 }
 
 // Session keys.

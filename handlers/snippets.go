@@ -19,6 +19,9 @@ type SnippetInput struct {
 	Namespace  string // first namespace level shown in examples
 	Lance      bool   // include Lance snippets (bucket format Lance or unset)
 	Iceberg    bool   // include Iceberg snippets
+	// Store is the s3:// warehouse the tables live in; nil for local disk,
+	// where clients need nothing beyond the catalog.
+	Store *SnippetStore
 }
 
 // Snippets generates ready-to-copy connection examples. Nothing is produced
@@ -34,6 +37,9 @@ func Snippets(in SnippetInput) []views.Snippet {
 	}
 	if in.Iceberg && in.IcebergURL != "" {
 		out = append(out, icebergSnippets(in.IcebergURL, in.Bucket, ns)...)
+	}
+	if in.Store != nil {
+		out = withStore(out, in.Store)
 	}
 	return out
 }

@@ -19,6 +19,9 @@ var notLocations = map[string]string{
 	"iceberg/server.go:s3://":     "Iceberg warehouse parameter names a bucket",
 	"icebergrest/server.go:s3://": "Iceberg warehouse parameter names a bucket",
 	"icebergrest/config.go:s3://": "Iceberg warehouse parameter names a bucket",
+	// --db tells a PostgreSQL URL from a SQLite file; neither is table storage.
+	"persist/dialect_postgres.go:postgres://":   "database URL, not a table location",
+	"persist/dialect_postgres.go:postgresql://": "database URL, not a table location",
 }
 
 // TestOneLocationParser holds issue 10's rule that one parser exists: no

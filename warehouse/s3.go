@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -41,6 +42,12 @@ const (
 	s3DialTimeout = 5 * time.Second
 	// s3DeleteBatch is the most keys one DeleteObjects call may carry.
 	s3DeleteBatch = 1000
+	// s3DeleteInFlight bounds the DeleteObjects calls of one drop that run
+	// at once: some stores (SeaweedFS) delete a batch's keys one by one, so
+	// a 10,000-object drop done serially takes a minute; eight in flight
+	// overlap that work without letting one drop flood the store's
+	// connections (the SDK's default pool keeps more idle than this).
+	s3DeleteInFlight = 8
 )
 
 // S3 is the Backend on an S3-compatible object store. Keys are the
@@ -273,7 +280,9 @@ func (b *S3) Delete(ctx context.Context, loc Location) error {
 }
 
 // DeletePrefix removes the object at prefix and every object below it, in
-// DeleteObjects batches of s3DeleteBatch keys, one per listed page.
+// DeleteObjects batches of s3DeleteBatch keys, one per listed page, with up
+// to s3DeleteInFlight batches in flight while the listing goes on (a key
+// listed is never listed again, so deleting behind the paginator is safe).
 func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 	k, below := key(prefix)
 	if k == "" {
@@ -282,15 +291,25 @@ func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 	if err := b.Delete(ctx, prefix); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+		slots = make(chan struct{}, s3DeleteInFlight)
+	)
+	fail := func(err error) { once.Do(func() { first = err; cancel(err) }) }
 	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{
 		Bucket:  aws.String(prefix.Bucket()),
 		Prefix:  aws.String(below),
 		MaxKeys: aws.Int32(s3DeleteBatch),
 	})
-	for pages.HasMorePages() {
+	for pages.HasMorePages() && ctx.Err() == nil {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return b.fail("list", prefix, err)
+			fail(b.fail("list", prefix, err))
+			break
 		}
 		if len(page.Contents) == 0 {
 			continue
@@ -299,18 +318,41 @@ func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 		for _, o := range page.Contents {
 			objs = append(objs, types.ObjectIdentifier{Key: o.Key})
 		}
-		out, err := b.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
-			Bucket: aws.String(prefix.Bucket()),
-			Delete: &types.Delete{Objects: objs, Quiet: aws.Bool(true)},
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err := b.deleteBatch(ctx, prefix, objs); err != nil {
+				fail(err)
+			}
 		})
-		if err != nil {
-			return b.fail("delete", prefix, err)
-		}
-		if len(out.Errors) > 0 {
-			e := out.Errors[0]
-			return fmt.Errorf("warehouse: the S3 store at %s did not delete %d of %d objects under %s; first: s3://%s/%s: %s %s",
-				b.endpoint, len(out.Errors), len(objs), prefix, prefix.Bucket(), aws.ToString(e.Key), aws.ToString(e.Code), aws.ToString(e.Message))
-		}
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return context.Cause(ctx)
+}
+
+// deleteBatch sends one DeleteObjects call and turns a per-key failure into
+// a sentence naming the first key that stayed.
+func (b *S3) deleteBatch(ctx context.Context, prefix Location, objs []types.ObjectIdentifier) error {
+	out, err := b.client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+		Bucket: aws.String(prefix.Bucket()),
+		Delete: &types.Delete{Objects: objs, Quiet: aws.Bool(true)},
+	})
+	if err != nil {
+		return b.fail("delete", prefix, err)
+	}
+	if len(out.Errors) > 0 {
+		e := out.Errors[0]
+		return fmt.Errorf("warehouse: the S3 store at %s did not delete %d of %d objects under %s; first: s3://%s/%s: %s %s",
+			b.endpoint, len(out.Errors), len(objs), prefix, prefix.Bucket(), aws.ToString(e.Key), aws.ToString(e.Code), aws.ToString(e.Message))
 	}
 	return nil
 }

@@ -51,6 +51,9 @@ type Config struct {
 	// Storage is the warehouse store's health for /readyz and the
 	// console banner; nil for a store that needs no watching.
 	Storage StorageHealth
+	// SnippetStore is the s3:// warehouse the Connect snippets describe;
+	// nil for a local one.
+	SnippetStore *handlers.SnippetStore
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -122,7 +125,8 @@ func New(cfg Config) (*Server, error) {
 		proxies:       cfg.TrustedProxies,
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
-		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage)})
+		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
+		SnippetStore: cfg.SnippetStore})
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)

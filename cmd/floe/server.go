@@ -98,7 +98,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
-		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage})
+		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
+		SnippetStore: snippetStore(cfg.clients)})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func (s *server) Run(ctx context.Context) error {
 		wg.Go(func() { h.Run(runCtx) })
 	}
 	if s.cfg.WithWorker {
-		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg); err != nil {
+		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg, s3WorkerEnv(s.cfg.clients)); err != nil {
 			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/warehouse"
 	"github.com/spf13/pflag"
 )
@@ -74,4 +75,29 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 		log.Warn("--vend-credentials static hands floe's own S3 keys to every client that may read a table; prefer off, or scoped keys per client")
 	}
 	return &s3Warehouse{wh: wh, backend: b, health: warehouse.NewHealth(b), vend: vend}, nil
+}
+
+// snippetStore is what the console's Connect snippets say about an s3://
+// warehouse; nil for a local one.
+func snippetStore(c *warehouse.ClientAccess) *handlers.SnippetStore {
+	if c == nil || c.S3 == nil {
+		return nil
+	}
+	cfg := c.S3.Config()
+	return &handlers.SnippetStore{Endpoint: cfg.Endpoint, Region: cfg.Region, PathStyle: cfg.PathStyle, Vended: c.Mode != warehouse.VendOff}
+}
+
+// s3WorkerEnv hands the bundled Iceberg worker serve's own store settings
+// (the worker lists and deletes table files with the AWS chain it inherits);
+// nil for a local warehouse.
+func s3WorkerEnv(c *warehouse.ClientAccess) []string {
+	if c == nil || c.S3 == nil {
+		return nil
+	}
+	cfg := c.S3.Config()
+	env := []string{"FLOE_S3_ENDPOINT=" + cfg.Endpoint, "FLOE_S3_REGION=" + cfg.Region}
+	if cfg.PathStyle {
+		env = append(env, "FLOE_S3_PATH_STYLE=1")
+	}
+	return env
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floe/floe/warehouse"
 	iceworker "github.com/floe/floe/workers/iceberg"
 )
 
@@ -41,6 +42,7 @@ func newIcebergWorkerCmd() *cobra.Command {
 	host, _ := os.Hostname()
 	var cfg iceworker.Config
 	var ca, cert, key string
+	var s3 warehouse.S3Config
 	cmd := &cobra.Command{
 		Use:   "iceberg",
 		Short: "Run the Iceberg maintenance worker (expire snapshots, remove orphans, compact, rewrite manifests)",
@@ -58,6 +60,7 @@ Flags default to the FLOE_* environment variables named in their help.`,
 				return usageError{err.Error()}
 			}
 			cfg.TLS = creds
+			cfg.Files = &iceworker.WarehouseFiles{S3: s3}
 			cfg.Logger = workerLogger()
 			return iceworker.New(cfg).Run(cmd.Context())
 		},
@@ -72,6 +75,9 @@ Flags default to the FLOE_* environment variables named in their help.`,
 	f.StringVar(&cert, "grpc-tls-cert", os.Getenv("FLOE_GRPC_TLS_CERT"), "worker certificate for mTLS (FLOE_GRPC_TLS_CERT)")
 	f.StringVar(&key, "grpc-tls-key", os.Getenv("FLOE_GRPC_TLS_KEY"), "worker key for mTLS (FLOE_GRPC_TLS_KEY)")
 	f.BoolVar(&cfg.ExitOnShutdown, "exit-on-shutdown", os.Getenv("FLOE_EXIT_ON_SHUTDOWN") == "1", "exit when the console shuts down instead of waiting for it (FLOE_EXIT_ON_SHUTDOWN=1)")
+	f.StringVar(&s3.Endpoint, "s3-endpoint", os.Getenv("FLOE_S3_ENDPOINT"), "URL of the S3-compatible store of s3:// tables; empty = AWS (FLOE_S3_ENDPOINT; keys from the AWS chain)")
+	f.StringVar(&s3.Region, "s3-region", os.Getenv("FLOE_S3_REGION"), "region of the S3 store (FLOE_S3_REGION; default: the AWS configuration's, else us-east-1)")
+	f.BoolVar(&s3.PathStyle, "s3-path-style", os.Getenv("FLOE_S3_PATH_STYLE") == "1", "address the store as ENDPOINT/BUCKET/KEY (FLOE_S3_PATH_STYLE=1)")
 	return cmd
 }
 

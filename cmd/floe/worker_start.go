@@ -18,8 +18,10 @@ const bundledKeyTTL = time.Hour
 
 // startBundledWorker mints a worker token for the bundled Lance worker,
 // starts it as a child process, and seeds the demo data once per data dir.
-func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, paths dataPaths, s web.Surfaces, wg *sync.WaitGroup) error {
-	if err := startBundledIcebergWorker(ctx, st, log, s, wg); err != nil {
+// icebergEnv is added to the Iceberg worker's environment (an s3://
+// warehouse's settings).
+func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, paths dataPaths, s web.Surfaces, wg *sync.WaitGroup, icebergEnv []string) error {
+	if err := startBundledIcebergWorker(ctx, st, log, s, wg, icebergEnv); err != nil {
 		log.Error("the bundled Iceberg worker did not start; floe runs without it", "err", err)
 	}
 	_, token, err := st.CreateWorkerToken(ctx, "bundled-lance-worker")
@@ -56,7 +58,7 @@ func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger
 
 // startBundledIcebergWorker mints a worker token for the Iceberg worker
 // (`floe worker iceberg`, this binary) and runs it as a child process.
-func startBundledIcebergWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, s web.Surfaces, wg *sync.WaitGroup) error {
+func startBundledIcebergWorker(ctx context.Context, st *catalog.Store, log *slog.Logger, s web.Surfaces, wg *sync.WaitGroup, extra []string) error {
 	if s.Iceberg == "" {
 		log.Info("the Iceberg worker is not started: the Iceberg REST is off")
 		return nil
@@ -66,11 +68,11 @@ func startBundledIcebergWorker(ctx context.Context, st *catalog.Store, log *slog
 		return err
 	}
 	host, _ := os.Hostname()
-	wait, err := startIcebergWorkerChild(ctx, log, []string{
+	wait, err := startIcebergWorkerChild(ctx, log, append([]string{
 		"FLOE_GRPC=" + s.GRPC,
 		"FLOE_WORKER_TOKEN=" + token,
 		"FLOE_WORKER_ID=bundled-iceberg-" + host,
-	})
+	}, extra...))
 	if err != nil {
 		return err
 	}

@@ -156,9 +156,13 @@ func (c *Catalog) Load(ctx context.Context, ref TableRef) (*table.Table, error) 
 // Snapshot reads a table for observation only: from the metadata file the
 // index named, without a REST round trip (a detection sweep reads every
 // table; nothing read this way is ever committed). Without a metadata
-// location it falls back to Load.
+// location, or with one on an object store (whose settings only the
+// REST answer's config carries), it falls back to Load.
 func (c *Catalog) Snapshot(ctx context.Context, ref TableRef) (*table.Table, error) {
 	if ref.MetadataLocation == "" {
+		return c.Load(ctx, ref)
+	}
+	if _, onS3 := s3Location(ref.MetadataLocation); onS3 {
 		return c.Load(ctx, ref)
 	}
 	t, err := table.NewFromLocation(ctx, ref.identifier(), ref.MetadataLocation, iceio.LoadFSFunc(nil, ref.MetadataLocation), nil)

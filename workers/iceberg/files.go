@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // FileInfo is one file found under a table's location.
@@ -30,18 +31,19 @@ type Files interface {
 }
 
 // Canonical turns a location as Iceberg metadata writes it ("file:///a/b",
-// "file:/a/b" or "/a/b") into one comparable form.
+// "file:/a/b", "/a/b" or "s3://bucket/key") into one comparable form, with
+// the warehouse package's one parser: a local file's path, or the object's
+// s3:// URI. What that parser refuses is compared as written.
 func Canonical(loc string) string {
+	l, err := warehouse.Parse(loc)
 	switch {
-	case strings.HasPrefix(loc, "file://"):
-		loc = strings.TrimPrefix(loc, "file://")
-	case strings.HasPrefix(loc, "file:"):
-		loc = strings.TrimPrefix(loc, "file:")
+	case err != nil:
+		return loc
+	case l.Scheme() == warehouse.SchemeFile:
+		return l.Path()
+	default:
+		return l.String()
 	}
-	if strings.Contains(loc, "://") {
-		return loc // an object-store URL stays as it is
-	}
-	return filepath.Clean(loc)
 }
 
 // LocalFiles serves table files from the local warehouse directory.

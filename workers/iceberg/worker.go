@@ -56,7 +56,7 @@ type Config struct {
 	// ExitOnShutdown ends Run when the console says it shuts down, instead
 	// of waiting for it to come back.
 	ExitOnShutdown bool
-	Files          Files // default LocalFiles
+	Files          Files // default LocalFiles; WarehouseFiles for s3:// tables
 	Logger         *slog.Logger
 }
 
