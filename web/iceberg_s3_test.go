@@ -160,7 +160,7 @@ func TestIcebergGoOnS3(t *testing.T) {
 		t.Fatalf("table location %q is not under the S3 warehouse %s", loc, b.Root())
 	}
 
-	if tbl, err = tbl.AppendTable(ctx, eventsBatch(0, s3Rows), 1024, nil); err != nil {
+	if _, err = tbl.AppendTable(ctx, eventsBatch(0, s3Rows), 1024, nil); err != nil {
 		t.Fatalf("first append: %v", err)
 	}
 	reloaded, err := cat.LoadTable(ctx, ident)
@@ -178,7 +178,7 @@ func TestIcebergGoOnS3(t *testing.T) {
 	if tbl, err = txn.Commit(ctx); err != nil {
 		t.Fatalf("commit schema: %v", err)
 	}
-	if tbl, err = tbl.AppendTable(ctx, scoredBatch(s3Rows, s3Rows+500), 1024, nil); err != nil {
+	if _, err = tbl.AppendTable(ctx, scoredBatch(s3Rows, s3Rows+500), 1024, nil); err != nil {
 		t.Fatalf("second append: %v", err)
 	}
 	reloaded, err = cat.LoadTable(ctx, ident)
