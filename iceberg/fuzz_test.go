@@ -77,6 +77,9 @@ func depth(t Type) int {
 
 // normal re-marshals fields so nil and empty slices compare equal.
 func normal(fs []Field) string {
+	if len(fs) == 0 {
+		return "[]" // no fields and a missing "fields" key are the same schema; marshalling writes []
+	}
 	b, _ := json.Marshal(fs)
 	return string(b)
 }
