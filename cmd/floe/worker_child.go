@@ -94,21 +94,30 @@ func startWorkerChild(ctx context.Context, log *slog.Logger, env []string) (wait
 		return nil, err
 	}
 	log = log.With("component", "lance-worker")
+	return superviseChild(ctx, log, "lance worker", func() error {
+		return runNode(ctx, log, node, root, workerScript, env)
+	}), nil
+}
+
+// superviseChild runs a bundled worker through run until ctx ends,
+// restarting it with a doubling backoff (reset after a healthy run) when it
+// exits. The returned wait blocks until it has stopped for good.
+func superviseChild(ctx context.Context, log *slog.Logger, name string, run func() error) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		backoff := workerRestartMin
 		for {
 			started := time.Now()
-			err := runNode(ctx, log, node, root, workerScript, env)
+			err := run()
 			if ctx.Err() != nil {
-				log.Info("lance worker stopped")
+				log.Info(name + " stopped")
 				return
 			}
 			if time.Since(started) >= workerHealthyRun {
 				backoff = workerRestartMin
 			}
-			log.Warn("lance worker exited; restarting", "err", errString(err), "in", backoff)
+			log.Warn(name+" exited; restarting", "err", errString(err), "in", backoff)
 			select {
 			case <-ctx.Done():
 				return
@@ -117,7 +126,7 @@ func startWorkerChild(ctx context.Context, log *slog.Logger, env []string) (wait
 			backoff = min(backoff*2, workerRestartMax)
 		}
 	}()
-	return func() { <-done }, nil
+	return func() { <-done }
 }
 
 // seedDemoOnce runs workers/lance/demo.mjs once per data directory: when

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -105,35 +104,15 @@ func startIcebergWorkerChild(ctx context.Context, log *slog.Logger, env []string
 		return nil, err
 	}
 	log = log.With("component", "iceberg-worker")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		backoff := workerRestartMin
-		for {
-			started := time.Now()
-			cmd := exec.CommandContext(ctx, exe, "worker", "iceberg")
-			cmd.Env = append(os.Environ(), env...)
-			cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-			cmd.WaitDelay = workerStopGrace
-			out := &lineLogger{log: log}
-			cmd.Stdout, cmd.Stderr = out, out
-			err := cmd.Run()
-			out.flush()
-			if ctx.Err() != nil {
-				log.Info("iceberg worker stopped")
-				return
-			}
-			if time.Since(started) >= workerHealthyRun {
-				backoff = workerRestartMin
-			}
-			log.Warn("iceberg worker exited; restarting", "err", errString(err), "in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(backoff*2, workerRestartMax)
-		}
-	}()
-	return func() { <-done }, nil
+	return superviseChild(ctx, log, "iceberg worker", func() error {
+		cmd := exec.CommandContext(ctx, exe, "worker", "iceberg")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = workerStopGrace
+		out := &lineLogger{log: log}
+		cmd.Stdout, cmd.Stderr = out, out
+		err := cmd.Run()
+		out.flush()
+		return err
+	}), nil
 }
