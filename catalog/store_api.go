@@ -56,6 +56,8 @@ type Store struct {
 	// keyGen counts API-key revocations in this process; key caches
 	// compare it to drop what they hold (see KeyGeneration).
 	keyGen atomic.Uint64
+
+	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
 }
 
 // Warehouse returns the warehouse root as configured (for the local

@@ -59,5 +59,8 @@ func (s *Store) CommitTables(ctx context.Context, swaps []TableSwap) ([]Table, e
 	if err != nil {
 		return nil, err
 	}
+	for _, t := range out {
+		s.tableChanged(t.ID)
+	}
 	return out, nil
 }

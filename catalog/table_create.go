@@ -96,6 +96,7 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if err != nil {
 		return Table{}, false, err
 	}
+	s.tableChanged(t.ID)
 	return t, created, nil
 }
 
@@ -254,6 +255,9 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 		t, err = s.revive(ctx, tx, existing, loc, false)
 		return err
 	})
+	if err == nil {
+		s.tableChanged(t.ID)
+	}
 	return t, err
 }
 

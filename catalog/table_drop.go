@@ -251,6 +251,7 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 	if err != nil {
 		return Table{}, err
 	}
+	s.tableChanged(t.ID)
 	return t, nil
 }
 

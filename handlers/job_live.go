@@ -117,3 +117,15 @@ func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, rows, refresh, c
 	}
 	return buf.Bytes(), nil
 }
+
+// LiveRefresh renders the instruction that reloads a table page's panels,
+// sent when fresh figures of the table landed.
+func (h *Handlers) LiveRefresh(ctx context.Context, tableID string) ([]byte, error) {
+	_, tableURL := h.tableNamer()(ctx, tableID)
+	if tableURL == "" {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	err := views.TableRefresh(tableURL, true).Render(ctx, &buf)
+	return buf.Bytes(), err
+}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 
@@ -56,10 +55,7 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 		CreatedAt: t.CreatedAt, ModifiedAt: t.ModifiedAt, Rows: "—",
 	}
 	if t.Format == catalog.FormatLance {
-		// Read from storage, so the version shows without any worker.
-		if latest, _ := h.store.LanceVersion(r.Context(), t.Location, 0); latest > 0 {
-			v.Version = strconv.FormatUint(latest, 10)
-		}
+		v.Version, v.UpdatingTo = h.lanceFigures(r.Context(), t)
 	}
 	if h.stats != nil {
 		if st, ok := h.stats.TableStats(t.ID, t.Format); ok {

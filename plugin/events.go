@@ -13,9 +13,10 @@ const subscriberBufferCap = 256
 type EventKind string
 
 const (
-	EventJob     EventKind = "job"      // Job holds the job's new state
-	EventWorker  EventKind = "worker"   // WorkerID connected, disconnected or changed
-	EventJobType EventKind = "job_type" // JobType was described or its settings saved
+	EventJob      EventKind = "job"      // Job holds the job's new state
+	EventWorker   EventKind = "worker"   // WorkerID connected, disconnected or changed
+	EventJobType  EventKind = "job_type" // JobType was described or its settings saved
+	EventObserved EventKind = "observed" // a worker sent fresh figures of table ObjectID
 )
 
 // Event is one change, for live pages.
@@ -24,6 +25,7 @@ type Event struct {
 	Job      Job // for EventJob; Activity is not filled
 	WorkerID string
 	JobType  string
+	ObjectID string // for EventObserved
 }
 
 type hub struct {

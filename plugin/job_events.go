@@ -113,6 +113,7 @@ func (st *jobStore) onCompleted(s *session, c *pluginpb.Completed) {
 		st.logLocked(ctx, r, "succeeded on %s: %s", s.workerID, r.ResultSummary)
 		st.commitLocked(ctx, r)
 		st.p.sched.wake(r.Lane)
+		st.p.observeAfterJob(r.ObjectID, r.StartedAt)
 		return
 	}
 	msg := c.GetError()

@@ -37,8 +37,19 @@ func (p *Plugin) ingestObservations(s *session, obs []*pluginpb.Observation) {
 			Attributes: json.RawMessage(o.GetAttributesJson()),
 		})
 	}
-	if _, skipped := p.cfg.Observe.PutBatch(batch); skipped > 0 {
+	stored, skipped := p.cfg.Observe.PutBatch(batch)
+	if skipped > 0 {
 		p.log.Warn("some observations were refused (invalid or oversized attributes JSON)",
 			"worker", s.workerID, "skipped", skipped)
+	}
+	if stored == 0 {
+		return
+	}
+	// Pages waiting on a targeted observe swap in the new figures; a sweep's
+	// thousands of unchanged tables publish nothing.
+	for _, o := range batch {
+		if p.observer.isRunning(o.ObjectID) {
+			p.events.publish(Event{Kind: EventObserved, ObjectID: o.ObjectID})
+		}
 	}
 }

@@ -164,6 +164,8 @@ type Plugin struct {
 	sched   *scheduler
 	events  *hub
 
+	observer *observer // targeted observes (observe_now.go)
+
 	reqSeq atomic.Uint64
 
 	welcomeParams []*pluginpb.JobParams // Config.JobParams, converted once; read-only
@@ -209,6 +211,8 @@ func New(cfg Config) (*Plugin, error) {
 		return nil, err
 	}
 	p.sched = newScheduler(p)
+	p.observer = newObserver()
+	p.wg.Go(func() { p.observeLoop(p.root) })
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })
 	if !cfg.DisableScheduler {

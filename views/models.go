@@ -158,7 +158,8 @@ type TableView struct {
 	Format       string
 	Location     string
 	State        string
-	Version      string // Lance: latest version in _versions/; "" before the first write
+	Version      string // Lance: the observed version (storage's before any observation); "" before the first write
+	UpdatingTo   string // Lance: the newer version on storage a worker is observing now; "" when up to date
 	CreatedAt    time.Time
 	ModifiedAt   time.Time
 	Rows         string

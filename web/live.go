@@ -127,6 +127,10 @@ func (lh *liveHub) run() {
 			if !ok {
 				return
 			}
+			if ev.Kind == plugin.EventObserved {
+				lh.pushObserved(ev.ObjectID)
+				continue
+			}
 			if ev.Kind != plugin.EventJob {
 				continue
 			}
@@ -213,6 +217,31 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 		if msg.Len() > 0 {
 			c.offer(msg.Bytes())
 		}
+	}
+}
+
+// pushObserved reloads the panels of pages showing a table whose targeted
+// observe just landed, so "updating to version N…" turns into the figures.
+func (lh *liveHub) pushObserved(tableID string) {
+	lh.mu.Lock()
+	var targets []*liveConn
+	for c := range lh.conns {
+		if c.sub.Refresh && c.sub.Table == tableID {
+			targets = append(targets, c)
+		}
+	}
+	lh.mu.Unlock()
+	if len(targets) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
+	defer cancel()
+	b, err := lh.h.LiveRefresh(ctx, tableID)
+	if err != nil || len(b) == 0 {
+		return
+	}
+	for _, c := range targets {
+		c.offer(b)
 	}
 }
 

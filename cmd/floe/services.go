@@ -47,6 +47,9 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	if err != nil {
 		return nil, err
 	}
+	// A commit or declare through any surface asks a worker for the table's
+	// new figures now, not at the next detection sweep.
+	s.st.OnTableChange(func(id string) { p.ObserveNow(id) })
 	s.register("plugin channel", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()

@@ -2248,8 +2248,14 @@ type Detect struct {
 	Cluster        *ClusterContext `protobuf:"bytes,3,opt,name=cluster,proto3" json:"cluster,omitempty"`
 	MaxProposals   int32           `protobuf:"varint,4,opt,name=max_proposals,json=maxProposals,proto3" json:"max_proposals,omitempty"`
 	DeadlineUnixMs int64           `protobuf:"varint,5,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3" json:"deadline_unix_ms,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// objects, when set, limits the sweep to these tables (a targeted observe:
+	// the console saw a table change and wants fresh figures for it now).
+	Objects []*ObjectRef `protobuf:"bytes,6,rep,name=objects,proto3" json:"objects,omitempty"`
+	// observe_only asks for observations alone: the console ignores any
+	// proposals, so a worker may skip deciding.
+	ObserveOnly   bool `protobuf:"varint,7,opt,name=observe_only,json=observeOnly,proto3" json:"observe_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Detect) Reset() {
@@ -2315,6 +2321,20 @@ func (x *Detect) GetDeadlineUnixMs() int64 {
 		return x.DeadlineUnixMs
 	}
 	return 0
+}
+
+func (x *Detect) GetObjects() []*ObjectRef {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
+func (x *Detect) GetObserveOnly() bool {
+	if x != nil {
+		return x.ObserveOnly
+	}
+	return false
 }
 
 // ObjectRef names the catalog entry behind an object id.
@@ -2924,13 +2944,15 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x0elance_rest_url\x18\x01 \x01(\tR\flanceRestUrl\x12(\n" +
 	"\x10iceberg_rest_url\x18\x02 \x01(\tR\x0eicebergRestUrl\x12\x17\n" +
 	"\aapi_key\x18\x03 \x01(\tR\x06apiKey\x124\n" +
-	"\x17api_key_expires_unix_ms\x18\x04 \x01(\x03R\x13apiKeyExpiresUnixMs\"\xd1\x01\n" +
+	"\x17api_key_expires_unix_ms\x18\x04 \x01(\x03R\x13apiKeyExpiresUnixMs\"\xa9\x02\n" +
 	"\x06Detect\x12\x19\n" +
 	"\bjob_type\x18\x01 \x01(\tR\ajobType\x12#\n" +
 	"\rsettings_json\x18\x02 \x01(\tR\fsettingsJson\x128\n" +
 	"\acluster\x18\x03 \x01(\v2\x1e.floe.plugin.v1.ClusterContextR\acluster\x12#\n" +
 	"\rmax_proposals\x18\x04 \x01(\x05R\fmaxProposals\x12(\n" +
-	"\x10deadline_unix_ms\x18\x05 \x01(\x03R\x0edeadlineUnixMs\"q\n" +
+	"\x10deadline_unix_ms\x18\x05 \x01(\x03R\x0edeadlineUnixMs\x123\n" +
+	"\aobjects\x18\x06 \x03(\v2\x19.floe.plugin.v1.ObjectRefR\aobjects\x12!\n" +
+	"\fobserve_only\x18\a \x01(\bR\vobserveOnly\"q\n" +
 	"\tObjectRef\x12\x16\n" +
 	"\x06bucket\x18\x01 \x01(\tR\x06bucket\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x03(\tR\tnamespace\x12\x12\n" +
@@ -3068,19 +3090,20 @@ var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	24, // 31: floe.plugin.v1.JobParams.params:type_name -> floe.plugin.v1.JobParam
 	0,  // 32: floe.plugin.v1.JobParam.type:type_name -> floe.plugin.v1.FieldType
 	26, // 33: floe.plugin.v1.Detect.cluster:type_name -> floe.plugin.v1.ClusterContext
-	37, // 34: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
-	26, // 35: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
-	28, // 36: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
-	29, // 37: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
-	28, // 38: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
-	26, // 39: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
-	1,  // 40: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
-	2,  // 41: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
-	41, // [41:42] is the sub-list for method output_type
-	40, // [40:41] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	28, // 34: floe.plugin.v1.Detect.objects:type_name -> floe.plugin.v1.ObjectRef
+	37, // 35: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
+	26, // 36: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
+	28, // 37: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
+	29, // 38: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
+	28, // 39: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
+	26, // 40: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
+	1,  // 41: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
+	2,  // 42: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
+	42, // [42:43] is the sub-list for method output_type
+	41, // [41:42] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_floe_plugin_v1_plugin_proto_init() }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,8 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 	if err != nil {
 		return err.Error()
 	}
+	refs = targeted(refs, req.GetObjects())
+	observeOnly := req.GetObserveOnly()
 	th := thresholdsFrom(jt, s)
 	maxProps := int(req.GetMaxProposals())
 	var deadline time.Time
@@ -87,7 +90,9 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 				mu.Lock()
 				obs = append(obs, &pluginpb.Observation{ObjectId: ref.ID, Format: "ICEBERG", ObservedAtUnixMs: time.Now().UnixMilli(), AttributesJson: string(attrs)})
 				decision := "skip"
-				if v.propose && (maxProps <= 0 || proposed < maxProps) {
+				if observeOnly {
+					decision = "observe only"
+				} else if v.propose && (maxProps <= 0 || proposed < maxProps) {
 					proposed++
 					decision = "propose"
 					props = append(props, &pluginpb.Proposal{ObjectId: ref.ID, DedupeKey: jt + ":" + ref.ID, Summary: v.summary})
@@ -123,4 +128,27 @@ feed:
 		return fmt.Sprintf("deadline reached before every table was read (%d proposals so far)", proposed)
 	}
 	return ""
+}
+
+// targeted keeps the tables a targeted observe names (all of them when it
+// names none): the console asks for fresh figures of tables it saw change.
+func targeted(refs []TableRef, objects []*pluginpb.ObjectRef) []TableRef {
+	if len(objects) == 0 {
+		return refs
+	}
+	want := make(map[string]bool, len(objects))
+	for _, o := range objects {
+		want[refKey(o.GetBucket(), o.GetNamespace(), o.GetName())] = true
+	}
+	out := refs[:0:0]
+	for _, r := range refs {
+		if want[refKey(r.Bucket, r.Namespace, r.Name)] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func refKey(bucket string, ns []string, name string) string {
+	return bucket + "\x00" + strings.Join(ns, "\x1f") + "\x00" + name
 }

@@ -30,6 +30,22 @@ async function sweep(jobType, settings = {}) {
 }
 
 describe('detection', () => {
+  it('a targeted observe-only request reads just the named tables and proposes nothing', async () => {
+    await H.seedTable(h, { bucket: 'tgt', name: 'busy', appends: 12, perAppend: 10 });
+    await H.seedTable(h, { bucket: 'tgt', name: 'other', appends: 1, perAppend: 10 });
+    const busyId = await H.tableId(h, 'tgt', 'docs', 'busy');
+    const proposals = [];
+    const observations = [];
+    const res = await detect({
+      job_type: 'lance_compact', settings_json: '{}', cluster: h.cluster, max_proposals: 0, observe_only: true,
+      objects: [{ bucket: 'tgt', namespace: ['docs'], name: 'busy' }, { bucket: '', namespace: [], name: 'bad' }],
+    }, { proposals: (l) => proposals.push(...l), observations: (l) => observations.push(...l) });
+    assert.equal(res.error, '');
+    assert.deepEqual(proposals, [], 'observe-only proposes nothing, though 12 fragments pass the threshold');
+    assert.deepEqual(observations.map((o) => o.object_id), [busyId], 'only the named table, the nameless ref dropped');
+    assert.equal(JSON.parse(observations[0].attributes_json).version, 12);
+  });
+
   it('proposes compaction for a 12-fragment table and not for a 1-fragment one, and observes both', async () => {
     await H.seedTable(h, { bucket: 'det', name: 'many', appends: 12, perAppend: 20 });
     await H.seedTable(h, { bucket: 'det', name: 'one', appends: 1, perAppend: 240 });

@@ -49,6 +49,21 @@ export function decide(jobType, s, attrs, now = Date.now()) {
   }
 }
 
+// maxTargets bounds one targeted request: the console sends one table or a
+// few; anything longer is not a targeted observe and is cut here.
+const maxTargets = 100;
+
+/** Table refs from a Detect's ObjectRefs, dropping ones without a full name. */
+export function targetRefs(objects) {
+  const out = [];
+  for (const o of objects.slice(0, maxTargets)) {
+    const namespace = Array.isArray(o?.namespace) ? o.namespace : [];
+    if (!o?.bucket || !o?.name || namespace.length === 0) continue;
+    out.push({ bucket: o.bucket, namespace, name: o.name });
+  }
+  return out;
+}
+
 async function observeRef(catalog, ref) {
   const ident = identOf(ref);
   const hit = cache.get(ident);
@@ -82,7 +97,10 @@ export async function detect(req, out, signal) {
   const catalog = catalogFor(req.cluster);
   const maxProposals = req.max_proposals > 0 ? req.max_proposals : Infinity;
   const deadline = Number(req.deadline_unix_ms) || 0;
-  const refs = await catalog.listTables();
+  // A targeted observe names its tables; a sweep lists them all.
+  const targeted = Array.isArray(req.objects) && req.objects.length > 0;
+  const refs = targeted ? targetRefs(req.objects) : await catalog.listTables();
+  const observeOnly = !!req.observe_only;
   const ids = new Map(); // object id -> ref, for jobs that arrive without an ObjectRef
   let proposed = 0;
   let obsBuf = [];
@@ -115,6 +133,11 @@ export async function detect(req, out, signal) {
     }
     ids.set(entry.tableId, ref);
     obsBuf.push(observationMessage(entry.tableId, entry.attrs, entry.at));
+    if (observeOnly) {
+      log.info('observe', { table: ident, table_id: entry.tableId, version: entry.attrs.version });
+      flush(false);
+      return;
+    }
     const v = decide(jobType, s, entry.attrs);
     let verdict = v.propose ? 'propose' : 'skip';
     if (v.propose && proposed >= maxProposals) verdict = 'skip (max proposals reached)';
@@ -129,6 +152,6 @@ export async function detect(req, out, signal) {
   let error = '';
   if (signal?.aborted) error = 'canceled';
   else if (timedOut) error = `deadline reached before every table was read (${proposed} proposals so far)`;
-  log.info('detect: sweep done', { job_type: jobType, tables: refs.length, skipped, proposed, error: error || undefined });
+  log.info(targeted ? 'detect: targeted observe done' : 'detect: sweep done', { job_type: jobType, tables: refs.length, skipped, proposed, error: error || undefined });
   return { proposed, error, ids };
 }
