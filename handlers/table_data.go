@@ -128,6 +128,7 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 	markPicked(&v, cols)
 	v.Grid = lanceGrid(res, time.Since(start))
 	v.HasGrid = true
+	h.observeIfBehind(t, res.TotalRows)
 	h.renderPooled(w, r, http.StatusOK, views.LanceDataPage(v))
 }
 

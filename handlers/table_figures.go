@@ -29,9 +29,22 @@ func (h *Handlers) lanceFigures(ctx context.Context, t catalog.Table) (version, 
 		version = strconv.FormatUint(latest, 10)
 	}
 	if latest > 0 && int64(latest) > observed && h.plugin != nil {
-		if h.plugin.ObserveNow(t.ID) {
+		// Before any observation the version shown is storage's already.
+		if h.plugin.ObserveNow(t.ID) && observed > 0 {
 			updatingTo = strconv.FormatUint(latest, 10)
 		}
 	}
 	return version, updatingTo
+}
+
+// observeIfBehind: Browse Data counted the table live; when that count is
+// not the observed one, the other pages are behind, so a worker observes
+// the table now and they catch up to what this page showed.
+func (h *Handlers) observeIfBehind(t catalog.Table, liveRows int64) {
+	if liveRows < 0 || h.observe == nil || h.plugin == nil {
+		return
+	}
+	if rows, _, _, ok := h.observe.Rows(t.ID, t.Format); !ok || rows != liveRows {
+		h.plugin.ObserveNow(t.ID)
+	}
 }
