@@ -13,7 +13,7 @@ import (
 func (s *Server) routes() http.Handler {
 	h := s.h
 	r := chi.NewRouter()
-	r.Use(requestID, s.instrument, securityHeaders, s.forwarded, limitBody)
+	r.Use(requestID, s.instrument, compressHTML(), securityHeaders, s.forwarded, limitBody)
 	r.Use(s.crossOrigin().Handler)
 	r.NotFound(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.NotFound))).ServeHTTP)
 	r.MethodNotAllowed(s.sessions.LoadAndSave(s.withUser(http.HandlerFunc(h.MethodNotAllowed))).ServeHTTP)
