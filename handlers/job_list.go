@@ -120,5 +120,18 @@ func (h *Handlers) tableNamer() func(ctx context.Context, id string) (label, hre
 
 // JobProgress is the view of a job's state, bar and stage.
 func JobProgress(j plugin.Job) views.JobProgressView {
-	return views.JobProgressView{ID: j.ID, State: string(j.State), Percent: j.Percent, Stage: j.Stage, Message: j.Message}
+	v := views.JobProgressView{ID: j.ID, State: string(j.State), Percent: j.Percent, Stage: j.Stage, Message: j.Message}
+	if !j.State.Active() {
+		// The last stage a worker reported ("observing") is not where the
+		// job ended: a finished job's stage is its end.
+		v.Stage = finalStage(j.State)
+	}
+	return v
+}
+
+func finalStage(s plugin.JobState) string {
+	if s == plugin.JobSucceeded {
+		return "done"
+	}
+	return "ended"
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
 )
 
@@ -49,6 +50,9 @@ func JobDetail(j plugin.Job, canWrite bool) views.JobDetailView {
 		MaxAttempts: j.MaxAttempts, Message: j.Message, ResultSummary: j.ResultSummary, Error: j.Error,
 		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt,
 		NextAttemptAt: j.NextAttemptAt, DeadlineAt: j.DeadlineAt, Result: prettyResult(j.ResultJSON, j.Result)}
+	if j.State == plugin.JobSucceeded {
+		d.ResultLine, _ = resultSummary(tasks.JobResult(j.ResultJSON, j.Result))
+	}
 	for _, k := range slices.Sorted(maps.Keys(j.Metrics)) {
 		d.Metrics = append(d.Metrics, views.KV{Key: k, Value: strconv.FormatFloat(j.Metrics[k], 'g', -1, 64)})
 	}

@@ -24,14 +24,15 @@ func (h *Handlers) DetectJobType(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := views.DetectResult{JobType: info.JobType}
-	props, err := h.plugin.RunDetection(r.Context(), info.JobType)
+	d, err := h.plugin.DetectWhy(r.Context(), info.JobType)
 	status := http.StatusOK
 	if err != nil {
 		status, res.Error = detectFailure(err)
 		h.logError(r, status, err)
 	} else {
-		res.Total = len(props)
-		res.Proposals = h.proposalRows(r.Context(), props)
+		res.Total = len(d.Proposals)
+		res.Proposals = h.proposalRows(r.Context(), d.Proposals)
+		res.Skipped = h.proposalRows(r.Context(), d.Skipped)
 	}
 	h.renderDetect(w, r, info, status, res)
 }

@@ -162,13 +162,22 @@ func taskRow(t tasks.Task, job *plugin.Job, deleteBase string) views.TaskRowView
 		if row.StartedAt.IsZero() && !job.StartedAt.IsZero() {
 			row.StartedAt = job.StartedAt
 		}
-		p := JobProgress(*job)
-		row.Progress = &p
+		if job.State.Active() { // a finished job's bar would repeat the status
+			p := JobProgress(*job)
+			p.NoBadge = true // one badge per task: the row's status
+			row.Progress = &p
+		}
 	}
-	if len(t.Result) > 0 {
-		row.Result = compactJSON(t.Result)
-	} else if job != nil && job.State == plugin.JobSucceeded {
-		row.Result = compactJSON(tasks.JobResult(job.ResultJSON, job.Result))
+	result := t.Result
+	if len(result) == 0 && job != nil && job.State == plugin.JobSucceeded {
+		result = tasks.JobResult(job.ResultJSON, job.Result)
+	}
+	if len(result) > 0 {
+		row.Result = compactJSON(result)
+		row.ResultLine, _ = resultSummary(result)
+		if row.ResultLine == "" && job != nil {
+			row.ResultLine = job.ResultSummary
+		}
 	}
 	if t.Error != nil {
 		row.Error = t.Error.Message

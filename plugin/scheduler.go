@@ -149,6 +149,26 @@ type RunResult struct {
 // RunDetection asks a worker that can detect jobType for proposals, using
 // the job type's settings, and returns them without queueing anything.
 func (p *Plugin) RunDetection(ctx context.Context, jobType string) ([]Proposal, error) {
+	d, err := p.DetectWhy(ctx, jobType)
+	return d.Proposals, err
+}
+
+// Detection is what one detection found: the proposals, and the tables the
+// worker read and did not propose with why (Summary), when it says.
+type Detection struct {
+	Proposals []Proposal
+	Skipped   []Proposal
+}
+
+// DetectWhy is RunDetection that also returns the worker's reasons for the
+// tables it did not propose ("5 fragments, threshold 8").
+func (p *Plugin) DetectWhy(ctx context.Context, jobType string) (Detection, error) {
+	var why []Proposal
+	out, err := p.runDetection(ctx, jobType, &why)
+	return Detection{Proposals: out, Skipped: why}, err
+}
+
+func (p *Plugin) runDetection(ctx context.Context, jobType string, why *[]Proposal) ([]Proposal, error) {
 	set := p.types.settings(jobType)
 	d := p.types.descriptor(jobType)
 	sess := p.pickDetector(jobType)
@@ -191,6 +211,12 @@ func (p *Plugin) RunDetection(ctx context.Context, jobType string) ([]Proposal, 
 			}
 		case *pluginpb.WorkerMessage_DetectionDone:
 			call.Finish()
+			for _, sk := range b.DetectionDone.GetSkipped() {
+				if len(*why) >= maxProposalsPerDetection {
+					break
+				}
+				*why = append(*why, Proposal{ObjectID: sk.GetObjectId(), Summary: sk.GetSummary()})
+			}
 			if e := b.DetectionDone.GetError(); e != "" {
 				return out, fmt.Errorf("worker %s: detection of %s failed: %s", sess.workerID, jobType, e)
 			}

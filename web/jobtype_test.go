@@ -219,6 +219,25 @@ func TestJobTypeRun(t *testing.T) {
 		t.Errorf("second run now: %q", r.text("run-now-result"))
 	}
 
+	t.Run("detection that proposes nothing says why per table", func(t *testing.T) {
+		e2 := newWorkerEnv(t, plugin.Options{})
+		quiet := e2.lanceTable("vec", "prod", "quiet")
+		e2.worker(plugintest.Config{WorkerID: "w-why",
+			Capabilities:  []*pluginpb.Capability{{JobType: "lance_demo", Lane: "lance", CanDetect: true, CanExecute: true, DescriptorVersion: "v1"}},
+			Descriptors:   map[string]*pluginpb.Descriptor{"lance_demo": everyFieldDescriptor()},
+			DetectSkipped: []*pluginpb.Proposal{{ObjectId: quiet.ID, Summary: "5 fragments (5 small), threshold 8"}}})
+		e2.waitFor("descriptor stored", func() bool { _, ok := e2.p.Descriptor("lance_demo"); return ok })
+		r := e2.do(e2.admin(), "POST", "/job-types/lance_demo/detect", url.Values{}, htmx)
+		if r.status != http.StatusOK || !r.has("proposals-empty") {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		row := r.doc.Find(`[data-testid="skipped-row"]`)
+		if row.Length() != 1 || row.Find(`[data-testid="skipped-why"]`).Text() != "5 fragments (5 small), threshold 8" ||
+			row.Find(`a[href="/buckets/vec/namespaces/prod/tables/quiet"]`).Length() != 1 {
+			t.Fatalf("the reason is not listed with its table: %s", r.body)
+		}
+	})
+
 	t.Run("no worker: the sentence says so", func(t *testing.T) {
 		e2 := newWorkerEnv(t, plugin.Options{})
 		w := e2.demoWorker(nil)

@@ -187,9 +187,32 @@ func TestCompactNow(t *testing.T) {
 	if ws, _ := r.doc.Find(`[data-testid="compact-now"]`).Attr("ws-connect"); !strings.Contains(ws, "table="+tb.ID) {
 		t.Errorf("ws-connect %q", ws)
 	}
-	// The control, reloaded, still shows the job.
-	if r := e.get(e.admin(), compact); r.doc.Find(`#job-`+got.JobID).Length() != 1 {
+	// The control, reloaded, still shows the job, and Compact now waits for it.
+	r = e.get(e.admin(), compact)
+	if r.doc.Find(`#job-`+got.JobID).Length() != 1 {
 		t.Error("reloaded control lost the job")
+	}
+	if _, disabled := r.doc.Find(`[data-testid="compact-now-button"]`).Attr("disabled"); !disabled {
+		t.Error("Compact now is enabled while a compaction of the table runs")
+	}
+
+	// Finished: one line to read, the raw figures behind a disclosure, one
+	// status badge.
+	result := map[string]any{"before": map[string]any{"version": 12, "fragments": 12, "bytes": 5557452, "versions": 12},
+		"after": map[string]any{"version": 13, "fragments": 1, "bytes": 5347737, "versions": 13}, "versions_removed": 0}
+	if _, err := e.tasks.OnJobUpdate(ctx, tasks.JobUpdate{JobID: got.JobID, State: "succeeded", Result: result}); err != nil {
+		t.Fatal(err)
+	}
+	page := e.get(e.admin(), "/buckets/lbk/namespaces/ns/tables/docs/maintenance?type=lance_compact")
+	row := page.doc.Find(`[data-task="` + got.ID + `"]`)
+	if line := row.Find(`[data-testid="task-result-summary"]`).Text(); line != "12 → 1 fragments, 5.3 → 5.1 MiB, 0 versions removed" {
+		t.Errorf("result line %q", line)
+	}
+	if row.Find(`details[data-testid="task-result-details"] [data-testid="task-result"]`).Length() != 1 {
+		t.Error("the raw result is not behind a disclosure")
+	}
+	if n := row.Find(`[data-testid="state-badge"]`).Length(); n != 1 {
+		t.Errorf("%d status badges in the row, want 1", n)
 	}
 }
 

@@ -1415,9 +1415,12 @@ func (x *Proposal) GetSummary() string {
 
 // DetectionDone ends a detection; error non-empty means it failed.
 type DetectionDone struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobType       string                 `protobuf:"bytes,1,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
-	Error         string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	JobType string                 `protobuf:"bytes,1,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
+	Error   string                 `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// skipped: tables the sweep read and did not propose, each with why in
+	// summary ("5 fragments, threshold 8"); capped by the worker (200).
+	Skipped       []*Proposal `protobuf:"bytes,3,rep,name=skipped,proto3" json:"skipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1464,6 +1467,13 @@ func (x *DetectionDone) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *DetectionDone) GetSkipped() []*Proposal {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
 }
 
 // Progress reports on an executing job; echo the Execute's request_id.
@@ -2873,10 +2883,11 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\asummary\x18\x04 \x01(\tR\asummary\x1a=\n" +
 	"\x0fParametersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"@\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"t\n" +
 	"\rDetectionDone\x12\x19\n" +
 	"\bjob_type\x18\x01 \x01(\tR\ajobType\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error\"\xfe\x01\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x122\n" +
+	"\askipped\x18\x03 \x03(\v2\x18.floe.plugin.v1.ProposalR\askipped\"\xfe\x01\n" +
 	"\bProgress\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x18\n" +
@@ -3083,27 +3094,28 @@ var file_floe_plugin_v1_plugin_proto_depIdxs = []int32{
 	11, // 24: floe.plugin.v1.FormField.visible_when:type_name -> floe.plugin.v1.VisibleWhen
 	14, // 25: floe.plugin.v1.Proposals.proposals:type_name -> floe.plugin.v1.Proposal
 	34, // 26: floe.plugin.v1.Proposal.parameters:type_name -> floe.plugin.v1.Proposal.ParametersEntry
-	35, // 27: floe.plugin.v1.Progress.metrics:type_name -> floe.plugin.v1.Progress.MetricsEntry
-	36, // 28: floe.plugin.v1.Completed.result:type_name -> floe.plugin.v1.Completed.ResultEntry
-	19, // 29: floe.plugin.v1.Observations.observations:type_name -> floe.plugin.v1.Observation
-	23, // 30: floe.plugin.v1.Welcome.job_params:type_name -> floe.plugin.v1.JobParams
-	24, // 31: floe.plugin.v1.JobParams.params:type_name -> floe.plugin.v1.JobParam
-	0,  // 32: floe.plugin.v1.JobParam.type:type_name -> floe.plugin.v1.FieldType
-	26, // 33: floe.plugin.v1.Detect.cluster:type_name -> floe.plugin.v1.ClusterContext
-	28, // 34: floe.plugin.v1.Detect.objects:type_name -> floe.plugin.v1.ObjectRef
-	37, // 35: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
-	26, // 36: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
-	28, // 37: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
-	29, // 38: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
-	28, // 39: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
-	26, // 40: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
-	1,  // 41: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
-	2,  // 42: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
-	42, // [42:43] is the sub-list for method output_type
-	41, // [41:42] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	14, // 27: floe.plugin.v1.DetectionDone.skipped:type_name -> floe.plugin.v1.Proposal
+	35, // 28: floe.plugin.v1.Progress.metrics:type_name -> floe.plugin.v1.Progress.MetricsEntry
+	36, // 29: floe.plugin.v1.Completed.result:type_name -> floe.plugin.v1.Completed.ResultEntry
+	19, // 30: floe.plugin.v1.Observations.observations:type_name -> floe.plugin.v1.Observation
+	23, // 31: floe.plugin.v1.Welcome.job_params:type_name -> floe.plugin.v1.JobParams
+	24, // 32: floe.plugin.v1.JobParams.params:type_name -> floe.plugin.v1.JobParam
+	0,  // 33: floe.plugin.v1.JobParam.type:type_name -> floe.plugin.v1.FieldType
+	26, // 34: floe.plugin.v1.Detect.cluster:type_name -> floe.plugin.v1.ClusterContext
+	28, // 35: floe.plugin.v1.Detect.objects:type_name -> floe.plugin.v1.ObjectRef
+	37, // 36: floe.plugin.v1.JobSpec.parameters:type_name -> floe.plugin.v1.JobSpec.ParametersEntry
+	26, // 37: floe.plugin.v1.JobSpec.cluster:type_name -> floe.plugin.v1.ClusterContext
+	28, // 38: floe.plugin.v1.JobSpec.object:type_name -> floe.plugin.v1.ObjectRef
+	29, // 39: floe.plugin.v1.Execute.job:type_name -> floe.plugin.v1.JobSpec
+	28, // 40: floe.plugin.v1.Preview.object:type_name -> floe.plugin.v1.ObjectRef
+	26, // 41: floe.plugin.v1.Preview.cluster:type_name -> floe.plugin.v1.ClusterContext
+	1,  // 42: floe.plugin.v1.PluginService.Connect:input_type -> floe.plugin.v1.WorkerMessage
+	2,  // 43: floe.plugin.v1.PluginService.Connect:output_type -> floe.plugin.v1.ConsoleMessage
+	43, // [43:44] is the sub-list for method output_type
+	42, // [42:43] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_floe_plugin_v1_plugin_proto_init() }

@@ -31,8 +31,10 @@ type Config struct {
 	PreviewFormats []string
 	Descriptors    map[string]*pluginpb.Descriptor // by job type
 
-	OnDetect  func(ctx context.Context, d *pluginpb.Detect) ([]*pluginpb.Proposal, error)
-	OnExecute func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed
+	OnDetect func(ctx context.Context, d *pluginpb.Detect) ([]*pluginpb.Proposal, error)
+	// DetectSkipped goes in every DetectionDone: tables not proposed, and why.
+	DetectSkipped []*pluginpb.Proposal
+	OnExecute     func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed
 	// OnPreview returns Arrow IPC chunks and the closing PreviewDone.
 	OnPreview func(ctx context.Context, p *pluginpb.Preview) ([][]byte, *pluginpb.PreviewDone)
 
@@ -276,7 +278,7 @@ func (w *Worker) handle(m *pluginpb.ConsoleMessage) {
 				reply(&pluginpb.WorkerMessage{Body: &pluginpb.WorkerMessage_Proposals{Proposals: &pluginpb.Proposals{
 					JobType: b.Detect.GetJobType(), Proposals: props}}})
 			}
-			dd := &pluginpb.DetectionDone{JobType: b.Detect.GetJobType()}
+			dd := &pluginpb.DetectionDone{JobType: b.Detect.GetJobType(), Skipped: w.cfg.DetectSkipped}
 			if err != nil {
 				dd.Error = err.Error()
 			}

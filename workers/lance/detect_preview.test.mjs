@@ -70,6 +70,10 @@ describe('detection', () => {
     // threshold from settings, clamped: 13 > 12 fragments means no proposal
     const s13 = await sweep('lance_compact', { min_fragments: 13 });
     assert.ok(!s13.proposals.some((p) => p.object_id === manyId));
+    // and the sweep says why, per table
+    const why = Object.fromEntries(s13.skipped.map((x) => [x.object_id, x.summary]));
+    assert.equal(why[manyId], '12 fragments (0 small), threshold 13'.replace('(0 small)', `(${obs[manyId].small_fragments} small)`));
+    assert.ok(!s.skipped.some((x) => x.object_id === manyId), 'a proposed table is not listed as skipped');
   });
 
   it('proposes index optimization only past max_unindexed_rows and reports indices', async () => {

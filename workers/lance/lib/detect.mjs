@@ -13,6 +13,9 @@ import { pool } from './semaphore.mjs';
 // sweepConcurrency is how many tables one sweep reads at once: catalog calls
 // and manifest reads are I/O-bound, a few in flight hide their latency.
 const sweepConcurrency = Number(process.env.FLOE_SWEEP_CONCURRENCY || 8);
+// maxSkippedWhy caps the "not proposed, because" entries of one sweep: the
+// console lists them for people, and a page of more helps nobody.
+const maxSkippedWhy = 200;
 // observationBatch caps observations per message to keep messages small.
 const observationBatch = 50;
 // cacheTtlMs lets the three periodic sweeps that often start together share
@@ -106,6 +109,7 @@ export async function detect(req, out, signal) {
   let obsBuf = [];
   let propBuf = [];
   let skipped = 0;
+  const skippedWhy = []; // tables read and not proposed, with why
   const flush = (force) => {
     if (obsBuf.length && (force || obsBuf.length >= observationBatch)) {
       out.observations(obsBuf);
@@ -141,7 +145,9 @@ export async function detect(req, out, signal) {
     const v = decide(jobType, s, entry.attrs);
     let verdict = v.propose ? 'propose' : 'skip';
     if (v.propose && proposed >= maxProposals) verdict = 'skip (max proposals reached)';
-    else if (v.propose) {
+    else if (!v.propose) {
+      if (skippedWhy.length < maxSkippedWhy) skippedWhy.push({ object_id: entry.tableId, summary: v.summary });
+    } else {
       proposed++;
       propBuf.push({ object_id: entry.tableId, dedupe_key: `${jobType}:${entry.tableId}`, parameters: v.parameters, summary: v.summary });
     }
@@ -153,5 +159,5 @@ export async function detect(req, out, signal) {
   if (signal?.aborted) error = 'canceled';
   else if (timedOut) error = `deadline reached before every table was read (${proposed} proposals so far)`;
   log.info(targeted ? 'detect: targeted observe done' : 'detect: sweep done', { job_type: jobType, tables: refs.length, skipped, proposed, error: error || undefined });
-  return { proposed, error, ids };
+  return { proposed, error, ids, skipped: skippedWhy };
 }

@@ -302,7 +302,7 @@ export class Worker {
         this.known.set(id, ref);
       }
       // A canceled request gets nothing more (the protocol's contract).
-      if (!ac.signal.aborted) this.send({ request_id: rid, detection_done: { job_type: jobType, error: res.error } });
+      if (!ac.signal.aborted) this.send({ request_id: rid, detection_done: { job_type: jobType, error: res.error, skipped: res.skipped || [] } });
     } catch (e) {
       log.warn('detection failed', { job_type: jobType, error: shortError(e) });
       if (!ac.signal.aborted) this.send({ request_id: rid, detection_done: { job_type: jobType, error: shortError(e) } });
