@@ -37,7 +37,10 @@ const journeyFragments = 7
 
 // floeProc is a real floe serve plus the real Lance worker.
 type floeProc struct {
-	url string
+	url    string
+	lance  string // http://host:port of floe's Lance REST
+	apiKey string // readwrite
+	node   string
 }
 
 // startFloeWithWorker builds and runs the real floe, seeds a Lance table
@@ -127,7 +130,7 @@ func startFloeWithWorker(t *testing.T) floeProc {
 	run(node, "e2e/testdata/seed.mjs", "http://"+lanceAddr, apiKey, "jrny", "docs", "items", strconv.Itoa(journeyFragments))
 	start(node, []string{"FLOE_GRPC=" + grpcAddr, "FLOE_WORKER_TOKEN=" + workerToken, "FLOE_WORKER_ID=e2e-lance", "FLOE_EXIT_ON_SHUTDOWN=1"},
 		"workers/lance/main.mjs")
-	return floeProc{url: url}
+	return floeProc{url: url, lance: "http://" + lanceAddr, apiKey: apiKey, node: node}
 }
 
 // leadingInt reads the number a stats cell starts with ("12 (12 small)").
