@@ -30,6 +30,9 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
+	// spec's Unsupported.
+	Jobs JobRunner
 	// Observer gives DescribeTable a fallback when a manifest cannot be
 	// read; nil means no fallback.
 	Observer Observer
@@ -43,6 +46,8 @@ type Server struct {
 	storage StorageOptioner
 	// observer: see Config.Observer.
 	observer Observer
+	// jobs: see Config.Jobs.
+	jobs JobRunner
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -62,6 +67,7 @@ func New(cfg Config) *Server {
 		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens}),
 		storage:  cfg.Storage,
 		observer: cfg.Observer,
+		jobs:     cfg.Jobs,
 		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }

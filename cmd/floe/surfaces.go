@@ -20,7 +20,7 @@ const taskAPIPrefix = "/lance/oss/v1/"
 // tokens are the OAuth2 access tokens the Iceberg REST issues; both Lance
 // surfaces accept them in place of the key they stand for.
 func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe}
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
