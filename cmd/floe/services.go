@@ -42,6 +42,7 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	s.register("observations", obs.Close)
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
+		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
 		Options:   plugin.Options{ConsoleVersion: version}})
 	if err != nil {
