@@ -40,6 +40,7 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		return nil, err
 	}
 	s.register("observations", obs.Close)
+	obs.Follow(s.bus) // figures and preview routing see other replicas' workers' observations
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
 		Bus:       s.bus,
