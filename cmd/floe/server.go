@@ -184,6 +184,9 @@ func closeListener(ln net.Listener) func() error {
 func (s *server) Run(ctx context.Context) error {
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
+	// Before any surface serves: Browse Data on this replica reaches
+	// workers connected to the others (PostgreSQL; nothing on SQLite).
+	s.svc.preview.Relay(runCtx, s.db, s.bus, s.log)
 	var wg sync.WaitGroup
 	errc := make(chan error, len(s.https)+1)
 	wg.Go(func() {
