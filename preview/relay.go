@@ -73,7 +73,6 @@ type relay struct {
 	db      *persist.DB
 	bus     *notify.Bus
 	log     *slog.Logger
-	replies <-chan notify.Message // shared by waiting fetches through waiters
 	waiters chan relayWaiter
 }
 
