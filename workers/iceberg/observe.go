@@ -67,10 +67,78 @@ func thresholdsFrom(jobType string, s Settings) thresholds {
 	}
 }
 
-// observe reads a table's figures: the current snapshot's manifests for
-// files, the metadata for snapshots, and (for orphan detection) a walk of
-// the location against every snapshot's manifests.
+// fileCounts are the current snapshot's file figures for one small-file
+// threshold.
+type fileCounts struct {
+	smallFile                                            int64
+	rows, dataFiles, dataBytes, smallFiles, smallBytes   int64
+	deleteFiles, maxSmallPerPartition, currentSnapshotID int64
+	manifests, dataManifests                             int
+}
+
+// countFiles reads the current snapshot's manifests.
+func countFiles(ctx context.Context, tbl *table.Table, smallFile int64) (*fileCounts, error) {
+	c := &fileCounts{smallFile: smallFile}
+	cur := tbl.CurrentSnapshot()
+	if cur == nil {
+		return c, nil
+	}
+	c.currentSnapshotID = cur.SnapshotID
+	if cur.Summary != nil {
+		if n, err := strconv.ParseInt(cur.Summary.Properties["total-records"], 10, 64); err == nil {
+			c.rows = n
+		}
+	}
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mans, err := cur.Manifests(fs)
+	if err != nil {
+		return nil, fmt.Errorf("read the manifest list: %w", err)
+	}
+	c.manifests = len(mans)
+	perPartition := map[string]int64{}
+	for _, mf := range mans {
+		if mf.ManifestContent() == 0 {
+			c.dataManifests++
+		}
+		for e, err := range mf.Entries(fs, true) {
+			if err != nil {
+				return nil, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
+			}
+			df := e.DataFile()
+			if isDeleteContent(df.ContentType()) {
+				c.deleteFiles++
+				continue
+			}
+			c.dataFiles++
+			c.dataBytes += df.FileSizeBytes()
+			if df.FileSizeBytes() < smallFile {
+				c.smallFiles++
+				c.smallBytes += df.FileSizeBytes()
+				k := fmt.Sprint(df.SpecID(), df.Partition())
+				perPartition[k]++
+				c.maxSmallPerPartition = max(c.maxSmallPerPartition, perPartition[k])
+			}
+		}
+	}
+	return c, nil
+}
+
+// observe reads a table's figures afresh.
 func (j *Job) observe(ctx context.Context, tbl *table.Table, th thresholds) (Figures, error) {
+	return j.observeMemo(ctx, tbl, th, nil)
+}
+
+// observeMemo reads a table's figures: the metadata for snapshots, the
+// current snapshot's manifests for files, and (for orphan detection) a
+// listing of the location against what every snapshot references. What
+// memo remembers for the same metadata location is not read again, and an
+// orphan estimate reads only the snapshots added since the last sweep.
+// The orphan figures are an estimate for detection: the job itself reads
+// everything again before it deletes anything.
+func (j *Job) observeMemo(ctx context.Context, tbl *table.Table, th thresholds, memo *sweepMemo) (Figures, error) {
 	md := tbl.Metadata()
 	f := Figures{Snapshots: len(md.Snapshots()), FormatVersion: md.Version(), SmallFileBytes: th.smallFile}
 	if isLance(tbl.Properties()) || isLance(j.Ref.Properties) {
@@ -87,56 +155,38 @@ func (j *Job) observe(ctx context.Context, tbl *table.Table, th thresholds) (Fig
 		f.OldestAgeSeconds = max(0, now.UnixMilli()-f.OldestSnapshotMs) / 1000
 	}
 	f.ExpirableSnapshots = len(planExpiry(md, now, th.expireAge, th.retainLast).drop)
-	cur := tbl.CurrentSnapshot()
-	if cur != nil {
-		f.CurrentSnapshotID = cur.SnapshotID
-		if cur.Summary != nil {
-			if n, err := strconv.ParseInt(cur.Summary.Properties["total-records"], 10, 64); err == nil {
-				f.Rows = n
-			}
-		}
-		fs, err := tbl.FS(ctx)
+
+	loc := tbl.MetadataLocation()
+	e := &memoEntry{metadataLocation: loc, tbl: tbl}
+	if hit := memo.get(j.Ref.ID, loc); hit != nil {
+		*e = *hit
+	}
+	if e.counts == nil || e.counts.smallFile != th.smallFile {
+		c, err := countFiles(ctx, tbl, th.smallFile)
 		if err != nil {
 			return f, err
 		}
-		mans, err := cur.Manifests(fs)
-		if err != nil {
-			return f, fmt.Errorf("read the manifest list: %w", err)
-		}
-		f.Manifests = len(mans)
-		perPartition := map[string]int64{}
-		for _, mf := range mans {
-			if mf.ManifestContent() == 0 {
-				f.DataManifests++
-			}
-			for e, err := range mf.Entries(fs, true) {
-				if err != nil {
-					return f, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
-				}
-				df := e.DataFile()
-				if isDeleteContent(df.ContentType()) {
-					f.DeleteFiles++
-					continue
-				}
-				f.DataFiles++
-				f.DataBytes += df.FileSizeBytes()
-				if df.FileSizeBytes() < th.smallFile {
-					f.SmallFiles++
-					f.SmallBytes += df.FileSizeBytes()
-					k := fmt.Sprint(df.SpecID(), df.Partition())
-					perPartition[k]++
-					f.MaxSmallPerPartition = max(f.MaxSmallPerPartition, perPartition[k])
-				}
-			}
-		}
+		e.counts = c
 	}
+	c := e.counts
+	f.Rows, f.DataFiles, f.DataBytes, f.SmallFiles, f.SmallBytes = c.rows, c.dataFiles, c.dataBytes, c.smallFiles, c.smallBytes
+	f.DeleteFiles, f.MaxSmallPerPartition, f.CurrentSnapshotID = c.deleteFiles, c.maxSmallPerPartition, c.currentSnapshotID
+	f.Manifests, f.DataManifests = c.manifests, c.dataManifests
 	if th.scanForOrphans {
-		sc, err := j.scanOrphans(ctx, tbl, th.orphanAge)
+		if e.reach == nil {
+			r, ids, err := extendReach(ctx, tbl, memo.previous(j.Ref.ID))
+			if err != nil {
+				return f, err
+			}
+			e.reach, e.snapshots = r, ids
+		}
+		sc, err := j.listUnreferenced(ctx, tbl, e.reach, th.orphanAge)
 		if err != nil {
 			return f, err
 		}
 		f.OrphanFiles, f.OrphanBytes = int64(len(sc.old)), sc.oldBytes
 	}
+	memo.put(j.Ref.ID, e)
 	return f, nil
 }
 

@@ -36,7 +36,8 @@ func lanceMarker(rel string) bool {
 }
 
 // scanOrphans walks the table's location and sorts out the files no
-// metadata references.
+// metadata references, reading every snapshot's manifests (exact: jobs
+// delete by it).
 func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.Duration) (*orphanScan, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
@@ -46,17 +47,20 @@ func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.
 	if err != nil {
 		return nil, err
 	}
-	needed := r.all()
-	for p := range metadataFiles(tbl) {
-		needed[p] = true
-	}
+	return j.listUnreferenced(ctx, tbl, r, olderThan)
+}
+
+// listUnreferenced lists the table's location once and keeps the files
+// neither r nor the table's metadata names.
+func (j *Job) listUnreferenced(ctx context.Context, tbl *table.Table, r *reach, olderThan time.Duration) (*orphanScan, error) {
+	meta := metadataFiles(tbl)
 	root := Canonical(tbl.Location())
 	if root == "" || root == "." || root == "/" {
 		return nil, refuse("%s has no usable location (%q); nothing was touched", j.Ref.Ident(), tbl.Location())
 	}
 	cutoff := j.now().Add(-olderThan)
 	sc := &orphanScan{}
-	err = j.Files.List(ctx, root, func(f FileInfo) error {
+	err := j.Files.List(ctx, root, func(f FileInfo) error {
 		p := Canonical(f.Path)
 		rel, err := filepath.Rel(root, p)
 		if err != nil || strings.HasPrefix(rel, "..") {
@@ -66,7 +70,7 @@ func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.
 			sc.lanceMarkers = append(sc.lanceMarkers, rel)
 			return nil
 		}
-		if needed[p] || filepath.Base(p) == versionHint {
+		if r.has(p) || meta[p] || filepath.Base(p) == versionHint {
 			return nil
 		}
 		if f.ModTime.Before(cutoff) {
