@@ -213,9 +213,6 @@ func decide(jobType string, s Settings, f Figures) verdict {
 		}
 		return verdict{summary: fmt.Sprintf("%d old orphan files", f.OrphanFiles)}
 	case JobCompact:
-		if f.DeleteFiles > 0 {
-			return verdict{summary: fmt.Sprintf("%d delete files: compaction would refuse", f.DeleteFiles)}
-		}
 		if f.MaxSmallPerPartition >= s.Int("min_input_files") {
 			return verdict{true, fmt.Sprintf("%d small data files (%d bytes); up to %d in one partition", f.SmallFiles, f.SmallBytes, f.MaxSmallPerPartition)}
 		}
