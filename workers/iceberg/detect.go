@@ -49,6 +49,7 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 		return err.Error()
 	}
 	th := thresholdsFrom(jt, s)
+	nested := nestedIndex(refs)
 	maxProps := int(req.GetMaxProposals())
 	var deadline time.Time
 	if ms := req.GetDeadlineUnixMs(); ms > 0 {
@@ -74,7 +75,7 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 	for range sweepConcurrency {
 		wg.Go(func() {
 			for ref := range work {
-				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now}
+				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now, nested: nested[ref.ID], nestedKnown: true}
 				var tbl *table.Table
 				var err error
 				if e := memo.get(ref.ID, ref.MetadataLocation); e != nil {

@@ -180,6 +180,9 @@ func (j *Job) observeMemo(ctx context.Context, tbl *table.Table, th thresholds, 
 			}
 			e.reach, e.snapshots = r, ids
 		}
+		if err := j.findNested(ctx, tbl); err != nil {
+			return f, err
+		}
 		sc, err := j.listUnreferenced(ctx, tbl, e.reach, th.orphanAge)
 		if err != nil {
 			return f, err
