@@ -9,7 +9,27 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// Figures are one table's observation attributes (JSON for the console).
+// Figures are one table's observation attributes (JSON for the console
+// and the health badges). The JSON names are a contract: readers (the
+// Maintenance tab, table health) look them up by name, so add new ones
+// and never rename these.
+//
+//	rows                           total-records of the current snapshot
+//	data_files, data_bytes         live data files of the current snapshot
+//	small_files, small_bytes       those under small_file_threshold_bytes
+//	max_small_files_per_partition  compaction works per partition
+//	delete_files                   position/equality delete files live now
+//	snapshots                      snapshots in the metadata
+//	oldest_snapshot_age_seconds    age of the oldest (oldest_snapshot_ms: its time)
+//	expirable_snapshots            past the expiry job's retention settings
+//	manifests, data_manifests      in the current snapshot's manifest list
+//	orphan_candidates, orphan_candidate_bytes
+//	                               unreferenced files older than the orphan
+//	                               job's threshold: an estimate from the latest
+//	                               orphan sweep (carried into other sweeps'
+//	                               observations; 0 before any); the job recounts
+//	lance_adapter                  a Lance dataset behind an Iceberg adapter:
+//	                               nothing else is counted
 type Figures struct {
 	Rows           int64 `json:"rows"`
 	DataFiles      int64 `json:"data_files"`
@@ -187,7 +207,16 @@ func (j *Job) observeMemo(ctx context.Context, tbl *table.Table, th thresholds, 
 		if err != nil {
 			return f, err
 		}
-		f.OrphanFiles, f.OrphanBytes = int64(len(sc.old)), sc.oldBytes
+		e.orphans = &orphanEstimate{files: int64(len(sc.old)), bytes: sc.oldBytes}
+	} else if e.orphans == nil {
+		// Other sweeps do not list the location; they carry the last orphan
+		// sweep's estimate so the table's observation does not fall to 0.
+		if prev := memo.previous(j.Ref.ID); prev != nil {
+			e.orphans = prev.orphans
+		}
+	}
+	if e.orphans != nil {
+		f.OrphanFiles, f.OrphanBytes = e.orphans.files, e.orphans.bytes
 	}
 	memo.put(j.Ref.ID, e)
 	return f, nil

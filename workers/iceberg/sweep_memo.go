@@ -38,7 +38,11 @@ type memoEntry struct {
 	counts    *fileCounts
 	reach     *reach         // what every snapshot references; nil until an orphan sweep
 	snapshots map[int64]bool // the snapshots reach covers
+	orphans   *orphanEstimate
 }
+
+// orphanEstimate is the latest orphan sweep's count for a table.
+type orphanEstimate struct{ files, bytes int64 }
 
 func newSweepMemo() *sweepMemo { return &sweepMemo{m: map[string]*memoEntry{}} }
 
@@ -79,7 +83,7 @@ func (s *sweepMemo) put(id string, e *memoEntry) {
 	}
 	s.paths -= old.size()
 	if e.reach != nil && s.paths+e.size() > memoMaxPaths {
-		e = &memoEntry{metadataLocation: e.metadataLocation, tbl: e.tbl, counts: e.counts}
+		e = &memoEntry{metadataLocation: e.metadataLocation, tbl: e.tbl, counts: e.counts, orphans: e.orphans}
 	}
 	s.paths += e.size()
 	s.m[id] = e

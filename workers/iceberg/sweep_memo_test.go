@@ -66,6 +66,11 @@ func TestSweepMemoOrphanEstimate(t *testing.T) {
 			t.Errorf("%s: %d orphans, %d data files; want %d, %d", tc.step, f.OrphanFiles, f.DataFiles, tc.orphans, tc.dataFilesAt)
 		}
 	}
+	cs, _ := readSettings(JobCompact, "", nil)
+	f, err := e.job(t, JobCompact, "events", nil).observeMemo(ctx, e.load(t, "events"), thresholdsFrom(JobCompact, cs), memo)
+	if err != nil || f.OrphanFiles != 2 {
+		t.Fatalf("a compaction sweep after the orphan sweep reports %d orphans (%v), want the carried 2", f.OrphanFiles, err)
+	}
 	if e := memo.get(e.ref(t, "events").ID, e.load(t, "events").MetadataLocation()); e == nil || e.reach == nil {
 		t.Fatal("the memo kept nothing for the table")
 	}
