@@ -96,8 +96,10 @@ type fileCounts struct {
 	manifests, dataManifests                             int
 }
 
-// countFiles reads the current snapshot's manifests.
-func countFiles(ctx context.Context, tbl *table.Table, smallFile int64) (*fileCounts, error) {
+// countFiles reads the current snapshot's manifests; when seed is not nil
+// it also records there what the current snapshot references, so an
+// orphan estimate need not read the same manifests again.
+func countFiles(ctx context.Context, tbl *table.Table, smallFile int64, seed *reach) (*fileCounts, error) {
 	c := &fileCounts{smallFile: smallFile}
 	cur := tbl.CurrentSnapshot()
 	if cur == nil {
@@ -118,16 +120,25 @@ func countFiles(ctx context.Context, tbl *table.Table, smallFile int64) (*fileCo
 		return nil, fmt.Errorf("read the manifest list: %w", err)
 	}
 	c.manifests = len(mans)
+	if seed != nil {
+		seed.lists[Canonical(cur.ManifestList)] = true
+	}
 	perPartition := map[string]int64{}
 	for _, mf := range mans {
 		if mf.ManifestContent() == 0 {
 			c.dataManifests++
+		}
+		if seed != nil {
+			seed.manifests[Canonical(mf.FilePath())] = true
 		}
 		for e, err := range mf.Entries(fs, true) {
 			if err != nil {
 				return nil, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
 			}
 			df := e.DataFile()
+			if seed != nil {
+				seed.files[Canonical(df.FilePath())] = true
+			}
 			if isDeleteContent(df.ContentType()) {
 				c.deleteFiles++
 				continue
@@ -181,8 +192,12 @@ func (j *Job) observeMemo(ctx context.Context, tbl *table.Table, th thresholds, 
 	if hit := memo.get(j.Ref.ID, loc); hit != nil {
 		*e = *hit
 	}
+	var seed *reach // the current snapshot's references, when counting reads them anyway
 	if e.counts == nil || e.counts.smallFile != th.smallFile {
-		c, err := countFiles(ctx, tbl, th.smallFile)
+		if th.scanForOrphans && e.reach == nil && tbl.CurrentSnapshot() != nil {
+			seed = newReach()
+		}
+		c, err := countFiles(ctx, tbl, th.smallFile, seed)
 		if err != nil {
 			return f, err
 		}
@@ -194,7 +209,11 @@ func (j *Job) observeMemo(ctx context.Context, tbl *table.Table, th thresholds, 
 	f.Manifests, f.DataManifests = c.manifests, c.dataManifests
 	if th.scanForOrphans {
 		if e.reach == nil {
-			r, ids, err := extendReach(ctx, tbl, memo.previous(j.Ref.ID))
+			prev := memo.previous(j.Ref.ID)
+			if (prev == nil || prev.reach == nil) && seed != nil {
+				prev = &memoEntry{reach: seed, snapshots: map[int64]bool{tbl.CurrentSnapshot().SnapshotID: true}}
+			}
+			r, ids, err := extendReach(ctx, tbl, prev)
 			if err != nil {
 				return f, err
 			}
