@@ -78,8 +78,12 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now, nested: nested[ref.ID], nestedKnown: true}
 				var tbl *table.Table
 				var err error
-				if e := memo.get(ref.ID, ref.MetadataLocation); e != nil {
-					tbl = e.tbl // metadata files never change: no read
+				// Metadata files never change, so a remembered table needs no
+				// read; but one on S3 comes with the REST answer's credentials,
+				// which may be vended and expire, so it is loaded afresh.
+				_, onS3 := s3Location(ref.MetadataLocation)
+				if e := memo.get(ref.ID, ref.MetadataLocation); e != nil && !onS3 {
+					tbl = e.tbl
 				} else {
 					tbl, err = cat.Snapshot(ctx, ref)
 				}
