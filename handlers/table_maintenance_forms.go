@@ -84,6 +84,7 @@ func maintField(f tasks.Field) views.MaintField {
 	}
 	if f.Only != nil {
 		mf.Help = strings.TrimSpace(mf.Help + " Only with " + f.Only.Field + " " + strings.Join(f.Only.Values, " or ") + ".")
+		mf.OnlyField, mf.OnlyValues = f.Only.Field, strings.Join(f.Only.Values, " ")
 	}
 	return mf
 }

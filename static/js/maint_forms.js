@@ -1,7 +1,9 @@
 // Maintenance forms: an index form's index-type select offers only the
 // types the chosen column's type takes (data-index-types on each column
-// option). The server refuses a mismatch with the same rule, so this is a
-// convenience, not the check.
+// option), and a field that applies only to some values of another
+// (data-only-field, data-only-values: the FTS options) shows only then,
+// disabled otherwise so it is not sent. The server refuses both mistakes
+// with the same rules, so this is a convenience, not the check.
 (function () {
   "use strict";
 
@@ -20,13 +22,28 @@
     });
     var cur = kind.options[kind.selectedIndex];
     if ((!cur || cur.disabled || cur.value === "") && firstAllowed) firstAllowed.selected = true;
+    conditions(form);
+  }
+
+  function conditions(form) {
+    form.querySelectorAll("[data-only-field]").forEach(function (field) {
+      var name = field.getAttribute("data-only-field");
+      if (!name) return;
+      var other = form.querySelector('[name="' + name + '"]');
+      var on = !!other && (field.getAttribute("data-only-values") || "").split(" ").indexOf(other.value) >= 0;
+      field.hidden = !on;
+      field.querySelectorAll("input, select, textarea").forEach(function (el) { el.disabled = !on; });
+    });
   }
 
   function init() {
     document.querySelectorAll("select[data-index-column]").forEach(update);
+    document.querySelectorAll("form").forEach(function (f) { if (f.querySelector("[data-only-field]")) conditions(f); });
   }
   document.addEventListener("change", function (ev) {
-    if (ev.target.matches && ev.target.matches("select[data-index-column]")) update(ev.target);
+    if (!ev.target.matches) return;
+    if (ev.target.matches("select[data-index-column]")) update(ev.target);
+    else if (ev.target.form) conditions(ev.target.form);
   });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
