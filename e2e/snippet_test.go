@@ -59,7 +59,7 @@ func TestJourneySnippetsRunAsCopied(t *testing.T) {
 		}
 		t.Skip("skipping: node_modules/@lancedb/lancedb is missing (npm ci installs it)")
 	}
-	f := startFloeForSnippets(t, node)
+	f := startFloeForSnippets(t, node, false)
 
 	ctx, logs := browserContext(t, execPath)
 	ctx, cancel := context.WithTimeout(ctx, snippetJourneyTimeout)
@@ -190,8 +190,9 @@ type snippetFloe struct{ url string }
 
 // startFloeForSnippets runs the real floe with its Lance and Iceberg
 // catalogs, seeds snip/docs/items through LanceDB and snip-lake.sales.events
-// through iceberg-go, each over floe's own REST surface.
-func startFloeForSnippets(t *testing.T, node string) snippetFloe {
+// through iceberg-go, each over floe's own REST surface. withWorker adds
+// --with-worker: the bundled workers, which also seed the demo table.
+func startFloeForSnippets(t *testing.T, node string, withWorker bool) snippetFloe {
 	t.Helper()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -204,8 +205,13 @@ func startFloeForSnippets(t *testing.T, node string) snippetFloe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := exec.Command(bin, "serve", "--data", data, "--http", httpAddr, "--grpc", grpcAddr,
-		"--lance", lanceAddr, "--iceberg", icebergAddr, "--s3tables", "")
+	args := []string{"serve", "--data", data, "--http", httpAddr, "--grpc", grpcAddr,
+		"--lance", lanceAddr, "--iceberg", icebergAddr, "--s3tables", ""}
+	if withWorker {
+		args = append(args, "--with-worker")
+	}
+	c := exec.Command(bin, args...)
+	c.Dir = ".."
 	c.Env = append(os.Environ(), "FLOE_ADMIN_PASSWORD="+adminPassword)
 	c.Stdout, c.Stderr = logFile, logFile
 	if err := c.Start(); err != nil {
