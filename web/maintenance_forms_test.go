@@ -112,6 +112,15 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 	if runner.n != 0 {
 		t.Fatalf("%d jobs submitted by refused forms", runner.n)
 	}
+	bareTbl, _ := e.table("lbk", "ns", "bare")
+	if _, err := obs.Put(observe.Observation{ObjectID: bareTbl.ID, Format: catalog.FormatLance, WorkerID: "w",
+		ObservedAt: time.Now(), Attributes: json.RawMessage(`{"schema": [{"name": "id", "type": "Int64", "nullable": false}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	noVec := e.get(c, "/buckets/lbk/namespaces/ns/tables/bare/maintenance")
+	if !strings.Contains(noVec.text("form-create_vector_index-unavailable"), "no vector column") || noVec.has("form-create_vector_index-form") {
+		t.Errorf("a table without a vector column offers the vector index form (%q)", noVec.text("form-create_vector_index-unavailable"))
+	}
 	ok := e.post(c, maintURL+"/tasks", url.Values{"task_type": {"lance_scalar_index"}, "column": {"tags"}, "index_type": {"LABEL_LIST"}})
 	if ok.status != http.StatusSeeOther || runner.n != 1 {
 		t.Fatalf("a fitting index: %d, %d jobs", ok.status, runner.n)
