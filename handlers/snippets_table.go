@@ -108,7 +108,7 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 			`    "uri": `+uri+`,`,
 			`    "header.x-api-key": `+k.py+`,`,
 			`})`,
-			`table = db.open_table(`+name+`, namespace=`+nsID+`)`,
+			`table = db.open_table(`+name+`, namespace_path=`+nsID+`)`, // lancedb 0.40 names the path namespace_path
 			`print(table.count_rows(), "rows")`,
 		)},
 		{ID: "pylance", Engine: "pylance " + pylanceVersion, Surface: "lance", Language: "python", Code: lines(
