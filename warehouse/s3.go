@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
 // S3Config says how to reach the store of an s3:// warehouse.
@@ -31,6 +33,12 @@ type S3Config struct {
 	// AccessKey and SecretKey, when both set, replace the standard AWS
 	// credential chain (environment, shared files, instance roles).
 	AccessKey, SecretKey, SessionToken string
+	// STSRoleARN is the role floe assumes to vend keys scoped to one
+	// table (--vend-credentials sts); empty when it does not.
+	STSRoleARN string
+	// STSEndpoint is the store's STS URL; empty means Endpoint (the
+	// S3-compatible stores that have STS serve it on the S3 port), or AWS's.
+	STSEndpoint string
 }
 
 const (
@@ -64,6 +72,7 @@ type S3 struct {
 	client   *s3.Client
 	cfg      S3Config
 	creds    aws.CredentialsProvider // what floe signs with; Vend hands it out under static
+	sts      *stsVendor              // nil unless cfg.STSRoleARN is set
 	endpoint string                  // for sentences: cfg.Endpoint or "AWS S3"
 }
 
@@ -108,7 +117,15 @@ func OpenS3(ctx context.Context, root Location, cfg S3Config) (*S3, error) {
 	if endpoint == "" {
 		endpoint = "AWS S3"
 	}
-	return &S3{root: root, client: client, cfg: cfg, creds: awsCfg.Credentials, endpoint: endpoint}, nil
+	b := &S3{root: root, client: client, cfg: cfg, creds: awsCfg.Credentials, endpoint: endpoint}
+	if cfg.STSRoleARN != "" {
+		b.sts = newSTSVendor(sts.NewFromConfig(awsCfg, func(o *sts.Options) {
+			if ep := cmp.Or(cfg.STSEndpoint, cfg.Endpoint); ep != "" {
+				o.BaseEndpoint = aws.String(ep)
+			}
+		}), cfg.STSRoleARN)
+	}
+	return b, nil
 }
 
 // NewS3 opens an s3:// root as a Warehouse.
