@@ -287,3 +287,14 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// CPUTime is the CPU time the store's weed process has used so far, so a
+// benchmark can tell the store's own work from the client's.
+func (s *Store) CPUTime() (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0, errors.New("s3test: store not running")
+	}
+	return cpuTime(s.cmd.Process.Pid)
+}
