@@ -21,7 +21,7 @@ const journeyTimeout = 10 * time.Minute
 
 // repoRoot is the module root (two levels up) and node, or a skip (fail in
 // CI) when node or the LanceDB package is missing.
-func repoRoot(t *testing.T) (root, node string) {
+func repoRoot(t testing.TB) (root, node string) {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
@@ -43,7 +43,7 @@ func repoRoot(t *testing.T) (root, node string) {
 // storeEnv is what the node side needs to put floe on store: endpoint,
 // bucket, vend mode and the store's keys (floe serve and the bundled
 // worker inherit them; LanceDB in the test process gets vended ones).
-func storeEnv(t *testing.T, st *s3test.Store, vend string) []string {
+func storeEnv(t testing.TB, st *s3test.Store, vend string) []string {
 	return append(os.Environ(),
 		"FLOE_TEST_S3_ENDPOINT="+st.Endpoint,
 		"FLOE_TEST_S3_BUCKET="+st.Bucket(t),
