@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/floe/floe/persist"
 	"log/slog"
 	"time"
 
@@ -43,7 +44,9 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
-		Options:   plugin.Options{ConsoleVersion: version}})
+		// On PostgreSQL other replicas may share the catalog: jobs go
+		// under leases and detection takes turns (see plugin/job_lease.go).
+		Options: plugin.Options{ConsoleVersion: version, Shared: s.db.Dialect().Name == persist.Postgres().Name}})
 	if err != nil {
 		return nil, err
 	}
