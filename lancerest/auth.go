@@ -2,12 +2,14 @@ package lancerest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 )
 
 // reqState travels in the request context: one allocation carries the
@@ -70,6 +72,10 @@ func (s *Server) authenticate(r *http.Request, st *reqState) *Error {
 	}
 	key, f := s.auth.Check(r)
 	if f != nil {
+		if f.Reason == apikey.Failed && (errors.Is(f.Err, catalog.ErrUnavailable) || persist.IsUnreachable(f.Err)) {
+			return &Error{Code: CodeServiceUnavailable, Msg: "catalog unavailable",
+				Detail: "The API key could not be checked: the catalog database is unreachable (stopped or restarting); retry shortly.", cause: f.Err}
+		}
 		if f.Reason == apikey.Failed {
 			return &Error{Code: CodeInternal, Msg: "internal error", Detail: "The API key could not be checked; the server log has the cause under this request id.", cause: f.Err}
 		}

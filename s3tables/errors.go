@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/persist"
 )
 
 // Error is this surface's one error type: the S3 Tables exception name
@@ -30,6 +31,7 @@ const (
 	excForbidden      = "ForbiddenException"
 	excTooManyReqs    = "TooManyRequestsException"
 	excInternal       = "InternalServerErrorException"
+	excUnavailable    = "ServiceUnavailableException"
 	excMethodNotAllow = "MethodNotAllowedException"
 )
 
@@ -85,6 +87,11 @@ func toError(err error) (e *Error, internal bool) {
 		case errors.Is(err, catalog.ErrInvalid):
 			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ce.Field, Message: ce.Message}, false
 		}
+	}
+	if errors.Is(err, catalog.ErrUnavailable) || persist.IsUnreachable(err) {
+		// Logged as a fault (true) so the cause is kept, answered as 503.
+		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable,
+			Message: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly"}, true
 	}
 	return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
 }

@@ -69,8 +69,11 @@ type Cluster struct {
 	Warehouse string // the shared warehouse directory
 	// APIKey is a readwrite key for every bucket, created before the
 	// replicas started.
-	APIKey   string
-	Replicas []*Replica
+	APIKey string
+	// AccessKeyID and SecretAccessKey are APIKey's SigV4 pair, for the S3
+	// Tables surface.
+	AccessKeyID, SecretAccessKey string
+	Replicas                     []*Replica
 }
 
 // Replica is one `floe serve` process.
@@ -124,6 +127,12 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	c.APIKey = strings.TrimSpace(lines[len(lines)-1])
+	for _, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "S3 Tables (SigV4): access key id "); ok {
+			id, secret, _ := strings.Cut(rest, ", secret access key ")
+			c.AccessKeyID, c.SecretAccessKey = strings.TrimSpace(id), strings.TrimSpace(secret)
+		}
+	}
 	withWorker := map[int]bool{}
 	for _, i := range o.WithWorker {
 		withWorker[i] = true
