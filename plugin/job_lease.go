@@ -54,6 +54,9 @@ func (st *jobStore) leaseLoop(ctx context.Context) {
 		if err := st.claim(ctx); err != nil && ctx.Err() == nil {
 			st.p.log.Warn("could not claim jobs from other replicas", "err", err)
 		}
+		if err := st.finishRequested(ctx); err != nil && ctx.Err() == nil {
+			st.p.log.Warn("could not read cancel requests from other replicas", "err", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -127,7 +130,7 @@ func (st *jobStore) claim(ctx context.Context) error {
 		if n, _ := res.RowsAffected(); n != 1 {
 			continue // another replica was quicker
 		}
-		if err := st.adopt(ctx, c); err != nil {
+		if err := st.adopt(ctx, c, true); err != nil {
 			return err
 		}
 	}
@@ -135,8 +138,8 @@ func (st *jobStore) claim(ctx context.Context) error {
 }
 
 // adopt loads a job just claimed into memory: a pending one is scheduled
-// here, an assigned or running one is failed for good.
-func (st *jobStore) adopt(ctx context.Context, c leaseCand) error {
+// here, an assigned or running one is failed for good when settle is set.
+func (st *jobStore) adopt(ctx context.Context, c leaseCand, settle bool) error {
 	j, err := st.get(ctx, c.id)
 	if err != nil {
 		return err
@@ -153,7 +156,7 @@ func (st *jobStore) adopt(ctx context.Context, c leaseCand) error {
 	if r.DedupeKey != "" {
 		st.dedupe[r.DedupeKey] = r.ID
 	}
-	if j.State == JobPending {
+	if j.State == JobPending || !settle {
 		st.logLocked(ctx, r, "claimed by replica %s", st.p.cfg.ReplicaID)
 		st.p.sched.wake(r.Lane)
 		return nil
@@ -219,4 +222,78 @@ func (p *Plugin) claimDetection(ctx context.Context, jobType string, interval ti
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// finishAnywhere ends an active job by hand (cancel, expire) wherever it is
+// held. A job this replica holds, or that nobody holds (released, or its
+// replica died), is claimed and finished here at once; a job another live
+// replica holds gets a request in its row, which that replica's lease loop
+// carries out within a scheduler tick. The job is returned as it is now.
+func (st *jobStore) finishAnywhere(ctx context.Context, id string, state JobState, why string) (Job, error) {
+	st.mu.Lock()
+	_, local := st.active[id]
+	st.mu.Unlock()
+	if local || !st.p.cfg.Shared {
+		return st.finish(ctx, id, state, why)
+	}
+	j, err := st.get(ctx, id)
+	if err != nil || !j.State.Active() {
+		return j, err
+	}
+	now := msOf(st.p.now())
+	res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = ?, lease_until = ?
+		WHERE id = ? AND state = ? AND lease_until < ?`, st.p.cfg.ReplicaID,
+		msOf(st.p.now().Add(st.p.cfg.JobLease)), id, string(j.State), now)
+	if err != nil {
+		return Job{}, err
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		if err := st.adopt(ctx, leaseCand{id: id, jobType: j.Type, state: string(j.State)}, false); err != nil {
+			return Job{}, err
+		}
+		return st.finish(ctx, id, state, why)
+	}
+	if _, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET finish_request = ?, finish_reason = ?
+		WHERE id = ? AND state IN (?,?,?)`, string(state), truncate(why, maxErrorLen), id,
+		string(JobPending), string(JobAssigned), string(JobRunning)); err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+// finishRequested carries out cancel and expire requests other replicas
+// left on jobs this one holds.
+func (st *jobStore) finishRequested(ctx context.Context) error {
+	rows, err := st.p.db.QueryContext(ctx, `SELECT id, finish_request, finish_reason FROM plugin_jobs
+		WHERE owner = ? AND finish_request <> '' AND state IN (?,?,?)`, st.p.cfg.ReplicaID,
+		string(JobPending), string(JobAssigned), string(JobRunning))
+	if err != nil {
+		return err
+	}
+	type req struct{ id, state, why string }
+	var reqs []req
+	for rows.Next() {
+		var r req
+		if err := rows.Scan(&r.id, &r.state, &r.why); err != nil {
+			rows.Close()
+			return err
+		}
+		reqs = append(reqs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range reqs {
+		st.mu.Lock()
+		_, held := st.active[r.id]
+		st.mu.Unlock()
+		if !held {
+			continue // the row names this replica, but its memory let go (lost lease): the new holder acts
+		}
+		if _, err := st.finish(ctx, r.id, JobState(r.state), r.why); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -131,12 +131,12 @@ func (p *Plugin) ActiveJobs() []Job {
 
 // ExpireJob marks an active job expired and tells its worker to stop.
 func (p *Plugin) ExpireJob(ctx context.Context, id string) (Job, error) {
-	return p.jobs.finish(ctx, id, JobExpired, "expired by an operator")
+	return p.jobs.finishAnywhere(ctx, id, JobExpired, "expired by an operator")
 }
 
 // CancelJob marks an active job canceled and tells its worker to stop.
 func (p *Plugin) CancelJob(ctx context.Context, id string) (Job, error) {
-	return p.jobs.finish(ctx, id, JobCanceled, "canceled by an operator")
+	return p.jobs.finishAnywhere(ctx, id, JobCanceled, "canceled by an operator")
 }
 
 // SubmitJob queues a job outside detection (the Lance task API). The job

@@ -120,3 +120,49 @@ func TestDetectionClaimOncePerInterval(t *testing.T) {
 		t.Fatal("another job type has its own interval")
 	}
 }
+
+// TestLeaseCancelFromOtherReplica: Cancel pressed on a replica that does not
+// hold the job ends it there too — a running job held by a live replica
+// through a request its holder carries out (the worker is told to stop),
+// a released pending job at once.
+func TestLeaseCancelFromOtherReplica(t *testing.T) {
+	a, b := replicaPair(t)
+	stopped := make(chan struct{}, 1)
+	a.connect(plugintest.Config{WorkerID: "wa", Capabilities: []*pluginpb.Capability{capability("lance_compact", "lance")},
+		OnExecute: func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed {
+			progress(&pluginpb.Progress{Percent: 10, Stage: "start"})
+			<-ctx.Done()
+			stopped <- struct{}{}
+			return nil
+		}})
+	ctx := context.Background()
+	running, err := a.p.SubmitJob(ctx, JobSpec{Type: "lance_compact", ObjectID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.waitUntil("running on A", func() bool { j, _ := a.p.GetJob(ctx, running.ID); return j.State == JobRunning })
+	if _, err := b.p.CancelJob(ctx, running.ID); err != nil {
+		t.Fatal(err)
+	}
+	b.waitUntil("canceled", func() bool { j, _ := b.p.GetJob(ctx, running.ID); return j.State == JobCanceled })
+	select {
+	case <-stopped:
+	case <-time.After(testWait):
+		t.Fatal("the worker was not told to stop")
+	}
+
+	// A job type no worker runs: B releases it, nobody claims it.
+	idle, err := b.p.SubmitJob(ctx, JobSpec{Type: "nobody_runs_this", ObjectID: "t2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitUntil("released", func() bool {
+		b.p.jobs.mu.Lock()
+		defer b.p.jobs.mu.Unlock()
+		_, held := b.p.jobs.active[idle.ID]
+		return !held
+	})
+	if j, err := a.p.CancelJob(ctx, idle.ID); err != nil || j.State != JobCanceled {
+		t.Fatalf("cancel of a released job on A: %s %v", j.State, err)
+	}
+}

@@ -26,5 +26,6 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestLeaseDedupeAcrossReplicas", Fn: TestLeaseDedupeAcrossReplicas},
 		{Name: "TestLeaseTakeoverFailsJobOfDeadReplica", Fn: TestLeaseTakeoverFailsJobOfDeadReplica},
 		{Name: "TestDetectionClaimOncePerInterval", Fn: TestDetectionClaimOncePerInterval},
+		{Name: "TestLeaseCancelFromOtherReplica", Fn: TestLeaseCancelFromOtherReplica},
 	})
 }

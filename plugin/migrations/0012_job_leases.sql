@@ -4,6 +4,10 @@
 -- owner's heartbeat, and once it passes another replica may take the job.
 ALTER TABLE plugin_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE plugin_jobs ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+-- finish_request ('canceled' or 'expired') asks the holder to end the
+-- job: an operator pressed Cancel on a replica that does not hold it.
+ALTER TABLE plugin_jobs ADD COLUMN finish_request TEXT NOT NULL DEFAULT '';
+ALTER TABLE plugin_jobs ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
 CREATE INDEX plugin_jobs_lease ON plugin_jobs(state, lease_until);
 CREATE INDEX plugin_jobs_dedupe ON plugin_jobs(dedupe_key);
 
