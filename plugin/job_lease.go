@@ -297,3 +297,38 @@ func (st *jobStore) finishRequested(ctx context.Context) error {
 	}
 	return nil
 }
+
+// elsewhereTimeout bounds the database read ActiveJobs adds on replicas;
+// past it the caller sees this replica's own jobs only.
+const elsewhereTimeout = 2 * time.Second
+
+// activeHeldElsewhere reads the active jobs other replicas hold (or nobody
+// holds: released, waiting for a worker), so every replica's console lists
+// the same active jobs. local is what this replica holds.
+func (st *jobStore) activeHeldElsewhere(local []Job) []Job {
+	ctx, cancel := context.WithTimeout(st.p.root, elsewhereTimeout)
+	defer cancel()
+	rows, err := st.p.db.QueryContext(ctx, `SELECT `+jobColumns+` FROM plugin_jobs WHERE state IN (?,?,?) LIMIT ?`,
+		string(JobPending), string(JobAssigned), string(JobRunning), maxActiveJobs)
+	if err != nil {
+		st.p.log.Warn("could not read other replicas' active jobs", "err", err)
+		return nil
+	}
+	defer rows.Close()
+	mine := make(map[string]bool, len(local))
+	for _, j := range local {
+		mine[j.ID] = true
+	}
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			st.p.log.Warn("could not read other replicas' active jobs", "err", err)
+			return out
+		}
+		if !mine[j.ID] {
+			out = append(out, j)
+		}
+	}
+	return out
+}

@@ -125,6 +125,9 @@ func (p *Plugin) ActiveJobs() []Job {
 		out = append(out, r.Job.clone())
 	}
 	p.jobs.mu.Unlock()
+	if p.cfg.Shared {
+		out = append(out, p.jobs.activeHeldElsewhere(out)...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out
 }

@@ -141,6 +141,13 @@ func TestLeaseCancelFromOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.waitUntil("running on A", func() bool { j, _ := a.p.GetJob(ctx, running.ID); return j.State == JobRunning })
+	listed := false
+	for _, j := range b.p.ActiveJobs() {
+		listed = listed || (j.ID == running.ID && j.State == JobRunning)
+	}
+	if !listed {
+		t.Fatal("B's active jobs do not list the job running on A's worker")
+	}
 	if _, err := b.p.CancelJob(ctx, running.ID); err != nil {
 		t.Fatal(err)
 	}
