@@ -9,7 +9,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
-	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -125,7 +124,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
 	id := requestID(w)
 	switch {
-	case ae == nil && (errors.Is(err, catalog.ErrUnavailable) || persist.IsUnreachable(err)):
+	case ae == nil && errors.Is(err, catalog.ErrUnavailable):
 		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
 			"the catalog database cannot be reached right now (stopped or restarting), so the request did not complete; retry shortly (request id " + id + ")"}
 	case ae == nil && errors.Is(err, warehouse.ErrUnavailable):

@@ -9,7 +9,6 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/persist"
 )
 
 // reqState travels in the request context: one allocation carries the
@@ -72,7 +71,7 @@ func (s *Server) authenticate(r *http.Request, st *reqState) *Error {
 	}
 	key, f := s.auth.Check(r)
 	if f != nil {
-		if f.Reason == apikey.Failed && (errors.Is(f.Err, catalog.ErrUnavailable) || persist.IsUnreachable(f.Err)) {
+		if f.Reason == apikey.Failed && errors.Is(f.Err, catalog.ErrUnavailable) {
 			return &Error{Code: CodeServiceUnavailable, Msg: "catalog unavailable",
 				Detail: "The API key could not be checked: the catalog database is unreachable (stopped or restarting); retry shortly.", cause: f.Err}
 		}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
-	"github.com/floe/floe/persist"
 )
 
 // Error is this surface's one error type: the S3 Tables exception name
@@ -88,7 +87,7 @@ func toError(err error) (e *Error, internal bool) {
 			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ce.Field, Message: ce.Message}, false
 		}
 	}
-	if errors.Is(err, catalog.ErrUnavailable) || persist.IsUnreachable(err) {
+	if errors.Is(err, catalog.ErrUnavailable) {
 		// Logged as a fault (true) so the cause is kept, answered as 503.
 		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable,
 			Message: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly"}, true
