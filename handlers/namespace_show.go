@@ -82,6 +82,9 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 			Name: t.Name, Format: string(t.Format), Rows: h.rows(t), State: string(t.State), CreatedAt: t.CreatedAt,
 		})
 	}
+	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
+		return views.NamespaceView{}, err
+	}
 	for i := 1; i <= pages && pages > 1; i++ {
 		v.Pages = append(v.Pages, views.PageLink{Number: i, Current: i == page, Href: pageHref(b.Name, ns.Name(), q, i)})
 	}
