@@ -297,9 +297,28 @@ func TestServiceSummariesAndFilter(t *testing.T) {
 		t.Errorf("after a drop: %+v", sum["b1"])
 	}
 
-	names, more, err := s.NeedingAttention(context.Background(), "b1", []string{"ns"}, "", 10)
-	if err != nil || more || strings.Join(names, ",") != "c" {
-		t.Errorf("needing attention: %v %v %v", names, more, err)
+	obs.put("b", catalog.FormatLance, map[string]any{"fragments": 5, "small_fragments": 5})
+	cases := []struct {
+		contains, after string
+		limit           int
+		want            string
+		total           int
+	}{
+		{"", "", 10, "b,c", 2},
+		{"", "", 1, "b", 2},
+		{"", "b", 10, "c", 2},
+		{"c", "", 10, "c", 1},
+		{"zzz", "", 10, "", 0},
+	}
+	for _, c := range cases {
+		page, total, err := s.NeedingAttention(context.Background(), "b1", []string{"ns"}, c.contains, c.after, c.limit)
+		var names []string
+		for _, k := range page {
+			names = append(names, k.Name)
+		}
+		if err != nil || total != c.total || strings.Join(names, ",") != c.want {
+			t.Errorf("%+v: %v %d %v", c, names, total, err)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -276,28 +277,29 @@ func (s *Service) freshSummary(key summaryKey) (map[string]BucketSummary, bool) 
 	return s.sum, onlyObservations && s.now().Sub(s.sumAt) < summaryMinInterval
 }
 
-// NeedingAttention lists, in name order, the tables of a namespace after
-// the name after that are in attention or need maintenance, at most limit
-// (more tells whether there are others past them).
-func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []string, after string, limit int) (names []string, more bool, err error) {
+// NeedingAttention walks a namespace's tables in name order and returns
+// those in attention or needing maintenance whose name contains contains
+// ("" = any): the first limit after the name after, and how many match in
+// all. One catalog query; each table's judgement comes from the cache.
+func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []string, contains, after string, limit int) (page []catalog.TableKey, total int, err error) {
 	if s == nil || s.tables == nil {
-		return nil, false, nil
+		return nil, 0, nil
 	}
 	keys, err := s.tables.TableKeys(ctx, bucket, ns)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, err
 	}
 	for _, k := range keys {
-		if k.Name <= after {
+		if contains != "" && !strings.Contains(k.Name, contains) {
 			continue
 		}
 		if !s.Table(k.ID, k.Format, k.ModifiedAt).NeedsAttention() {
 			continue
 		}
-		if len(names) == limit {
-			return names, true, nil
+		total++
+		if k.Name > after && len(page) < limit {
+			page = append(page, k)
 		}
-		names = append(names, k.Name)
 	}
-	return names, false, nil
+	return page, total, nil
 }

@@ -1,0 +1,165 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/observe"
+	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/plugin/pluginpb"
+	"github.com/floe/floe/plugin/plugintest"
+)
+
+// observeTable stores an observation for a table as a worker would.
+func (e *workerEnv) observeTable(t catalog.Table, attrs map[string]any) {
+	e.t.Helper()
+	b, _ := json.Marshal(attrs)
+	if _, err := e.obs.Put(observe.Observation{ObjectID: t.ID, Format: t.Format, ObservedAt: time.Now(), WorkerID: "w-obs", Attributes: b}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestTableHealthInLists(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.seed("vec", catalog.FormatLance, "prod", "small", "fine", "unseen", "indexed")
+	small, _ := e.table("vec", "prod", "small")
+	fine, _ := e.table("vec", "prod", "fine")
+	indexed, _ := e.table("vec", "prod", "indexed")
+	e.seed("other", catalog.FormatLance, "ns", "quiet")
+	e.observeTable(small, map[string]any{"rows": 1200, "bytes": 3 << 20, "fragments": 12, "small_fragments": 12, "version": 13, "versions": 13})
+	e.observeTable(fine, map[string]any{"rows": 100, "bytes": 1 << 20, "fragments": 1, "small_fragments": 1, "version": 2, "versions": 2})
+	e.observeTable(indexed, map[string]any{"rows": 50, "bytes": 1 << 10, "fragments": 1, "small_fragments": 1, "version": 4,
+		"indices": []map[string]any{{"name": "v_idx", "type": "IVF_PQ", "columns": []string{"v"}, "indexed_rows": 40, "unindexed_rows": 10}}})
+	c := e.admin()
+
+	r := e.get(c, "/buckets/vec/namespaces/prod")
+	want := map[string]struct{ health, size, version string }{
+		"small":   {"needs-maintenance", "3.0 MiB", "13"},
+		"fine":    {"healthy", "1.0 MiB", "2"},
+		"unseen":  {"unknown", "—", "—"},
+		"indexed": {"attention", "1.0 KiB", "4"},
+	}
+	for name, w := range want {
+		row := r.doc.Find(`[data-table="` + name + `"]`)
+		if got := row.Find(`[data-testid="health-badge"]`).AttrOr("data-health", ""); got != w.health {
+			t.Errorf("%s health %q, want %q", name, got, w.health)
+		}
+		if got := strings.TrimSpace(row.Find(`[data-testid="table-size"]`).Text()); got != w.size {
+			t.Errorf("%s size %q, want %q", name, got, w.size)
+		}
+		if got := strings.TrimSpace(row.Find(`[data-testid="table-version"]`).Text()); got != w.version {
+			t.Errorf("%s version %q, want %q", name, got, w.version)
+		}
+	}
+	if title := r.doc.Find(`[data-table="small"] [data-testid="health-badge"]`).AttrOr("title", ""); !strings.Contains(title, "small fragments: 12 fragments, threshold 8 fragments") {
+		t.Errorf("badge title %q lacks the reason", title)
+	}
+	if title := r.doc.Find(`[data-table="unseen"] [data-testid="health-badge"]`).AttrOr("title", ""); title != "unknown, not observed yet" {
+		t.Errorf("unobserved title %q", title)
+	}
+
+	r = e.get(c, "/buckets/vec/namespaces/prod?health=attention")
+	var names []string
+	for _, n := range r.doc.Find(`[data-testid="table-row"]`).Nodes {
+		for _, a := range n.Attr {
+			if a.Key == "data-table" {
+				names = append(names, a.Val)
+			}
+		}
+	}
+	if strings.Join(names, ",") != "indexed,small" || !strings.Contains(r.text("tables-total"), "2 tables") {
+		t.Errorf("attention filter: %v, %q", names, r.text("tables-total"))
+	}
+	if !r.has("health-filter-all") {
+		t.Error("no way back to every table")
+	}
+
+	b := e.get(c, "/buckets")
+	row := b.doc.Find(`[data-bucket="vec"]`)
+	for testid, w := range map[string]string{"bucket-tables": "4", "bucket-rows": "1,350", "bucket-size": "4.0 MiB", "bucket-attention": "2"} {
+		if got := strings.TrimSpace(row.Find(`[data-testid="` + testid + `"]`).Text()); got != w {
+			t.Errorf("vec %s %q, want %q", testid, got, w)
+		}
+	}
+	if got := strings.TrimSpace(b.doc.Find(`[data-bucket="other"] [data-testid="bucket-rows"]`).Text()); got != "—" {
+		t.Errorf("unobserved bucket rows %q, want a dash", got)
+	}
+}
+
+func TestTableHealthFix(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.worker(plugintest.Config{WorkerID: "w-lance",
+		Capabilities: []*pluginpb.Capability{
+			{JobType: "lance_compact", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
+			{JobType: "lance_cleanup", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
+		}})
+	tb := e.lanceTable("vec", "prod", "small")
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	var hist []map[string]any
+	for v := 1; v <= 20; v++ {
+		hist = append(hist, map[string]any{"version": v, "timestamp": old.Add(time.Duration(v) * time.Minute).Format(time.RFC3339)})
+	}
+	e.observeTable(tb, map[string]any{"rows": 12, "fragments": 12, "small_fragments": 12, "version": 20, "versions": 20, "history": hist})
+	url := "/buckets/vec/namespaces/prod/tables/small"
+	admin := e.admin()
+
+	page := e.get(admin, url)
+	if got := page.doc.Find(`[data-testid="health-panel"] [data-testid="health-badge"]`).AttrOr("data-health", ""); got != "needs-maintenance" {
+		t.Fatalf("table page health %q", got)
+	}
+	rules := map[string]bool{}
+	for _, n := range page.doc.Find(`[data-testid="health-reason"]`).Nodes {
+		for _, a := range n.Attr {
+			if a.Key == "data-rule" {
+				rules[a.Val] = true
+			}
+		}
+	}
+	if !rules["lance.small_fragments"] || !rules["lance.reclaimable_versions"] {
+		t.Fatalf("reasons %v", rules)
+	}
+
+	// A reader sees the reasons but no button.
+	if r := e.get(e.reader(), url+"/fix"); r.has("health-fix-button") {
+		t.Error("a reader gets a Fix button")
+	}
+	ctl := e.get(admin, url+"/fix")
+	form := ctl.doc.Find(`[data-testid="health-fix-form"]`)
+	if form.Length() != 1 || !strings.Contains(form.AttrOr("data-confirm", ""), "lance_cleanup") {
+		t.Fatalf("fix form %q (cleanup deletes versions: it must ask first)", form.AttrOr("data-confirm", "none"))
+	}
+
+	r := e.do(admin, "POST", url+"/fix", nil, map[string]string{"HX-Request": "true"})
+	if r.status != http.StatusOK || r.doc.Find(`[data-testid="health-fix-job"]`).Length() != 2 || r.has("health-fix-button") {
+		t.Fatalf("fix: %d, %d jobs shown\n%s", r.status, r.doc.Find(`[data-testid="health-fix-job"]`).Length(), r.body)
+	}
+	jobs, _, err := e.p.ListJobs(context.Background(), plugin.JobFilter{ObjectID: tb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]string{}
+	for _, j := range jobs {
+		got[j.Type] = j.Parameters
+	}
+	if _, ok := got["lance_compact"]; !ok || got["lance_cleanup"]["older_than"] != "168h" || got["lance_cleanup"]["retain_versions"] != "10" {
+		t.Errorf("jobs %v", got)
+	}
+	// Pressing again while they run follows them instead of doubling.
+	e.do(admin, "POST", url+"/fix", nil, map[string]string{"HX-Request": "true"})
+	jobs, _, _ = e.p.ListJobs(context.Background(), plugin.JobFilter{ObjectID: tb.ID})
+	if len(jobs) != 2 {
+		t.Errorf("%d jobs after a second press, want 2", len(jobs))
+	}
+
+	// The worker re-observes after the jobs: the badge turns healthy.
+	e.observeTable(tb, map[string]any{"rows": 12, "fragments": 1, "small_fragments": 1, "version": 22, "versions": 10,
+		"history": hist[10:]})
+	if got := e.get(admin, url).doc.Find(`[data-testid="health-panel"] [data-testid="health-badge"]`).AttrOr("data-health", ""); got != "healthy" {
+		t.Errorf("after the fix: %q", got)
+	}
+}
