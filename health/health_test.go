@@ -320,6 +320,16 @@ func TestServiceSummariesAndFilter(t *testing.T) {
 			t.Errorf("%+v: %v %d %v", c, names, total, err)
 		}
 	}
+	// The list is cached: a table that turns healthy leaves it once the
+	// interval passed (observations) or at once (a catalog change).
+	obs.put("b", catalog.FormatLance, map[string]any{"fragments": 1, "small_fragments": 1})
+	if _, total, _ := s.NeedingAttention(context.Background(), "b1", []string{"ns"}, "", "", 10); total != 2 {
+		t.Errorf("within the interval: %d, want the cached 2", total)
+	}
+	clock = clock.Add(summaryMinInterval)
+	if _, total, _ := s.NeedingAttention(context.Background(), "b1", []string{"ns"}, "", "", 10); total != 1 {
+		t.Errorf("after the interval: %d, want 1", total)
+	}
 }
 
 func TestSentence(t *testing.T) {

@@ -71,6 +71,8 @@ type Service struct {
 	sumKey summaryKey
 	sumAt  time.Time
 	sumMu  sync.Mutex // one recomputation at a time
+
+	attention map[string]attentionEntry // by bucket + NUL + namespace
 }
 
 type cacheKey struct {
@@ -106,7 +108,8 @@ func New(c Config) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{obs: c.Observations, tables: c.Tables, settings: c.Settings, now: now, cache: map[cacheKey]cached{}}
+	return &Service{obs: c.Observations, tables: c.Tables, settings: c.Settings, now: now, cache: map[cacheKey]cached{},
+		attention: map[string]attentionEntry{}}
 }
 
 // Thresholds are the current thresholds (from the settings, reread every
@@ -127,8 +130,15 @@ func (s *Service) Table(id string, f catalog.Format, modifiedAt time.Time) Overv
 	if s == nil || s.obs == nil {
 		return Overview{Report: NotObserved(), LastChange: modifiedAt}
 	}
-	th := s.Thresholds()
-	now := s.now()
+	return s.table(id, f, modifiedAt, s.Thresholds(), s.now())
+}
+
+// table is Table with the thresholds and the clock read once by a caller
+// that judges many tables.
+func (s *Service) table(id string, f catalog.Format, modifiedAt time.Time, th Thresholds, now time.Time) Overview {
+	if s.obs == nil {
+		return Overview{Report: NotObserved(), LastChange: modifiedAt}
+	}
 	at, ok := s.obs.ObservedAt(id, f)
 	if !ok {
 		return Overview{Report: NotObserved(), LastChange: modifiedAt}
@@ -235,10 +245,11 @@ func (s *Service) Buckets(ctx context.Context) (map[string]BucketSummary, error)
 		return nil, err
 	}
 	sum := map[string]BucketSummary{}
+	now := s.now()
 	for _, k := range keys {
 		b := sum[k.Bucket]
 		b.Tables++
-		ov := s.Table(k.ID, k.Format, k.ModifiedAt)
+		ov := s.table(k.ID, k.Format, k.ModifiedAt, key.th, now)
 		if !ov.ObservedAt.IsZero() {
 			b.Observed++
 		}
@@ -277,23 +288,22 @@ func (s *Service) freshSummary(key summaryKey) (map[string]BucketSummary, bool) 
 	return s.sum, onlyObservations && s.now().Sub(s.sumAt) < summaryMinInterval
 }
 
-// NeedingAttention walks a namespace's tables in name order and returns
-// those in attention or needing maintenance whose name contains contains
-// ("" = any): the first limit after the name after, and how many match in
-// all. One catalog query; each table's judgement comes from the cache.
+// NeedingAttention returns, in name order, a namespace's tables in
+// attention or needing maintenance whose name contains contains ("" =
+// any): the first limit after the name after, and how many match in all.
+// The namespace's list of such tables is cached like the bucket sums (one
+// catalog query and a judgement per table when something changed), so a
+// page of the filter costs a scan of that list, not of the namespace.
 func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []string, contains, after string, limit int) (page []catalog.TableKey, total int, err error) {
 	if s == nil || s.tables == nil {
 		return nil, 0, nil
 	}
-	keys, err := s.tables.TableKeys(ctx, bucket, ns)
+	all, err := s.attentionList(ctx, bucket, ns)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, k := range keys {
+	for _, k := range all {
 		if contains != "" && !strings.Contains(k.Name, contains) {
-			continue
-		}
-		if !s.Table(k.ID, k.Format, k.ModifiedAt).NeedsAttention() {
 			continue
 		}
 		total++
@@ -302,4 +312,52 @@ func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []stri
 		}
 	}
 	return page, total, nil
+}
+
+// attentionCacheCap bounds the namespaces whose attention lists are kept;
+// an operator looks at a few at a time. Past it the cache restarts.
+const attentionCacheCap = 64
+
+type attentionEntry struct {
+	key  summaryKey
+	at   time.Time
+	keys []catalog.TableKey
+}
+
+// attentionList is the namespace's tables that need attention, cached.
+func (s *Service) attentionList(ctx context.Context, bucket string, ns []string) ([]catalog.TableKey, error) {
+	gen, err := s.tables.TableGeneration(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var changes uint64
+	if s.obs != nil {
+		changes = s.obs.Changes()
+	}
+	key := summaryKey{gen: gen, changes: changes, th: s.Thresholds()}
+	id := bucket + "\x00" + catalog.JoinNamespace(ns)
+	now := s.now()
+	s.mu.Lock()
+	e, ok := s.attention[id]
+	s.mu.Unlock()
+	if ok && (e.key == key || (e.key.gen == key.gen && e.key.th == key.th && now.Sub(e.at) < summaryMinInterval)) {
+		return e.keys, nil
+	}
+	keys, err := s.tables.TableKeys(ctx, bucket, ns)
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.TableKey
+	for _, k := range keys {
+		if s.table(k.ID, k.Format, k.ModifiedAt, key.th, now).NeedsAttention() {
+			out = append(out, k)
+		}
+	}
+	s.mu.Lock()
+	if len(s.attention) >= attentionCacheCap {
+		clear(s.attention)
+	}
+	s.attention[id] = attentionEntry{key: key, at: now, keys: out}
+	s.mu.Unlock()
+	return out, nil
 }
