@@ -78,8 +78,10 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	for _, c := range children {
 		v.Children = append(v.Children, views.NamespaceRow{Name: c.Name(), CreatedAt: c.CreatedAt})
 	}
+	u, _ := UserFrom(ctx)
+	fix := u.CanWrite() && h.plugin != nil
 	for _, t := range tables {
-		v.Tables = append(v.Tables, h.tableRow(t))
+		v.Tables = append(v.Tables, h.tableRow(t, fix))
 	}
 	if after != "" {
 		v.FirstHref = listHref(b.Name, ns.Name(), q, "", attention)
@@ -140,7 +142,7 @@ func (h *Handlers) attentionPage(r *http.Request, bucket string, ns []string, q,
 
 // tableRow is one line of the namespace list: the catalog's entry, the
 // observed figures and the health badge.
-func (h *Handlers) tableRow(t catalog.Table) views.TableRow {
+func (h *Handlers) tableRow(t catalog.Table, fix bool) views.TableRow {
 	row := views.TableRow{Name: t.Name, Format: string(t.Format), Rows: h.rows(t), State: string(t.State), CreatedAt: t.CreatedAt}
 	row.LastChange = t.ModifiedAt
 	if h.health != nil {
@@ -151,6 +153,10 @@ func (h *Handlers) tableRow(t catalog.Table) views.TableRow {
 			row.Size = health.Bytes(ov.Bytes)
 		}
 		row.Version, row.LastChange = ov.Version, ov.LastChange
+		if jobs := ov.Jobs(); fix && ov.NeedsAttention() && len(jobs) > 0 {
+			row.FixURL = views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/fix"
+			row.FixConfirm = fixConfirm(jobs)
+		}
 	}
 	return row
 }

@@ -70,15 +70,21 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence()})
 		switch {
 		case err == nil, errors.Is(err, plugin.ErrDuplicateJob):
-		case errors.Is(err, plugin.ErrUnknownJobType):
-			notice = "No worker has offered " + job.Job + " yet; start one that does (make run starts both) and press Fix again."
 		default:
 			h.logError(r, http.StatusInternalServerError, err)
 			notice = "A job could not be submitted. The error is in the server log."
 		}
 	}
 	v, tableURL := h.fixView(ctx, t)
-	if !isHTMX(r) {
+	if !isHTMX(r) { // a plain form (the namespace list's row Fix): say what happened on the table page
+		switch {
+		case notice != "":
+			h.flash(r, notice)
+		case len(v.Running) > 0 && v.Waiting:
+			h.flash(r, "Fix submitted "+health.Group(int64(len(v.Running)))+" job(s); they wait until a worker that runs them connects.")
+		case len(v.Running) > 0:
+			h.flash(r, "Fix is running "+health.Group(int64(len(v.Running)))+" job(s); their progress shows below.")
+		}
 		redirect(w, r, tableURL)
 		return
 	}
@@ -88,6 +94,18 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusConflict
 	}
 	h.render(w, r, status, views.HealthFix(v))
+}
+
+// fixConfirm is the question asked before a Fix that deletes data ("" =
+// none to ask).
+func fixConfirm(jobs []health.Reason) string {
+	v := views.HealthFixView{}
+	for _, j := range jobs {
+		if j.DeletesData {
+			v.Deletes = append(v.Deletes, j.Job)
+		}
+	}
+	return v.ConfirmText()
 }
 
 // fixJobTypes are the job types Fix may submit: what health's reasons name.

@@ -75,6 +75,10 @@ type TableListExtra struct {
 	Version    string
 	LastChange time.Time
 	Health     HealthBadgeView
+	// FixURL: POST submits the jobs that clear the reasons (then the table
+	// page shows their progress); "" = no Fix on this row. FixConfirm is
+	// asked first when a job deletes data.
+	FixURL, FixConfirm string
 }
 
 // queryNote adds the name filter to an empty-state sentence.

@@ -79,6 +79,26 @@ func TestTableHealthInLists(t *testing.T) {
 		t.Error("no way back to every table")
 	}
 
+	// A row Fix for the tables that need a look, for writers only.
+	if !r.doc.Find(`[data-table="small"] [data-testid="row-fix-form"]`).Is("form") || r.doc.Find(`[data-table="fine"] [data-testid="row-fix-form"]`).Length() != 0 {
+		t.Error("row Fix should show on small only")
+	}
+	if rr := e.get(e.reader(), "/buckets/vec/namespaces/prod"); rr.has("row-fix-form") {
+		t.Error("a reader gets a row Fix")
+	}
+	// No worker offers lance_compact here: the plain form lands on the table
+	// page, which says the job waits for one.
+	rr := e.post(c, "/buckets/vec/namespaces/prod/tables/small/fix", nil)
+	if loc := rr.header.Get("Location"); rr.status != http.StatusSeeOther || loc != "/buckets/vec/namespaces/prod/tables/small" {
+		t.Fatalf("row fix: %d to %q", rr.status, loc)
+	}
+	if page := e.get(c, "/buckets/vec/namespaces/prod/tables/small"); !strings.Contains(page.body, "Fix submitted 1 job(s); they wait until a worker that runs them connects.") {
+		t.Error("the table page does not say the job waits")
+	}
+	if ctl := e.get(c, "/buckets/vec/namespaces/prod/tables/small/fix"); !ctl.has("health-fix-waiting") || ctl.doc.Find(`[data-testid="health-fix-job"]`).Length() != 1 {
+		t.Error("the Fix control does not show the waiting job")
+	}
+
 	b := e.get(c, "/buckets")
 	row := b.doc.Find(`[data-bucket="vec"]`)
 	for testid, w := range map[string]string{"bucket-tables": "4", "bucket-rows": "1,350", "bucket-size": "4.0 MiB", "bucket-attention": "2"} {

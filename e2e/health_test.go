@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestJourneyHealthFix: the seeded Lance table's small fragments show on
+// its health badge, Fix runs the compaction, and the badge turns healthy
+// without a reload. The table has journeyFragments (7) small fragments:
+// "attention" under the default min_fragments 8. The journey then turns
+// scheduled compaction off and lowers min_fragments to 7 on the job type's
+// settings page — the badge follows the setting to "needs maintenance"
+// while no detection can compact the table before Fix is pressed.
+func TestJourneyHealthFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser journey skipped in -short mode")
+	}
+	execPath := chromium(t)
+	url := startFloeWithWorker(t).url
+	ctx, logs := browserContext(t, execPath)
+	ctx, cancel := context.WithTimeout(ctx, maintenanceJourneyTimeout)
+	defer cancel()
+	step := func(name string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	table := url + "/buckets/jrny/namespaces/docs/tables/items"
+	badge := `#health-panel [data-testid="health-badge"]`
+	step("sign in",
+		chromedp.Navigate(url+"/login"),
+		chromedp.WaitVisible(tid("login-form")),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
+		chromedp.Click(tid("login-submit")),
+		chromedp.WaitVisible(tid("nav-jobs")),
+	)
+	// The worker observes the table when it connects; reload until the badge says so.
+	state := ""
+	for deadline := time.Now().Add(2 * time.Minute); state != "attention"; {
+		_ = chromedp.Do(ctx, chromedp.Navigate(table))
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(tid("table-name"))); err == nil {
+			state, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('`+badge+`') || {dataset: {}}).dataset.health || ""`))
+		}
+		if state == "attention" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the badge never said attention (last %q)", state)
+		}
+		time.Sleep(time.Second)
+	}
+	reason, _ := chromedp.Run(ctx, chromedp.Text(tid("health-reason")))
+	if !strings.Contains(reason, "small fragments") {
+		t.Fatalf("reason %q", reason)
+	}
+	step("lower min_fragments to 7 with scheduled detection off",
+		chromedp.Navigate(url+"/job-types/lance_compact"),
+		chromedp.WaitVisible(tid("settings-form")),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("in-rt_enabled").checked = false; document.getElementById("in-s_min_fragments").value = "7"; undefined`),
+		chromedp.Click(tid("settings-submit")),
+		chromedp.WaitVisible(tid("settings-saved")),
+	)
+	for deadline := time.Now().Add(30 * time.Second); state != "needs-maintenance"; {
+		_ = chromedp.Do(ctx, chromedp.Navigate(table))
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(tid("table-name"))); err == nil {
+			state, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('`+badge+`') || {dataset: {}}).dataset.health || ""`))
+		}
+		if state == "needs-maintenance" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the badge never said needs maintenance after the setting changed (last %q)", state)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	step("mark the page so a reload would show, then press Fix",
+		chromedp.Evaluate[chromedp.Void](`window.floeNoReload = "kept"; undefined`),
+		chromedp.WaitVisible(tid("health-fix-button")),
+		chromedp.Click(tid("health-fix-button")),
+		chromedp.WaitVisible(chromedp.CSS(`#health-fix [data-testid="job-progress"]`)),
+	)
+	step("the badge turns healthy live",
+		chromedp.WaitVisible(chromedp.CSS(badge+`[data-health="healthy"]`)),
+	)
+	marker, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.floeNoReload || ""`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if marker != "kept" {
+		t.Fatalf("the page reloaded (marker %q)", marker)
+	}
+	for _, l := range logs.all() {
+		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "exception") || strings.HasPrefix(l, "console.error") || strings.HasPrefix(l, "error") {
+			t.Errorf("browser console: %s", l)
+		}
+	}
+}
