@@ -59,7 +59,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.health == nil || h.plugin == nil {
-		h.fail(w, r, &catalog.Error{Kind: errors.New("fix unavailable"), Message: "This console runs no workers, so Fix has nothing to submit jobs to."})
+		h.fail(w, r, &catalog.Error{Kind: catalog.ErrConflict, Message: "This console runs no workers, so Fix has nothing to submit jobs to."})
 		return
 	}
 	ctx := r.Context()

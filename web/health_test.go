@@ -144,9 +144,13 @@ func TestTableHealthFix(t *testing.T) {
 		t.Fatalf("reasons %v", rules)
 	}
 
-	// A reader sees the reasons but no button.
-	if r := e.get(e.reader(), url+"/fix"); r.has("health-fix-button") {
+	// A reader sees the reasons but no button, and may not press it anyway.
+	reader := e.reader()
+	if r := e.get(reader, url+"/fix"); r.has("health-fix-button") {
 		t.Error("a reader gets a Fix button")
+	}
+	if r := e.post(reader, url+"/fix", nil); r.status != http.StatusForbidden {
+		t.Errorf("a reader's Fix: %d, want 403", r.status)
 	}
 	ctl := e.get(admin, url+"/fix")
 	form := ctl.doc.Find(`[data-testid="health-fix-form"]`)
@@ -181,5 +185,23 @@ func TestTableHealthFix(t *testing.T) {
 		"history": hist[10:]})
 	if got := e.get(admin, url).doc.Find(`[data-testid="health-panel"] [data-testid="health-badge"]`).AttrOr("data-health", ""); got != "healthy" {
 		t.Errorf("after the fix: %q", got)
+	}
+}
+
+// A console without workers shows no health (nothing was observed to judge)
+// and refuses Fix with a sentence, not a 500.
+func TestTableHealthWithoutWorkers(t *testing.T) {
+	e := newEnv(t, allSurfaces)
+	e.seed("vec", catalog.FormatLance, "prod", "items")
+	c := e.admin()
+	if r := e.get(c, "/buckets/vec/namespaces/prod/tables/items"); r.status != http.StatusOK || r.has("health-panel") {
+		t.Errorf("table page: %d, health panel %v", r.status, r.has("health-panel"))
+	}
+	r := e.post(c, "/buckets/vec/namespaces/prod/tables/items/fix", nil)
+	if r.status != http.StatusConflict || !strings.Contains(r.body, "runs no workers") {
+		t.Errorf("fix: %d %s", r.status, r.text("error-message"))
+	}
+	if r := e.post(c, "/buckets/vec/namespaces/prod/tables/nope/fix", nil); r.status != http.StatusNotFound {
+		t.Errorf("fix on a missing table: %d", r.status)
 	}
 }
