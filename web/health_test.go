@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -203,5 +204,42 @@ func TestTableHealthWithoutWorkers(t *testing.T) {
 	}
 	if r := e.post(c, "/buckets/vec/namespaces/prod/tables/nope/fix", nil); r.status != http.StatusNotFound {
 		t.Errorf("fix on a missing table: %d", r.status)
+	}
+}
+
+func TestBucketsKeysetPages(t *testing.T) {
+	e := newEnv(t, allSurfaces)
+	for i := range 130 {
+		e.seed(fmt.Sprintf("b%03d", i), catalog.FormatLance, "")
+	}
+	c := e.admin()
+	cases := []struct {
+		query       string
+		rows        int
+		first, last string
+		next        string
+		firstLink   bool
+	}{
+		{"", 100, "b000", "b099", "/buckets?after=b099", false},
+		{"?after=b099", 30, "b100", "b129", "", true},
+		{"?after=zzz", 0, "", "", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			r := e.get(c, "/buckets"+tc.query)
+			rows := r.doc.Find(`[data-testid="bucket-row"]`)
+			if r.status != http.StatusOK || rows.Length() != tc.rows {
+				t.Fatalf("%d: %d rows, want %d", r.status, rows.Length(), tc.rows)
+			}
+			if tc.rows > 0 && (rows.First().AttrOr("data-bucket", "") != tc.first || rows.Last().AttrOr("data-bucket", "") != tc.last) {
+				t.Errorf("rows %s…%s, want %s…%s", rows.First().AttrOr("data-bucket", ""), rows.Last().AttrOr("data-bucket", ""), tc.first, tc.last)
+			}
+			if next := r.doc.Find(`[data-testid="page-next"]`).AttrOr("href", ""); next != tc.next {
+				t.Errorf("next %q, want %q", next, tc.next)
+			}
+			if r.has("page-first") != tc.firstLink {
+				t.Errorf("first link %v, want %v", r.has("page-first"), tc.firstLink)
+			}
+		})
 	}
 }
