@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,28 +113,23 @@ func (h *Handlers) tablesPage(r *http.Request, bucket string, ns []string, opt c
 }
 
 // attentionPage is tablesPage for the "needs attention" filter: health
-// walks the namespace's table keys (one query, judgements cached per
-// observation) and the page's tables are then read one by one.
+// keeps each namespace's list of such tables (cached like the bucket sums),
+// and the page's rows come from it without a read per table (the State
+// shown is the stored one).
 func (h *Handlers) attentionPage(r *http.Request, bucket string, ns []string, q, after string) ([]catalog.Table, string, int, error) {
-	ctx := r.Context()
-	keys, total, err := h.health.NeedingAttention(ctx, bucket, ns, q, after, tablesPerPage)
+	keys, total, err := h.health.NeedingAttention(r.Context(), bucket, ns, q, after, tablesPerPage+1)
 	if err != nil {
 		return nil, "", 0, err
 	}
+	var next string
+	if len(keys) > tablesPerPage {
+		keys = keys[:tablesPerPage]
+		next = keys[len(keys)-1].Name
+	}
 	tables := make([]catalog.Table, 0, len(keys))
 	for _, k := range keys {
-		t, err := h.store.GetTable(ctx, catalog.TableRef{Bucket: bucket, Namespace: ns, Name: k.Name})
-		if errors.Is(err, catalog.ErrNotFound) {
-			continue // dropped since the walk
-		}
-		if err != nil {
-			return nil, "", 0, err
-		}
-		tables = append(tables, t)
-	}
-	var next string
-	if len(keys) == tablesPerPage && total > 0 {
-		next = keys[len(keys)-1].Name
+		tables = append(tables, catalog.Table{ID: k.ID, Bucket: bucket, Namespace: ns, Name: k.Name, Format: k.Format,
+			State: k.State, CreatedAt: k.CreatedAt, ModifiedAt: k.ModifiedAt})
 	}
 	return tables, next, total, nil
 }
