@@ -276,3 +276,39 @@ func TestAttentionFilterPages(t *testing.T) {
 		t.Error("a healthy table is listed under needs attention")
 	}
 }
+
+func TestIcebergTableHealth(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.seed("lake", catalog.FormatIceberg, "raw", "events")
+	tb, err := e.table("lake", "raw", "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the Iceberg worker publishes (workers/iceberg/observe.go).
+	e.observeTable(tb, map[string]any{"rows": 20000, "data_files": 40, "data_bytes": 5 << 20, "small_files": 30, "small_bytes": 3 << 20,
+		"max_small_files_per_partition": 30, "snapshots": 12, "expirable_snapshots": 6, "manifests": 4, "data_manifests": 4,
+		"current_snapshot_id": 7311, "format_version": 2})
+	admin := e.admin()
+	page := e.get(admin, "/buckets/lake/namespaces/raw/tables/events")
+	if got := page.doc.Find(`[data-testid="health-panel"] [data-testid="health-badge"]`).AttrOr("data-health", ""); got != "needs-maintenance" {
+		t.Fatalf("iceberg health %q (status %d)", got, page.status)
+	}
+	if n := page.doc.Find(`[data-testid="health-reason"]`).Length(); n != 2 {
+		t.Errorf("%d reasons, want small files and expirable snapshots", n)
+	}
+	ctl := e.get(admin, "/buckets/lake/namespaces/raw/tables/events/fix")
+	if c := ctl.doc.Find(`[data-testid="health-fix-form"]`).AttrOr("data-confirm", ""); !strings.Contains(c, "iceberg_expire_snapshots") || strings.Contains(c, "iceberg_compact") {
+		t.Errorf("confirmation %q should name the expiry only", c)
+	}
+	if !ctl.has("table-refresh") {
+		t.Error("an Iceberg page's Fix control must carry the panel refresh (no Compact now does)")
+	}
+	list := e.get(admin, "/buckets/lake/namespaces/raw")
+	row := list.doc.Find(`[data-table="events"]`)
+	if v := strings.TrimSpace(row.Find(`[data-testid="table-version"]`).Text()); v != "7311" {
+		t.Errorf("snapshot %q", v)
+	}
+	if r := strings.TrimSpace(row.Find(`[data-testid="table-rows"]`).Text()); r != "20,000" {
+		t.Errorf("rows %q", r)
+	}
+}
