@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +82,11 @@ func TestJourneyHealthFix(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	if shots := os.Getenv("FLOE_E2E_SHOTS"); shots != "" {
+		if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			_ = os.WriteFile(filepath.Join(shots, "health-table-before.png"), png, 0o644)
+		}
+	}
 	step("mark the page so a reload would show, then press Fix",
 		chromedp.Evaluate[chromedp.Void](`window.floeNoReload = "kept"; undefined`),
 		chromedp.WaitVisible(tid("health-fix-button")),
@@ -100,5 +107,21 @@ func TestJourneyHealthFix(t *testing.T) {
 		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "exception") || strings.HasPrefix(l, "console.error") || strings.HasPrefix(l, "error") {
 			t.Errorf("browser console: %s", l)
 		}
+	}
+	shots := os.Getenv("FLOE_E2E_SHOTS") // a directory: save what the journey saw, for a look
+	if shots == "" {
+		return
+	}
+	for _, page := range []struct{ name, url, wait string }{
+		{"health-table", table, "health-panel"},
+		{"health-namespace", url + "/buckets/jrny/namespaces/docs", "tables-table"},
+		{"health-buckets", url + "/buckets", "buckets-table"},
+	} {
+		step("screenshot "+page.name, chromedp.Navigate(page.url), chromedp.WaitVisible(tid(page.wait)))
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(shots, page.name+".png"), png, 0o644)
 	}
 }
