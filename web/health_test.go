@@ -155,8 +155,8 @@ func TestTableHealthFix(t *testing.T) {
 	}
 	ctl := e.get(admin, url+"/fix")
 	form := ctl.doc.Find(`[data-testid="health-fix-form"]`)
-	if form.Length() != 1 || !strings.Contains(form.AttrOr("data-confirm", ""), "lance_cleanup") {
-		t.Fatalf("fix form %q (cleanup deletes versions: it must ask first)", form.AttrOr("data-confirm", "none"))
+	if form.Length() != 1 || !strings.Contains(form.AttrOr("hx-confirm", ""), "lance_cleanup") {
+		t.Fatalf("fix form %q (cleanup deletes versions: it must ask first)", form.AttrOr("hx-confirm", "none"))
 	}
 
 	r := e.do(admin, "POST", url+"/fix", nil, map[string]string{"HX-Request": "true"})
@@ -297,7 +297,7 @@ func TestIcebergTableHealth(t *testing.T) {
 		t.Errorf("%d reasons, want small files and expirable snapshots", n)
 	}
 	ctl := e.get(admin, "/buckets/lake/namespaces/raw/tables/events/fix")
-	if c := ctl.doc.Find(`[data-testid="health-fix-form"]`).AttrOr("data-confirm", ""); !strings.Contains(c, "iceberg_expire_snapshots") || strings.Contains(c, "iceberg_compact") {
+	if c := ctl.doc.Find(`[data-testid="health-fix-form"]`).AttrOr("hx-confirm", ""); !strings.Contains(c, "iceberg_expire_snapshots") || strings.Contains(c, "iceberg_compact") {
 		t.Errorf("confirmation %q should name the expiry only", c)
 	}
 	if !ctl.has("table-refresh") {
