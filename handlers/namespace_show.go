@@ -142,7 +142,12 @@ func (h *Handlers) tableRow(t catalog.Table, fix bool) views.TableRow {
 	if h.health != nil {
 		ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
 		row.Health = healthBadge(ov.Report)
-		row.Health.Reasons = nil // the list shows the summary as the title
+		whats := make([]string, 0, len(row.Health.Reasons))
+		for _, x := range row.Health.Reasons {
+			whats = append(whats, x.What)
+		}
+		row.Health.Whats = strings.Join(whats, ", ")
+		row.Health.Reasons = nil // the list shows the whole sentences as the badge's title
 		if ov.HasBytes {
 			row.Size = health.Bytes(ov.Bytes)
 		}

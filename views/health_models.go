@@ -9,6 +9,7 @@ type HealthBadgeView struct {
 	Label   string // "needs maintenance"
 	Summary string // one line: the reasons, or why the state is unknown
 	Reasons []HealthReasonView
+	Whats   string // the reasons' names in a few words ("small fragments, data manifests"), for lists
 }
 
 // HealthReasonView is one reason.

@@ -60,6 +60,9 @@ func TestTableHealthInLists(t *testing.T) {
 	if title := r.doc.Find(`[data-table="small"] [data-testid="health-badge"]`).AttrOr("title", ""); !strings.Contains(title, "small fragments: 12 fragments, threshold 8 fragments") {
 		t.Errorf("badge title %q lacks the reason", title)
 	}
+	if w := strings.TrimSpace(r.doc.Find(`[data-table="indexed"] [data-testid="table-health-whats"]`).Text()); w != "rows not covered by an index" {
+		t.Errorf("reasons in the list %q", w)
+	}
 	if title := r.doc.Find(`[data-table="unseen"] [data-testid="health-badge"]`).AttrOr("title", ""); title != "unknown, not observed yet" {
 		t.Errorf("unobserved title %q", title)
 	}
