@@ -176,6 +176,14 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 // bucket; the data stays where it is and the table id is kept. An empty
 // toNamespace keeps the namespace.
 func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []string, toName string) (Table, error) {
+	return s.RenameTableAtVersion(ctx, from, toNamespace, toName, "")
+}
+
+// RenameTableAtVersion renames a table only if its version token is still
+// versionToken, checked in the rename's own write transaction, so a commit
+// that lands between a client's read and its rename makes the rename fail
+// with ErrConflict. An empty versionToken renames unconditionally.
+func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNamespace []string, toName, versionToken string) (Table, error) {
 	if err := validateRef(from); err != nil {
 		return Table{}, err
 	}
@@ -191,6 +199,10 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 		var err error
 		if t, err = s.getTable(ctx, tx, from); err != nil {
 			return err
+		}
+		if versionToken != "" && versionToken != t.VersionToken {
+			return newErr(ErrConflict, "version_token",
+				"table %q changed since it was read (version token mismatch); read it again and retry the rename", t.Name)
 		}
 		if JoinNamespace(to.Namespace) == JoinNamespace(from.Namespace) && to.Name == from.Name {
 			return nil

@@ -405,8 +405,19 @@ func TestRenameTable(t *testing.T) {
 			wantKind(t, err, tc.kind)
 		})
 	}
+	t.Run("a stale version token refuses the rename", func(t *testing.T) {
+		_, err := s.RenameTableAtVersion(ctx, ref("any-b", "old"), []string{"other"}, "new", "not-the-token")
+		wantKind(t, err, ErrConflict)
+		if _, err := s.GetTable(ctx, ref("any-b", "old")); err != nil {
+			t.Fatalf("a refused rename moved the table: %v", err)
+		}
+	})
 	t.Run("moves the entry, keeps data and id", func(t *testing.T) {
-		got, err := s.RenameTable(ctx, ref("any-b", "old"), []string{"other"}, "new")
+		cur, err := s.GetTable(ctx, ref("any-b", "old"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.RenameTableAtVersion(ctx, ref("any-b", "old"), []string{"other"}, "new", cur.VersionToken)
 		if err != nil || got.ID != tb.ID || got.Location != tb.Location || got.Name != "new" {
 			t.Fatalf("RenameTable = %+v, %v", got, err)
 		}

@@ -189,6 +189,8 @@ func (s *Server) renameTable(req *request) (any, error) {
 	if in.NewName == "" && in.NewNamespaceName == "" {
 		return nil, badRequest("newName", "give newName, newNamespaceName or both")
 	}
+	// The token is checked again by the catalog inside the rename's own
+	// transaction; this early check only answers before any name parsing.
 	if err := checkToken(t, in.VersionToken); err != nil {
 		return nil, err
 	}
@@ -205,7 +207,11 @@ func (s *Server) renameTable(req *request) (any, error) {
 		}
 		toName = in.NewName
 	}
-	_, err = s.cfg.Store.RenameTable(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, toNs, toName)
+	_, err = s.cfg.Store.RenameTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, toNs, toName, in.VersionToken)
+	var ce *catalog.Error
+	if errors.As(err, &ce) && ce.Field == "version_token" {
+		return nil, conflict("versionToken", ce.Message)
+	}
 	return nil, err
 }
 
