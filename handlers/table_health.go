@@ -71,7 +71,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil, errors.Is(err, plugin.ErrDuplicateJob):
 		default:
-			h.logError(r, http.StatusInternalServerError, err)
+			h.logError(r, http.StatusServiceUnavailable, err)
 			notice = "A job could not be submitted. The error is in the server log."
 		}
 	}
@@ -90,8 +90,8 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Notice = notice
 	status := http.StatusOK
-	if notice != "" {
-		status = http.StatusConflict
+	if notice != "" { // the job store failed (database unreachable, shutting down): try again later
+		status = http.StatusServiceUnavailable
 	}
 	h.render(w, r, status, views.HealthFix(v))
 }

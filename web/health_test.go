@@ -315,3 +315,25 @@ func TestIcebergTableHealth(t *testing.T) {
 		t.Errorf("rows %q", r)
 	}
 }
+
+// A job store that refuses (here: the plugin shut down) is a 503 with a
+// sentence, never the internal cause.
+func TestTableHealthFixStoreRefuses(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.seed("vec", catalog.FormatLance, "prod", "small")
+	tb, _ := e.table("vec", "prod", "small")
+	e.observeTable(tb, map[string]any{"fragments": 12, "small_fragments": 12})
+	admin := e.admin()
+	ctx, cancel := context.WithTimeout(context.Background(), workerWait)
+	defer cancel()
+	if err := e.p.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := e.do(admin, "POST", "/buckets/vec/namespaces/prod/tables/small/fix", nil, map[string]string{"HX-Request": "true"})
+	if r.status != http.StatusServiceUnavailable || r.text("health-fix-notice") != "A job could not be submitted. The error is in the server log." {
+		t.Errorf("%d %q", r.status, r.text("health-fix-notice"))
+	}
+	if strings.Contains(strings.ToLower(r.body), "closed") {
+		t.Errorf("the body names the internal cause:\n%s", r.body)
+	}
+}
