@@ -64,8 +64,12 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
+	active := h.activeJobTypes(ctx, t.ID)
 	var notice string
 	for _, job := range ov.Jobs() {
+		if active[job.Job] {
+			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
+		}
 		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
 			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence()})
 		switch {
@@ -147,6 +151,22 @@ func (h *Handlers) fixView(ctx context.Context, t catalog.Table) (views.HealthFi
 	}
 	v.LiveURL = LiveURL(LiveSub{Jobs: ids, Table: t.ID, Refresh: v.OwnRefresh})
 	return v, tableURL
+}
+
+// activeJobTypes are the job types with an active job on the table, from
+// whatever submitted them (detection, Compact now, the task API, Fix).
+func (h *Handlers) activeJobTypes(ctx context.Context, tableID string) map[string]bool {
+	out := map[string]bool{}
+	jobs, _, err := h.plugin.ListJobs(ctx, plugin.JobFilter{ObjectID: tableID, Limit: fixListLimit})
+	if err != nil {
+		return out // the dedupe key still stops a second Fix of the same type
+	}
+	for _, j := range jobs {
+		if j.State.Active() {
+			out[j.Type] = true
+		}
+	}
+	return out
 }
 
 // canExecute reports whether a connected worker runs jobType.

@@ -177,11 +177,28 @@ func TestTableHealthFix(t *testing.T) {
 	if _, ok := got["lance_compact"]; !ok || got["lance_cleanup"]["older_than"] != "168h" || got["lance_cleanup"]["retain_versions"] != "10" {
 		t.Errorf("jobs %v", got)
 	}
-	// Pressing again while they run follows them instead of doubling.
+	// Pressing again while they run follows them instead of doubling, and
+	// a compaction submitted another way (Compact now, the task API) counts too.
+	if _, err := e.p.SubmitJob(context.Background(), plugin.JobSpec{Type: "lance_compact", ObjectID: tb.ID, DedupeKey: "lance-task:t1"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if j.Type == "lance_compact" {
+			if _, err := e.p.CancelJob(context.Background(), j.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	e.do(admin, "POST", url+"/fix", nil, map[string]string{"HX-Request": "true"})
 	jobs, _, _ = e.p.ListJobs(context.Background(), plugin.JobFilter{ObjectID: tb.ID})
-	if len(jobs) != 2 {
-		t.Errorf("%d jobs after a second press, want 2", len(jobs))
+	active := 0
+	for _, j := range jobs {
+		if j.State.Active() {
+			active++
+		}
+	}
+	if len(jobs) != 3 || active != 2 {
+		t.Errorf("%d jobs (%d active) after a second press, want the canceled Fix compaction, the other compaction and the cleanup", len(jobs), active)
 	}
 
 	// The worker re-observes after the jobs: the badge turns healthy.
