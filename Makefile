@@ -34,7 +34,8 @@ FUZZ_TARGETS := \
 	./iceberg:FuzzSchema ./icebergrest:FuzzDecodeBody \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody \
-	./handlers:FuzzSafeNext
+	./handlers:FuzzSafeNext \
+	./lancemeta:FuzzDecodeManifest
 
 ## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
 fuzz:
@@ -79,7 +80,7 @@ generate:
 	@if [ -f proto/generate.sh ]; then bash proto/generate.sh; fi
 
 check-generated: generate
-	@git diff --exit-code -- '*_templ.go' 'plugin/pluginpb/' || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
+	@git diff --exit-code -- '*_templ.go' 'plugin/pluginpb/' 'lancemeta/lancepb/' || { echo "generated code is stale: run 'make generate' and commit"; exit 1; }
 
 ## vendor: copy the pinned htmx 2 and its ws extension from node_modules into static/vendor (committed)
 vendor: node-deps

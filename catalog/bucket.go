@@ -160,6 +160,10 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {
 			return err
 		}
+		// Views hold no data of their own: a cascade forgets them.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ?`, name); err != nil {
+			return dbErr("delete views", err)
+		}
 		nss, err := namespaceNames(ctx, tx, `bucket = ?`, name)
 		if err != nil {
 			return err

@@ -47,6 +47,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestDropTable", Fn: TestDropTable},
 	{Name: "TestRenameTable", Fn: TestRenameTable},
 	{Name: "TestCommitTable", Fn: TestCommitTable},
+	{Name: "TestViews", Fn: TestViews},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

@@ -272,6 +272,14 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 			bucket, name, lo, hi).Scan(&tbls); err != nil {
 			return dbErr("count tables", err)
 		}
+		views, err := countViews(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`, bucket, name, lo, hi)
+		if err != nil {
+			return err
+		}
+		if views > 0 && !cascade {
+			return newErr(ErrNotEmpty, "namespace",
+				"namespace %q in bucket %q holds %d views; drop them first or drop with cascade", name, bucket, views)
+		}
 		if (children > 0 || tbls > 0) && !cascade {
 			return newErr(ErrNotEmpty, "namespace",
 				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
@@ -280,6 +288,10 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 		if err := s.dropTablesWhere(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
 			bucket, name, lo, hi); err != nil {
 			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
+			bucket, name, lo, hi); err != nil {
+			return dbErr("delete views", err)
 		}
 		nss, err := namespaceNames(ctx, tx, `bucket = ? AND (name = ? OR (name >= ? AND name < ?))`, bucket, name, lo, hi)
 		if err != nil {

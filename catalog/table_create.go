@@ -122,6 +122,9 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 	if err := s.checkFree(ctx, tx, loc, id); err != nil {
 		return Table{}, err
 	}
+	if err := nameFreeOfViews(ctx, tx, in.TableRef); err != nil {
+		return Table{}, err
+	}
 	now := s.now().UTC()
 	t := Table{
 		ID: id, Bucket: in.Bucket, Namespace: append([]string(nil), in.Namespace...), Name: in.Name,

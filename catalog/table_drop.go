@@ -216,6 +216,9 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 			return newErr(ErrAlreadyExists, "name", "table %q already exists in namespace %q of bucket %q; pick another name",
 				to.Name, JoinNamespace(to.Namespace), to.Bucket)
 		}
+		if err := nameFreeOfViews(ctx, tx, to); err != nil {
+			return err
+		}
 		t.Namespace = append([]string(nil), to.Namespace...)
 		t.Name = to.Name
 		t.VersionToken = newVersionToken()

@@ -88,6 +88,9 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	if next != "" {
 		v.NextHref = listHref(b.Name, ns.Name(), q, next, attention)
 	}
+	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
+		return views.NamespaceView{}, err
+	}
 	return v, nil
 }
 

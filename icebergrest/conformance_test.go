@@ -60,14 +60,24 @@ func specOps(bucket string) []specOp {
 		{"renameTable", "POST", "/v1/{prefix}/tables/rename", p + "/tables/rename", map[string]any{"source": map[string]any{"namespace": []string{"ns"}, "name": "r"}, "destination": map[string]any{"namespace": []string{"ns"}, "name": "r2"}}, true, []int{204}, nil},
 		{"reportMetrics", "POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", tbl + "/metrics", map[string]any{"report-type": "scan-report"}, true, []int{204}, nil},
 		{"commitTransaction", "POST", "/v1/{prefix}/transactions/commit", p + "/transactions/commit", map[string]any{"table-changes": []any{withIdent(noop, "t")}}, true, []int{204}, nil},
-		{"listViews", "GET", "/v1/{prefix}/namespaces/{namespace}/views", p + "/namespaces/ns/views", nil, false, nil, nil},
-		{"createView", "POST", "/v1/{prefix}/namespaces/{namespace}/views", p + "/namespaces/ns/views", map[string]any{}, false, nil, nil},
-		{"loadView", "GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", nil, false, nil, nil},
-		{"replaceView", "POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", map[string]any{}, false, nil, nil},
-		{"dropView", "DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", nil, false, nil, nil},
-		{"viewExists", "HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", nil, false, nil, nil},
-		{"renameView", "POST", "/v1/{prefix}/views/rename", p + "/views/rename", map[string]any{}, false, nil, nil},
-		{"registerView", "POST", "/v1/{prefix}/namespaces/{namespace}/register-view", p + "/namespaces/ns/register-view", map[string]any{}, false, nil, nil},
+		{"listViews", "GET", "/v1/{prefix}/namespaces/{namespace}/views", p + "/namespaces/ns/views", nil, true, []int{200}, []string{"identifiers"}},
+		{"createView", "POST", "/v1/{prefix}/namespaces/{namespace}/views", p + "/namespaces/ns/views", specView("v2"), true, []int{200}, []string{"metadata", "metadata-location", "config"}},
+		{"loadView", "GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", nil, true, []int{200}, []string{"metadata", "metadata-location", "config"}},
+		{"replaceView", "POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", noop, true, []int{200}, []string{"metadata", "metadata-location"}},
+		{"dropView", "DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/dv", nil, true, []int{204}, nil},
+		{"viewExists", "HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", p + "/namespaces/ns/views/v", nil, true, []int{204}, nil},
+		{"renameView", "POST", "/v1/{prefix}/views/rename", p + "/views/rename", map[string]any{"source": map[string]any{"namespace": []string{"ns"}, "name": "rv"}, "destination": map[string]any{"namespace": []string{"ns"}, "name": "rv2"}}, true, []int{204}, nil},
+		{"registerView", "POST", "/v1/{prefix}/namespaces/{namespace}/register-view", p + "/namespaces/ns/register-view", nil, true, []int{200}, []string{"metadata", "metadata-location"}},
+	}
+}
+
+// specView is a CreateViewRequest as the spec shapes it.
+func specView(name string) map[string]any {
+	return map[string]any{
+		"name":   name,
+		"schema": map[string]any{"type": "struct", "schema-id": 0, "fields": []any{map[string]any{"id": 1, "name": "n", "required": false, "type": "long"}}},
+		"view-version": map[string]any{"version-id": 1, "schema-id": 0, "timestamp-ms": 1700000000000, "summary": map[string]string{"engine-name": "spark"},
+			"default-namespace": []string{"ns"}, "representations": []any{map[string]any{"type": "sql", "sql": "SELECT 1 AS n", "dialect": "spark"}}},
 	}
 }
 
@@ -94,6 +104,19 @@ func TestSpecConformance(t *testing.T) {
 		t.Fatalf("drop: %d %v", code, body)
 	}
 	rawTableNamed(t, e, "lake", "r")
+	// Views: v to load, replace and probe; dv to drop; rv to rename; gv
+	// dropped so that registerView can bring its metadata file back.
+	var goneView map[string]any
+	for _, name := range []string{"v", "dv", "rv", "gv"} {
+		code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/views", "", specView(name))
+		if code != 200 {
+			t.Fatalf("create view %s: %d %v", name, code, body)
+		}
+		goneView = body
+	}
+	if code, body := e.call(t, "DELETE", "/v1/lake/namespaces/ns/views/gv", "", nil); code != 204 {
+		t.Fatalf("drop view: %d %v", code, body)
+	}
 	key, secret, err := e.store.CreateAPIKey(context.Background(), "conformance", catalog.RoleReadonly, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +125,9 @@ func TestSpecConformance(t *testing.T) {
 	for i := range ops {
 		if ops[i].id == "registerTable" {
 			ops[i].body = map[string]any{"name": "reg", "metadata-location": gone["metadata-location"], "overwrite": false}
+		}
+		if ops[i].id == "registerView" {
+			ops[i].body = map[string]any{"name": "regv", "metadata-location": goneView["metadata-location"]}
 		}
 	}
 	code, cfg := e.call(t, "GET", "/v1/config?warehouse=lake", "", nil)

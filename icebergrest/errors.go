@@ -19,6 +19,7 @@ const (
 	typeForbidden         = "ForbiddenException"
 	typeNoSuchNamespace   = "NoSuchNamespaceException"
 	typeNoSuchTable       = "NoSuchTableException"
+	typeNoSuchView        = "NoSuchViewException"
 	typeNoSuchWarehouse   = "NoSuchWarehouseException"
 	typeAlreadyExists     = "AlreadyExistsException"
 	typeNamespaceNotEmpty = "NamespaceNotEmptyException"
@@ -98,6 +99,8 @@ func fromLibrary(e *iceberg.Error) *apiError {
 			typ = typeNoSuchNamespace
 		case "bucket":
 			typ = typeNoSuchWarehouse
+		case "view":
+			typ = typeNoSuchView
 		}
 		return &apiError{http.StatusNotFound, typ, e.Message}
 	case errors.Is(e, iceberg.ErrAlreadyExists):

@@ -114,6 +114,15 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
+	vw := ns + "/{ns}/views"
+	s.route(mux, "GET "+vw, read, s.listViews)
+	s.route(mux, "POST "+vw, write, s.createView)
+	s.route(mux, "GET "+vw+"/{view}", read, s.loadView)
+	s.route(mux, "HEAD "+vw+"/{view}", read, s.viewExists)
+	s.route(mux, "POST "+vw+"/{view}", write, s.commitView)
+	s.route(mux, "DELETE "+vw+"/{view}", write, s.dropView)
+	s.route(mux, "POST /v1/{prefix}/views/rename", write, s.renameView)
+	s.route(mux, "POST "+ns+"/{ns}/register-view", write, s.registerView)
 	s.routeUnsupported(mux)
 
 	// Any other method on a known path answers in the spec's error shape
@@ -167,6 +176,14 @@ var endpoints = []string{
 	"POST /v1/{prefix}/namespaces/{namespace}/register",
 	"POST /v1/{prefix}/tables/rename",
 	"POST /v1/{prefix}/transactions/commit",
+	"GET /v1/{prefix}/namespaces/{namespace}/views",
+	"POST /v1/{prefix}/namespaces/{namespace}/views",
+	"GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+	"HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+	"POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+	"DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+	"POST /v1/{prefix}/views/rename",
+	"POST /v1/{prefix}/namespaces/{namespace}/register-view",
 }
 
 func (s *Server) route(mux *http.ServeMux, pattern string, a access, h bucketHandler) {

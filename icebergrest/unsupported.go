@@ -21,17 +21,7 @@ var unsupported = []struct {
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/unregister", "unregistering is not offered; drop the table without purgeRequested to keep its files"},
 	{"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "floe vends no storage credentials; the warehouse is read directly"},
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", "floe signs no storage requests; the warehouse is read directly"},
-	{"GET /v1/{prefix}/namespaces/{namespace}/views", viewsWhy},
-	{"POST /v1/{prefix}/namespaces/{namespace}/views", viewsWhy},
-	{"GET /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
-	{"POST /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
-	{"DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
-	{"HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}", viewsWhy},
-	{"POST /v1/{prefix}/views/rename", viewsWhy},
-	{"POST /v1/{prefix}/namespaces/{namespace}/register-view", viewsWhy},
 }
-
-const viewsWhy = "floe does not keep Iceberg views yet"
 
 // routeUnsupported answers every unsupported operation with 406. The key
 // is still checked first (the middleware wraps the whole mux), so a request

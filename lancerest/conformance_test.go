@@ -2,9 +2,14 @@ package lancerest
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/plugin"
 )
 
 // TestSpecConformance walks all 54 operations of the Lance Namespace spec
@@ -15,6 +20,12 @@ import (
 // error, detail and instance). A table of results goes to the test log.
 func TestSpecConformance(t *testing.T) {
 	e := newTestEnv(t, false)
+	// RestoreTable runs as a worker job: a stand-in plugin channel whose
+	// worker finishes every job (floe serve passes the real one).
+	srv := httptest.NewServer(New(Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Jobs: &fakeJobs{worker: true, end: plugin.JobSucceeded}}).Handler())
+	t.Cleanup(srv.Close)
+	e.srv = srv
 	e.seed()
 	e.must("POST", "/v1/table/lnc$ns$t1/declare", "")
 	e.must("POST", "/v1/table/lnc$ns$t2/declare", "")
@@ -41,7 +52,7 @@ func TestSpecConformance(t *testing.T) {
 		{"TableExists", "POST", tbl + "/exists", `{}`, true, nil},
 		{"DropTable", "POST", "/v1/table/lnc$ns$t2/drop", `{}`, true, nil},
 		{"DeregisterTable", "POST", "/v1/table/lnc$ns$t3/deregister", `{}`, true, nil},
-		{"RestoreTable", "POST", tbl + "/restore", `{"version":1}`, false, nil},
+		{"RestoreTable", "POST", tbl + "/restore", `{"version":1}`, true, []string{"transaction_id"}},
 		{"RenameTable", "POST", "/v1/table/lnc$ns$t5/rename", `{"new_table_name":"t6"}`, true, nil},
 		{"UpdateTableSchemaMetadata", "POST", tbl + "/schema_metadata/update", `{}`, false, nil},
 		{"ListTableVersions", "POST", tbl + "/version/list", `{}`, true, []string{"versions"}},

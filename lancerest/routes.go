@@ -90,6 +90,8 @@ func matchRoute(method, path string) (route, bool) {
 			return withID(post(method, updateTableTag), id), true
 		case "tags/delete":
 			return withID(post(method, deleteTableTag), id), true
+		case "restore":
+			return withID(post(method, restoreTable), id), true
 		}
 		if unsupportedTableOp(op) {
 			return route{op: unsupported}, true
@@ -136,7 +138,7 @@ func list(method string, op opFunc) route {
 var unsupportedTableOps = map[string]bool{
 	"create": true, "create-empty": true, "insert": true, "merge_insert": true,
 	"update": true, "delete": true, "query": true, "count_rows": true,
-	"explain_plan": true, "analyze_plan": true, "stats": true, "restore": true,
+	"explain_plan": true, "analyze_plan": true, "stats": true,
 	"add_columns": true, "alter_columns": true, "drop_columns": true,
 	"update_field_metadata": true, "backfill_column": true, "schema_metadata/update": true,
 	"version/create": true, "version/delete": true,

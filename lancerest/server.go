@@ -26,6 +26,16 @@ type Config struct {
 	// Storage answers storage_options for tables on an object store; nil
 	// for a local warehouse, whose tables need none.
 	Storage StorageOptioner
+	// Tokens lets OAuth2 access tokens from the Iceberg REST's
+	// /v1/oauth/tokens stand in for the API key they were issued for (same
+	// role and bucket scope); nil accepts API keys only.
+	Tokens *apikey.Tokens
+	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
+	// spec's Unsupported.
+	Jobs JobRunner
+	// Observer gives DescribeTable a fallback when a manifest cannot be
+	// read; nil means no fallback.
+	Observer Observer
 }
 
 // Server is the Lance Namespace REST API.
@@ -34,6 +44,10 @@ type Server struct {
 	log     *slog.Logger
 	auth    *apikey.Checker
 	storage StorageOptioner
+	// observer: see Config.Observer.
+	observer Observer
+	// jobs: see Config.Jobs.
+	jobs JobRunner
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -50,8 +64,10 @@ func New(cfg Config) *Server {
 	return &Server{
 		store:    cfg.Store,
 		log:      lg.With("component", "lancerest"),
-		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous}),
+		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens}),
 		storage:  cfg.Storage,
+		observer: cfg.Observer,
+		jobs:     cfg.Jobs,
 		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }

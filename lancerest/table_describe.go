@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/lancemeta"
 )
 
 type describeTableResponse struct {
@@ -13,7 +14,9 @@ type describeTableResponse struct {
 	Location          string            `json:"location"`
 	TableURI          string            `json:"table_uri,omitempty"`
 	StorageOptions    map[string]string `json:"storage_options"`
-	Properties        map[string]string `json:"properties"` // null: the catalog keeps no table properties
+	Schema            *lancemeta.Schema `json:"schema,omitempty"`
+	Stats             *tableStats       `json:"stats,omitempty"`
+	Properties        map[string]string `json:"properties"` // null unless detailed: the catalog keeps no table properties
 	ManagedVersioning bool              `json:"managed_versioning"`
 	IsOnlyDeclared    *bool             `json:"is_only_declared,omitempty"`
 }
@@ -89,6 +92,9 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 		if req.Version != nil {
 			v := want
 			resp.Version = &v
+		}
+		if detailed && latest > 0 {
+			s.detailedMetadata(ctx, t, want, &resp)
 		}
 	}
 	// The catalog's table id rides in a header (the spec's body has no

@@ -27,6 +27,10 @@ type Config struct {
 	// Anonymous serves every caller without an API key, with full rights
 	// (mirrors --lance-anonymous; for local experiments only).
 	Anonymous bool
+	// Tokens lets OAuth2 access tokens from the Iceberg REST's
+	// /v1/oauth/tokens stand in for the API key they were issued for (same
+	// role and bucket scope); nil accepts API keys only.
+	Tokens *apikey.Tokens
 }
 
 type handler struct {
@@ -43,7 +47,7 @@ func New(cfg Config) http.Handler {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	return &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, auth: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous})}
+	return &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, auth: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})}
 }
 
 // op is one of the eight operations.

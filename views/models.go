@@ -142,6 +142,7 @@ type NamespaceView struct {
 	Namespace    string
 	Children     []NamespaceRow
 	Tables       []TableRow
+	Views        []ViewRow // Iceberg views, first page
 	Total        int
 	Query        string
 	Pages        []PageLink

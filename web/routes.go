@@ -48,6 +48,7 @@ func (s *Server) routes() http.Handler {
 				r.Post("/buckets/{bucket}/namespaces/{ns}/create-table", h.CreateIcebergTable)
 				r.Get("/fragments/iceberg-column", h.IcebergColumnRow)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}", h.ShowTable)
+				r.Get("/buckets/{bucket}/namespaces/{ns}/views/{view}", h.ShowView)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/data", h.TableData)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance", h.TableMaintenance)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks", h.SubmitTask)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
@@ -105,14 +106,17 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	// Shutdown leaves hijacked websocket connections open; this closes them.
 	s.register("console live updates", func() error { s.console.Close(); return nil })
+	// One set of OAuth2 access tokens: issued by the Iceberg REST, accepted
+	// by it, the Lance REST and the task API alike.
+	tokens := apikey.NewTokens(s.st, nil)
 	for i := range s.https {
 		switch s.https[i].name {
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc.tasks)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg)
+			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
 		case "metrics":
 			s.https[i].h = metricsMux(s.console.MetricsHandler())
 		case "s3tables":

@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 	"github.com/floe/floe/taskapi"
-	"github.com/floe/floe/tasks"
 )
 
 // taskAPIPrefix is where the Lance maintenance task API lives on the Lance
@@ -17,13 +17,15 @@ import (
 const taskAPIPrefix = "/lance/oss/v1/"
 
 // lanceHandler serves the Lance Namespace REST catalog and the task API.
-func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.Service) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous}
+// tokens are the OAuth2 access tokens the Iceberg REST issues; both Lance
+// surfaces accept them in place of the key they stand for.
+func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens) http.Handler {
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
 	ns := lancerest.New(cfg).Handler()
-	ta := taskapi.New(taskapi.Config{Store: st, Tasks: ts, Logger: log, Anonymous: c.LanceAnonymous})
+	ta := taskapi.New(taskapi.Config{Store: st, Tasks: svc.tasks, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, taskAPIPrefix) {
 			ta.ServeHTTP(w, r)
@@ -34,8 +36,8 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, ts *tasks.
 }
 
 // icebergHandler serves the Iceberg REST catalog.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig) http.Handler {
-	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket}
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) http.Handler {
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}

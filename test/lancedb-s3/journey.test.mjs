@@ -55,6 +55,15 @@ test("LanceDB on an S3 warehouse", { skip }, async (t) => {
     assert.equal(await table.countRows(), 200);
   });
 
+  await t.test("detailed describe reads the manifest from S3", async () => {
+    const d = await rest("POST", `/v1/table/${id(...NS, "items")}/describe`, { id: [...NS, "items"], load_detailed_metadata: true });
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    assert.equal(d.body.properties["floe.stats_source"], "manifest");
+    assert.equal(d.body.stats.num_rows, 200);
+    const table = await (await connect()).openTable("items", NS);
+    assert.deepEqual(d.body.schema.fields.map((f) => f.name), (await table.schema()).fields.map((f) => f.name));
+  });
+
   await t.test("eight concurrent writers lose no rows", async () => {
     await db.createTable("log", rows(1), NS);
     await Promise.all(

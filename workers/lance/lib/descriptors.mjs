@@ -1,10 +1,10 @@
-// The five job types this worker offers: their settings forms (with ranges,
+// The six job types this worker offers: their settings forms (with ranges,
 // defaults and help), runtime defaults, and the capability advertised in
 // Hello. The parameters of a job itself are not here: floe defines them and
 // sends them in Welcome.job_params. Field and job-type names are the task API's vocabulary
 // (/lance/oss/v1), so a scheduled job and a submitted task read alike.
 
-export const DESCRIPTOR_VERSION = '2026-11-30.1';
+export const DESCRIPTOR_VERSION = '2026-11-30.2';
 export const LANE = 'lance';
 
 const int = (name, label, def, min, max, help, extra = {}) => ({
@@ -149,6 +149,14 @@ export const descriptors = {
       ],
     },
     runtime: onDemand(),
+  },
+  lance_restore: {
+    job_type: 'lance_restore',
+    display_name: 'Lance restore',
+    description: 'Makes a new version whose content is an older version\'s (the Lance REST RestoreTable). Submitted, not detected.',
+    can_detect: false,
+    form: { sections: [] },
+    runtime: { ...onDemand(), retries: 0 }, // a restore that failed is retried by its caller, who sees the table first
   },
 };
 

@@ -1,4 +1,4 @@
-// Execution of the five job types against a table resolved through floe's
+// Execution of the six job types against a table resolved through floe's
 // Lance REST for this job alone. Each job reports progress by stage, returns
 // before/after figures, and says exactly which parts of LanceDB's combined
 // optimize() ran. A parameter LanceDB 0.31 cannot honour fails the job with
@@ -394,10 +394,37 @@ async function buildIndex(table, plan, before, { progress }, kind) {
   };
 }
 
+// ---- restore ---------------------------------------------------------------------------
+
+// RestoreTable of the Lance REST: a new version whose content is an old
+// one's. LanceDB 0.31 does it as checkout(version) then restore().
+const restore = {
+  plan(p) {
+    const version = p.int('version', undefined, { min: 1 });
+    if (version === undefined) throw new ParamError('version is required: the version to restore');
+    return { version };
+  },
+  async run(table, plan, before, { progress }) {
+    const versions = (await table.listVersions()).map((v) => v.version);
+    if (!versions.includes(plan.version)) {
+      throw new ParamError(`version ${plan.version} does not exist (the table has ${versions.length ? `versions ${versions[0]}–${versions[versions.length - 1]}` : 'no versions'}); cleanup may have removed it`);
+    }
+    progress('restoring', 40, `checking out version ${plan.version}`);
+    await table.checkout(plan.version);
+    await table.restore();
+    const now = await table.version();
+    return {
+      extra: { ran: 'restore', restored_version: String(plan.version), new_version: String(now), engine_note: 'checkout + restore only: nothing was compacted or pruned.' },
+      summary: () => `restored version ${plan.version} as version ${now} (${before.rows} rows before)`,
+    };
+  },
+};
+
 export const executors = {
   lance_compact: compact,
   lance_optimize_indices: optimizeIndices,
   lance_cleanup: cleanup,
   lance_scalar_index: scalarIndex,
   lance_vector_index: vectorIndex,
+  lance_restore: restore,
 };
