@@ -52,6 +52,10 @@ func errUnknownKey() error {
 // APIKey carries SecretAccessKey this once. ttl <= 0
 // means the key never expires.
 func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
+	return s.createAPIKey(ctx, name, role, bucket, ttl, "")
+}
+
+func (s *Store) createAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole) (APIKey, string, error) {
 	if role != RoleReadWrite && role != RoleReadonly {
 		return APIKey{}, "", Invalid("role", "API key role must be readwrite or readonly")
 	}
@@ -64,15 +68,15 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 		}
 	}
 	now := s.now().UTC()
-	k := APIKey{ID: "k_" + randomHex(8), Name: name, Role: role, Bucket: bucket, CreatedAt: now}
+	k := APIKey{ID: "k_" + randomHex(8), Name: name, Role: role, Bucket: bucket, CreatedAt: now, System: system}
 	if ttl > 0 {
 		k.ExpiresAt = now.Add(ttl)
 	}
 	secret := apiKeyPrefix + randomBase62(secretRandomLen)
 	k.AccessKeyID, k.SecretAccessKey = newAccessKeyPair()
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
-		access_key_id, secret_access_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
-		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey); err != nil {
+		access_key_id, secret_access_key, system_role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
+		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey, string(system)); err != nil {
 		return APIKey{}, "", dbErr("insert API key", err)
 	}
 	return k, secret, nil
@@ -119,7 +123,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id, system_role
 		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, micros(s.now()))
 	if err != nil {
 		return nil, dbErr("list API keys", err)
@@ -130,9 +134,11 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 		var k APIKey
 		var role string
 		var created, lastUsed, expires int64
-		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID); err != nil {
+		var system string
+		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID, &system); err != nil {
 			return nil, dbErr("list API keys", err)
 		}
+		k.System = SystemRole(system)
 		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 		out = append(out, k)
 	}
@@ -176,14 +182,18 @@ func errUnknownWorkerToken() error {
 // CreateWorkerToken stores a new worker token and returns its secret once:
 // "floew_" followed by 40 random base62 characters.
 func (s *Store) CreateWorkerToken(ctx context.Context, name string) (WorkerToken, string, error) {
+	return s.createWorkerToken(ctx, name, "")
+}
+
+func (s *Store) createWorkerToken(ctx context.Context, name string, system SystemRole) (WorkerToken, string, error) {
 	if len(name) > maxKeyName {
 		return WorkerToken{}, "", Invalid("name", fmt.Sprintf("worker token name must be at most %d characters", maxKeyName))
 	}
 	now := s.now().UTC()
-	w := WorkerToken{ID: "w_" + randomHex(8), Name: name, CreatedAt: now}
+	w := WorkerToken{ID: "w_" + randomHex(8), Name: name, CreatedAt: now, System: system}
 	secret := workerTokenPrefix + randomBase62(secretRandomLen)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO worker_tokens(id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
-		w.ID, w.Name, hashSecret(secret), micros(now)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO worker_tokens(id, name, secret_hash, created_at, system_role) VALUES (?, ?, ?, ?, ?)`,
+		w.ID, w.Name, hashSecret(secret), micros(now), string(system)); err != nil {
 		return WorkerToken{}, "", dbErr("insert worker token", err)
 	}
 	return w, secret, nil
@@ -223,7 +233,7 @@ func (s *Store) VerifyWorkerToken(ctx context.Context, secret string) (WorkerTok
 
 // ListWorkerTokens lists worker tokens, newest first.
 func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, created_at, last_used_at FROM worker_tokens ORDER BY created_at DESC, id`)
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, created_at, last_used_at, system_role FROM worker_tokens ORDER BY created_at DESC, id`)
 	if err != nil {
 		return nil, dbErr("list worker tokens", err)
 	}
@@ -232,9 +242,11 @@ func (s *Store) ListWorkerTokens(ctx context.Context) ([]WorkerToken, error) {
 	for rows.Next() {
 		var w WorkerToken
 		var created, lastUsed int64
-		if err := rows.Scan(&w.ID, &w.Name, &created, &lastUsed); err != nil {
+		var system string
+		if err := rows.Scan(&w.ID, &w.Name, &created, &lastUsed, &system); err != nil {
 			return nil, dbErr("list worker tokens", err)
 		}
+		w.System = SystemRole(system)
 		w.CreatedAt, w.LastUsedAt = fromMicros(created), fromMicros(lastUsed)
 		out = append(out, w)
 	}

@@ -18,6 +18,8 @@ type APIKey struct {
 	// SecretAccessKey is filled only by CreateAPIKey (to be shown once) and
 	// by LookupAccessKey (to verify a signature); listings leave it empty.
 	SecretAccessKey string
+	// System is what floe itself made the key for; "" for keys people made.
+	System SystemRole
 }
 
 // CanRead reports whether the key may read the bucket.
@@ -32,4 +34,5 @@ type WorkerToken struct {
 	Name       string
 	CreatedAt  time.Time
 	LastUsedAt time.Time
+	System     SystemRole // what floe itself made the token for; "" for tokens people made
 }

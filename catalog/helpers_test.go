@@ -26,6 +26,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestEnsureAdmin", Fn: TestEnsureAdmin},
 	{Name: "TestAPIKeys", Fn: TestAPIKeys},
 	{Name: "TestWorkerTokens", Fn: TestWorkerTokens},
+	{Name: "TestSystemCredentials", Fn: TestSystemCredentials},
 	{Name: "TestCreateBucket", Fn: TestCreateBucket},
 	{Name: "TestCreateBucketRace", Fn: TestCreateBucketRace},
 	{Name: "TestListBucketsCountsAndPages", Fn: TestListBucketsCountsAndPages},

@@ -43,9 +43,10 @@ type Store struct {
 	// db is the one database handle: its writes queue in persist, its
 	// reads run through cached prepared statements.
 	db     *persist.DB
-	ro     querier   // reads outside transactions; the same handle as db
-	ownsDB bool      // Open made db, so Close closes it
-	lists  listCache // name listings, valid while the table generation holds
+	ro     querier    // reads outside transactions; the same handle as db
+	ownsDB bool       // Open made db, so Close closes it
+	lists  listCache  // name listings, valid while the table generation holds
+	tables tableCache // table entries by name, on PostgreSQL with a bus (CacheReads)
 	opts   Options
 	wh     *warehouse.Warehouse
 	local  *warehouse.Local // the local backend New made, closed by Close

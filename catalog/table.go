@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
@@ -91,11 +92,25 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
+	k := tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}
+	now := time.Now()
+	if t, ok := s.tables.get(k, now); ok {
+		return t, nil
+	}
+	epoch, session, cacheable := s.tables.begin() // before the read: see tableCache
 	t, err := s.getTable(ctx, s.ro, ref)
 	if err != nil {
 		return Table{}, err
 	}
-	return s.refreshState(ctx, s.ro, t)
+	if t, err = s.refreshState(ctx, s.ro, t); err != nil {
+		return Table{}, err
+	}
+	// A declared Lance table becomes created when storage, not the
+	// database, changes: it is stat'ed on every read, never cached.
+	if cacheable && (t.Format != FormatLance || t.State != StateDeclared) {
+		s.tables.put(k, t, epoch, session, now)
+	}
+	return t, nil
 }
 
 // GetTableByID returns a table by its table id.

@@ -45,6 +45,7 @@ type layoutConsole struct {
 	url      string
 	lanceTbl catalog.Table
 	longJob  string // a succeeded job with a long result
+	obs      *observe.Store
 }
 
 type taskRunner struct{ p *plugin.Plugin }
@@ -210,7 +211,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if got, err := ts.Get(ctx, tb.ID, done.ID); err != nil || got.Status != tasks.StatusCompleted {
 		t.Fatalf("compaction task %+v, %v", got, err)
 	}
-	return layoutConsole{url: srv.URL, lanceTbl: tb, longJob: longJob}
+	return layoutConsole{url: srv.URL, lanceTbl: tb, longJob: longJob, obs: obs}
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {

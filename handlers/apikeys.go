@@ -42,7 +42,11 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 		v.Secret, v.Created, v.AccessKeyID, v.SecretAccessKey = k.Secret, k.Name, k.AccessKeyID, k.SecretAccessKey
 	}
 	for _, k := range keys {
-		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt})
+		row := views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
+		if m, ok := keyMark(k); ok {
+			row.System, row.Warning = m.Label, m.Warning
+		}
+		v.Keys = append(v.Keys, row)
 	}
 	for _, b := range buckets {
 		v.Buckets = append(v.Buckets, b.Name)

@@ -37,6 +37,7 @@ type revealed struct {
 	Secret          string
 	AccessKeyID     string // API keys only: the SigV4 pair
 	SecretAccessKey string
+	For             string // the page that shows it when not the list's own ("" = that list)
 	held            time.Time
 }
 

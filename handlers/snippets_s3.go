@@ -26,7 +26,7 @@ const (
 )
 
 // commentPrefix is the line comment of a snippet's language.
-var commentPrefix = map[string]string{"js": "//", "python": "#", "shell": "#", "sql": "--"}
+var commentPrefix = map[string]string{"js": "//", "go": "//", "python": "#", "shell": "#", "sql": "--"}
 
 // withStore puts the storage settings at the top of each snippet: a comment
 // saying where the files are and where the keys come from, and for DuckDB

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floe/floe/observe"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
 )
@@ -14,21 +15,51 @@ import (
 // maintForms renders the task schemas as forms. Every field is optional
 // unless marked required; an empty field is left out of the request body,
 // so the task API's defaults apply exactly as they do for API clients.
-// Parameters only API clients may send (options floe always refuses) are
-// not offered.
-func maintForms() []views.MaintForm {
+// Parameters only API clients may send are not offered, except those floe
+// always refuses, which show their one value and why. schema is the table's
+// observed schema (nil when no worker has described it): index forms then
+// offer its columns in a select, each with the index types its type takes.
+func maintForms(schema []observe.Field) []views.MaintForm {
 	var out []views.MaintForm
 	for _, sc := range tasks.Schemas() {
 		form := views.MaintForm{Type: string(sc.Type), Op: sc.Op, Title: sc.Title, Help: sc.Help}
 		for _, f := range sc.Fields {
-			if f.APIOnly {
+			if f.APIOnly && !f.MustBeFalse {
 				continue
 			}
-			form.Fields = append(form.Fields, maintField(f))
+			mf := maintField(f)
+			switch why, fixed := engineFixed[sc.Type][f.Name]; {
+			case f.MustBeFalse:
+				mf.Kind, mf.Fixed, mf.Help = "fixed", "false", "Always false: "+f.Help+"."
+			case fixed:
+				mf.Kind, mf.Fixed, mf.Help = "fixed", fmt.Sprint(f.Default), why
+			}
+			if f.Name == "column" && (sc.Type == tasks.TypeScalarIndex || sc.Type == tasks.TypeVectorIndex) {
+				columnField(&form, &mf, schema, sc.Type == tasks.TypeVectorIndex)
+			}
+			form.Fields = append(form.Fields, mf)
 		}
 		out = append(out, form)
 	}
 	return out
+}
+
+// columnField makes an index form's column a select of the schema's
+// columns that fit the form; with no schema observed it stays a text input.
+func columnField(form *views.MaintForm, mf *views.MaintField, schema []observe.Field, vector bool) {
+	if schema == nil {
+		mf.Help = "No worker has described this table yet, so its columns are not known: type the column name."
+		return
+	}
+	mf.Kind, mf.Choices = "column", columnChoices(schema, vector)
+	mf.Help = "Columns of this table that this index can cover; the index types offered follow the column's type."
+	if len(mf.Choices) == 0 {
+		what := "no column a scalar index covers (numbers, strings, dates, booleans or lists)"
+		if vector {
+			what = "no vector column (a fixed-size list of floats)"
+		}
+		form.Unavailable = "This table has " + what + ", so there is nothing to index."
+	}
 }
 
 // maintKinds maps a parameter kind to the form control that enters it.
@@ -53,6 +84,7 @@ func maintField(f tasks.Field) views.MaintField {
 	}
 	if f.Only != nil {
 		mf.Help = strings.TrimSpace(mf.Help + " Only with " + f.Only.Field + " " + strings.Join(f.Only.Values, " or ") + ".")
+		mf.OnlyField, mf.OnlyValues = f.Only.Field, strings.Join(f.Only.Values, " ")
 	}
 	return mf
 }
@@ -65,7 +97,7 @@ func taskBody(form views.MaintForm, vals url.Values) []byte {
 	body := map[string]any{}
 	for _, f := range form.Fields {
 		s := strings.TrimSpace(vals.Get(f.Name))
-		if s == "" {
+		if s == "" || f.Kind == "fixed" { // a fixed value is the default: sending it adds nothing
 			continue
 		}
 		switch f.Kind {

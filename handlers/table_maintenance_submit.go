@@ -29,7 +29,7 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	typ := r.PostForm.Get("task_type")
-	forms := maintForms()
+	forms := maintForms(h.observedSchema(t))
 	at := -1
 	for i, f := range forms {
 		if f.Type == typ {
@@ -41,7 +41,14 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := withValues(forms[at], r.PostForm)
-	task, err := h.tasks.Submit(r.Context(), t, tasks.Type(typ), taskBody(form, r.PostForm))
+	var task tasks.Task
+	if field, why := fixedMismatch(form, r.PostForm); why != "" {
+		err = &tasks.Error{Kind: tasks.ErrInvalid, Field: field, Message: why}
+	} else if why := indexTypeMismatch(form, r.PostForm.Get("column"), r.PostForm.Get("index_type")); why != "" {
+		err = &tasks.Error{Kind: tasks.ErrInvalid, Field: "index_type", Message: why}
+	} else {
+		task, err = h.tasks.Submit(r.Context(), t, tasks.Type(typ), taskBody(form, r.PostForm))
+	}
 	var te *tasks.Error
 	if errors.As(err, &te) && (errors.Is(err, tasks.ErrInvalid) || errors.Is(err, tasks.ErrQuota)) {
 		status := http.StatusUnprocessableEntity

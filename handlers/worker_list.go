@@ -49,8 +49,11 @@ func (h *Handlers) workersView(r *http.Request) (views.WorkersView, error) {
 		if err != nil {
 			return v, err
 		}
+		marks := tokenMarks(toks)
 		for _, t := range toks {
-			v.Tokens = append(v.Tokens, views.WorkerTokenRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt})
+			m := marks[t.ID]
+			v.Tokens = append(v.Tokens, views.WorkerTokenRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt,
+				System: m.Label, Warning: m.Warning})
 		}
 	}
 	return v, nil

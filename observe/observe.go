@@ -17,6 +17,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/notify"
 )
 
 // DefaultCap bounds the observations kept; a console rarely shows more than a
@@ -69,7 +70,8 @@ type Store struct {
 	order   *list.List   // of key, oldest update first; the front is evicted
 	dirty   map[key]bool // written or deleted since the last flush
 
-	kick   chan struct{} // cap 1: a flush is wanted soon
+	bus    atomic.Pointer[notify.Bus] // set by Follow: flushes announce their keys to other replicas
+	kick   chan struct{}              // cap 1: a flush is wanted soon
 	stop   context.CancelFunc
 	done   chan struct{} // closed by the flusher when it returns
 	closed atomic.Bool
@@ -285,6 +287,13 @@ func (s *Store) Flush(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 		return fmt.Errorf("observe: flush: %w", err)
+	}
+	if s.bus.Load() != nil {
+		keys := make([]key, len(writes))
+		for i, w := range writes {
+			keys[i] = w.k
+		}
+		s.announce(keys)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -32,6 +33,7 @@ type Options struct {
 // concurrent use, and several processes may open the same file.
 type DB struct {
 	sql     *sql.DB
+	url     string // as given to Open; carries a password: never shown
 	dialect Dialect
 	reads   *stmtCache
 	now     func() time.Time
@@ -41,6 +43,9 @@ type DB struct {
 	// (left for waits on other processes, such as the CLI beside the server)
 	// and a waiting caller can still give up on its context.
 	writeSlot chan struct{}
+
+	hooksMu sync.Mutex
+	hooks   []func() // OnCommit
 }
 
 // ErrPathRequired is returned by Open without a path.
@@ -84,7 +89,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if d.Name == "postgres" {
 		sdb.SetMaxOpenConns(maxOpenPostgres)
 	}
-	db := &DB{sql: sdb, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1)}
+	db := &DB{sql: sdb, url: opts.Path, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1)}
 	db.reads = newStmtCache(sdb, d)
 	if err := db.Ping(ctx); err != nil {
 		sdb.Close()
@@ -114,6 +119,17 @@ func (db *DB) Close() error {
 
 // Ping reports whether the database answers (readiness checks).
 func (db *DB) Ping(ctx context.Context) error { return db.sql.PingContext(ctx) }
+
+// PostgresURL returns the URL the database was opened with when it is
+// PostgreSQL ("" for SQLite), for the one caller that needs a connection
+// of its own (persist/notify's listener). It may carry a password: never
+// log it; Redact it first.
+func (db *DB) PostgresURL() string {
+	if db.dialect.Name != "postgres" {
+		return ""
+	}
+	return db.url
+}
 
 // Dialect returns the SQL dialect of the open database.
 func (db *DB) Dialect() Dialect { return db.dialect }

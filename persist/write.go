@@ -88,10 +88,31 @@ func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(&Tx{tx: stx, dialect: db.dialect}); err != nil {
 		return err
 	}
-	if err := stx.Commit(); err != nil {
+	err = stx.Commit()
+	db.afterCommit() // even on a failed commit: its outcome is unknown
+	if err != nil {
 		return &Error{Op: "commit", Err: err}
 	}
 	return nil
+}
+
+// OnCommit registers fn to run after every write transaction of this
+// process commits (or fails to commit: the outcome is then unknown), on the
+// writer's goroutine before Write returns. A read cache drops its entries
+// there, so a caller's own write is never hidden by it. fn must be quick.
+func (db *DB) OnCommit(fn func()) {
+	db.hooksMu.Lock()
+	defer db.hooksMu.Unlock()
+	db.hooks = append(db.hooks, fn)
+}
+
+func (db *DB) afterCommit() {
+	db.hooksMu.Lock()
+	hooks := db.hooks
+	db.hooksMu.Unlock()
+	for _, fn := range hooks {
+		fn()
+	}
 }
 
 // begin starts a write transaction, retrying while the database is busy.
@@ -151,6 +172,17 @@ func (db *DB) IsUnavailable(err error) bool {
 		return false // the caller gave up; the database may be fine
 	}
 	return db.dialect.IsUnavailable(err)
+}
+
+// Unreachable reports, without a handle, that err is a database server that
+// cannot be reached or is stopping or starting (PostgreSQL's connection and
+// shutdown errors), for code that classifies errors away from its DB (the
+// catalog's dbErr). A caller that gave up (context) is not unreachable.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return pgUnavailable(err)
 }
 
 // IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.

@@ -24,12 +24,20 @@ type Event struct {
 	Job      Job // for EventJob; Activity is not filled
 	WorkerID string
 	JobType  string
+	// Remote: the change happened on another replica and reached this one
+	// through the bus (Job was re-read from the database). A subscriber
+	// that acts on changes (tasks following their jobs) leaves remote ones
+	// to the replica where they happened.
+	Remote bool
 }
 
 type hub struct {
 	mu   sync.Mutex
 	next int
 	subs map[int]chan Event
+	// forward, if set, also sends each local event to the other replicas
+	// (Plugin.forwardEvent); it must not block.
+	forward func(Event)
 }
 
 func newHub() *hub { return &hub{subs: make(map[int]chan Event)} }
@@ -60,6 +68,9 @@ func (h *hub) subscribe() (<-chan Event, func()) {
 }
 
 func (h *hub) publish(e Event) {
+	if h.forward != nil && !e.Remote {
+		h.forward(e)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, ch := range h.subs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -490,4 +491,17 @@ func (p *Plugin) laneFor(jobType string) string {
 		return LaneIceberg
 	}
 	return LaneDefault
+}
+
+// reload re-reads descriptors and settings another replica stored, keeping
+// job types this replica knows that the database does not (yet) hold.
+func (t *jobTypes) reload(ctx context.Context) error {
+	fresh := newJobTypes(t.p)
+	if err := fresh.load(ctx); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	maps.Copy(t.m, fresh.m)
+	return nil
 }

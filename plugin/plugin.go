@@ -23,6 +23,7 @@ import (
 	"github.com/floe/floe/plugin/pluginpb"
 
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/notify"
 )
 
 // Config wires a Plugin. Store is required; the rest have defaults.
@@ -43,6 +44,10 @@ type Config struct {
 	// Reviewer, if set, may drop or adjust each proposal (maintenance
 	// configuration); nil keeps every proposal.
 	Reviewer ProposalReviewer
+	// Bus carries job, worker and job-type events to the other replicas
+	// on one PostgreSQL and theirs to this one's subscribers; nil (or a
+	// SQLite bus) keeps events in this process.
+	Bus *notify.Bus
 	Options
 }
 
@@ -200,6 +205,7 @@ func New(cfg Config) (*Plugin, error) {
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)
 	p.events = newHub()
+	p.events.forward = p.forwardEvent
 	p.types = newJobTypes(p)
 	if err := p.types.load(p.root); err != nil {
 		return nil, err
@@ -211,6 +217,10 @@ func New(cfg Config) (*Plugin, error) {
 	p.sched = newScheduler(p)
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })
+	if cfg.Bus.Remote() {
+		events, stop := cfg.Bus.Subscribe(busTopicJob, busTopicWorker, busTopicJobType)
+		p.wg.Go(func() { p.relayRemoteEvents(p.root, events, stop) })
+	}
 	if !cfg.DisableScheduler {
 		p.sched.start(p.root)
 	}

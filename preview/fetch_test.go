@@ -20,6 +20,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
@@ -41,7 +42,14 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	return newEnvOn(t, pdb, filepath.Join(dir, "wh"))
+}
+
+// newEnvOn builds a replica's plugin, observations and broker over an open
+// database and warehouse.
+func newEnvOn(t *testing.T, pdb *persist.DB, wh string) *env {
+	t.Helper()
+	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: wh})
 	if err != nil {
 		t.Fatal(err)
 	}

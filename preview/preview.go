@@ -58,6 +58,7 @@ type Broker struct {
 	obs      Observations
 	timeout  time.Duration
 	maxBytes int
+	relay    *relay // set by Relay (PostgreSQL replicas); nil: this replica's workers only
 }
 
 // New builds a Broker over the plugin channel and the observation store.
@@ -147,8 +148,19 @@ func (b *Broker) pickWorker(req Request) (string, error) {
 }
 
 // Fetch asks a worker for rows and renders them. When ctx ends (the browser
-// went away) the worker is told to cancel.
+// went away) the worker is told to cancel. With Relay on, a table no worker
+// connected here can read is asked of the other replicas' workers.
 func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
+	res, err := b.fetchLocal(ctx, req)
+	var pe *Error
+	if b.relay != nil && errors.As(err, &pe) && (errors.Is(pe.Kind, ErrNotObserved) || errors.Is(pe.Kind, ErrWorkerGone)) {
+		return b.fetchRemote(ctx, req, err)
+	}
+	return res, err
+}
+
+// fetchLocal is Fetch through the workers connected to this replica.
+func (b *Broker) fetchLocal(ctx context.Context, req Request) (*Result, error) {
 	limit := req.RowLimit
 	if limit <= 0 {
 		limit = DefaultRowLimit

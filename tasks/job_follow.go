@@ -74,8 +74,9 @@ func (s *Service) FollowJobs(ctx context.Context, jobs Jobs) {
 			if !ok {
 				return
 			}
-			// Scheduled jobs (detected, not submitted) are never tasks.
-			if ev.Kind != plugin.EventJob || ev.Job.Source != plugin.SourceSubmitted {
+			// Scheduled jobs (detected, not submitted) are never tasks; a
+			// remote event's job is followed by the replica where it runs.
+			if ev.Kind != plugin.EventJob || ev.Remote || ev.Job.Source != plugin.SourceSubmitted {
 				continue
 			}
 			if _, err := s.OnJobUpdate(ctx, jobUpdate(ev.Job)); err != nil && ctx.Err() == nil {

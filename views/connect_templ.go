@@ -48,7 +48,7 @@ func ConnectPage(v ConnectView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"muted\">Snippets use this server's real addresses. Replace <code>&lt;API_KEY&gt;</code> with a key from <a href=\"/api-keys\">API keys</a>; the S3 Tables snippets take the same key's access key id and secret access key.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<p class=\"muted\">Snippets use this server's real addresses. Replace <code>&lt;API_KEY&gt;</code> with a key from <a href=\"/api-keys\">API keys</a>; the S3 Tables snippets take the same key's access key id and secret access key.</p><p data-testid=\"connect-table-tab-hint\">For a snippet that opens one table and runs as copied, with a read-only key written in, open the table and its <strong>Connect</strong> tab.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -75,7 +75,7 @@ func ConnectPage(v ConnectView) templ.Component {
 						var templ_7745c5c3_Var3 string
 						templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(b).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/connect.templ`, Line: 17, Col: 25}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/connect.templ`, Line: 18, Col: 25}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 						if templ_7745c5c3_Err != nil {
@@ -98,7 +98,7 @@ func ConnectPage(v ConnectView) templ.Component {
 						var templ_7745c5c3_Var4 string
 						templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(b)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/connect.templ`, Line: 17, Col: 59}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/connect.templ`, Line: 18, Col: 59}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 						if templ_7745c5c3_Err != nil {

@@ -203,6 +203,8 @@ type APIKeyRow struct {
 	Bucket      string
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
+	System      string // a badge label when floe made the key for itself ("" for people's keys)
+	Warning     string // the revoke confirmation: what stops working
 }
 
 // APIKeysView is /api-keys.

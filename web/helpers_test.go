@@ -22,6 +22,7 @@ import (
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
+	"github.com/floe/floe/persist/pgtest"
 )
 
 const (
@@ -83,7 +84,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	store.Close()
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL the replica tests start
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -21,6 +21,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
@@ -56,7 +58,6 @@ func (r pluginRunner) SubmitJob(ctx context.Context, typ, obj string, params map
 func newLiveEnv(t testing.TB) *liveEnv {
 	t.Helper()
 	dir := t.TempDir()
-	ctx := context.Background()
 	db, err := os.ReadFile(templateDB)
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +66,21 @@ func newLiveEnv(t testing.TB) *liveEnv {
 		t.Fatal(err)
 	}
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	return newLiveEnvOn(t, pdb, filepath.Join(dir, "warehouse"), nil)
+}
+
+// newLiveEnvOn starts a console with its plugin over an open database and
+// warehouse; a bus joins it to the other replicas on the same PostgreSQL.
+func newLiveEnvOn(t testing.TB, pdb *persist.DB, warehouse string, bus *notify.Bus) *liveEnv {
+	t.Helper()
+	ctx := context.Background()
+	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}
+	store.CacheReads(bus)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Logger: log, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Logger: log, Bus: bus, Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
@@ -27,6 +28,7 @@ type server struct {
 	paths    dataPaths
 	log      *slog.Logger
 	db       *persist.DB
+	bus      *notify.Bus // cross-replica events; delivers nothing on SQLite
 	st       *catalog.Store
 	svc      *services
 	console  *web.Server
@@ -87,6 +89,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	s.register("database", s.db.Close) // closed after everything that uses it
+	s.bus = notify.New(s.db, notify.Options{Logger: log})
+	s.register("event bus", func() error { s.bus.Close(); return nil })
+	s.st.CacheReads(s.bus) // on PostgreSQL: describes without a round trip, invalidated through the bus
 	s.register("catalog", s.st.Close)
 	if s.adminPassword, err = bootstrapAdmin(ctx, s.st, log); err != nil {
 		return nil, err
@@ -183,6 +188,9 @@ func closeListener(ln net.Listener) func() error {
 func (s *server) Run(ctx context.Context) error {
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
+	// Before any surface serves: Browse Data on this replica reaches
+	// workers connected to the others (PostgreSQL; nothing on SQLite).
+	s.svc.preview.Relay(runCtx, s.db, s.bus, s.log)
 	var wg sync.WaitGroup
 	errc := make(chan error, len(s.https)+1)
 	wg.Go(func() {

@@ -40,8 +40,10 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		return nil, err
 	}
 	s.register("observations", obs.Close)
+	obs.Follow(s.bus) // figures and preview routing see other replicas' workers' observations
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
+		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
 		Options:   plugin.Options{ConsoleVersion: version}})
 	if err != nil {

@@ -61,6 +61,7 @@ Flags default to the FLOE_* environment variables named in their help.`,
 			cfg.TLS = creds
 			cfg.Files = &iceworker.WarehouseFiles{S3: s3}
 			cfg.Logger = workerLogger()
+			iceworker.LimitProcessMemory() // this process runs only the worker
 			return iceworker.New(cfg).Run(cmd.Context())
 		},
 	}

@@ -24,7 +24,7 @@ func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger
 	if err := startBundledIcebergWorker(ctx, st, log, s, wg, icebergEnv); err != nil {
 		log.Error("the bundled Iceberg worker did not start; floe runs without it", "err", err)
 	}
-	_, token, err := st.CreateWorkerToken(ctx, "bundled-lance-worker")
+	_, token, err := st.CreateSystemWorkerToken(ctx, "bundled-lance-worker", catalog.SystemBundledLanceWorker)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func startBundledWorker(ctx context.Context, st *catalog.Store, log *slog.Logger
 		log.Info("demo data not seeded: the Lance REST is off")
 		return nil
 	}
-	_, key, err := st.CreateAPIKey(ctx, "demo-seed", catalog.RoleReadWrite, "", bundledKeyTTL)
+	_, key, err := st.CreateSystemAPIKey(ctx, "demo-seed", catalog.RoleReadWrite, "", bundledKeyTTL, catalog.SystemDemoSeed)
 	if err != nil {
 		return fmt.Errorf("mint a key for the demo seeder: %w", err)
 	}
@@ -63,7 +63,7 @@ func startBundledIcebergWorker(ctx context.Context, st *catalog.Store, log *slog
 		log.Info("the Iceberg worker is not started: the Iceberg REST is off")
 		return nil
 	}
-	_, token, err := st.CreateWorkerToken(ctx, "bundled-iceberg-worker")
+	_, token, err := st.CreateSystemWorkerToken(ctx, "bundled-iceberg-worker", catalog.SystemBundledIcebergWorker)
 	if err != nil {
 		return err
 	}

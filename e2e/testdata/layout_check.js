@@ -77,7 +77,31 @@
       }
     });
   }
+  // A blank band: a bar across the page (the top bar, or the side bar once
+  // a phone stacks it above the content) stretched far past what it holds,
+  // as a grid row given a short page's spare height is.
+  const bands = [];
+  for (const el of document.querySelectorAll('.topbar, .sidebar, .shell > *, body > main')) {
+    if (el.getClientRects().length === 0) continue;
+    const st = getComputedStyle(el);
+    const box = el.getBoundingClientRect();
+    let top = Infinity;
+    let bottom = -Infinity;
+    for (const c of el.children) {
+      const r = c.getBoundingClientRect();
+      if (r.height === 0 && r.width === 0) continue;
+      top = Math.min(top, r.top);
+      bottom = Math.max(bottom, r.bottom);
+    }
+    const content = bottom > top ? bottom - top : 0;
+    const spare = box.height - content - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom) - parseFloat(st.borderTopWidth) - parseFloat(st.borderBottomWidth);
+    // main may fill the rest of the screen (that is the page's own
+    // background), and so may a side bar beside it; a bar across the
+    // page must not.
+    const across = box.width >= window.innerWidth * 0.9;
+    if (el.tagName !== 'MAIN' && across && spare > 24) bands.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} is ${Math.round(spare)} px taller than its content`);
+  }
   const doc = document.documentElement;
-  return JSON.stringify({ scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, fails, badges, misaligned, wide: wide.slice(0, 8),
+  return JSON.stringify({ scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, fails, badges, misaligned, bands, wide: wide.slice(0, 8),
     dark: matchMedia('(prefers-color-scheme: dark)').matches });
 })()

@@ -87,9 +87,11 @@ func BenchmarkCompact(b *testing.B) {
 	}
 }
 
-// BenchmarkDetectSweep runs one detection sweep per job type over N tables
+// BenchmarkDetectSweep runs detection sweeps per job type over N tables
 // with one append each (FLOE_BENCH_TABLES, default 200; the figure
-// is for 1,000) and reports seconds per sweep.
+// is for 1,000) and reports seconds per sweep: "fresh" reads every table
+// as the worker did before it remembered anything, "first" is a new
+// worker's first sweep, "again" the next one over unchanged tables.
 func BenchmarkDetectSweep(b *testing.B) {
 	ctx := context.Background()
 	n := 200
@@ -102,22 +104,32 @@ func BenchmarkDetectSweep(b *testing.B) {
 		appendRows(b, tbl, 0, 6)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sweep := func(b *testing.B, jt string, memo *sweepMemo) time.Duration {
+		var obs, props int
+		start := time.Now()
+		errText := Detect(ctx, log, &pluginpb.Detect{JobType: jt, Cluster: &pluginpb.ClusterContext{IcebergRestUrl: e.url, ApiKey: e.key}},
+			&catalogs{}, LocalFiles{}, memo, DetectOut{
+				Proposals:    func(p []*pluginpb.Proposal) { props += len(p) },
+				Observations: func(o []*pluginpb.Observation) { obs += len(o) },
+			})
+		took := time.Since(start)
+		if errText != "" || obs != n {
+			b.Fatalf("sweep: %q, %d observations of %d tables", errText, obs, n)
+		}
+		return took
+	}
 	for _, jt := range []string{JobCompact, JobOrphans} {
 		b.Run(jt, func(b *testing.B) {
 			for range b.N {
-				var obs, props int
-				start := time.Now()
-				errText := Detect(ctx, log, &pluginpb.Detect{JobType: jt, Cluster: &pluginpb.ClusterContext{IcebergRestUrl: e.url, ApiKey: e.key}},
-					&catalogs{}, LocalFiles{}, DetectOut{
-						Proposals:    func(p []*pluginpb.Proposal) { props += len(p) },
-						Observations: func(o []*pluginpb.Observation) { obs += len(o) },
-					})
-				took := time.Since(start)
-				if errText != "" || obs != n {
-					b.Fatalf("sweep: %q, %d observations of %d tables", errText, obs, n)
-				}
-				b.ReportMetric(took.Seconds(), "s/sweep")
-				b.Logf("%s: %d tables observed, %d proposals in %s", jt, obs, props, took.Round(time.Millisecond))
+				fresh := sweep(b, jt, nil)
+				memo := newSweepMemo()
+				first := sweep(b, jt, memo)
+				again := sweep(b, jt, memo)
+				b.ReportMetric(fresh.Seconds(), "s/fresh-sweep")
+				b.ReportMetric(first.Seconds(), "s/first-sweep")
+				b.ReportMetric(again.Seconds(), "s/next-sweep")
+				b.Logf("%s over %d tables: fresh %s, first with memo %s, next %s (%.1fx faster than fresh)", jt, n,
+					fresh.Round(time.Millisecond), first.Round(time.Millisecond), again.Round(time.Millisecond), fresh.Seconds()/again.Seconds())
 			}
 		})
 	}

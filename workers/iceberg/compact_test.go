@@ -122,35 +122,3 @@ func TestCompactWithConcurrentWriter(t *testing.T) {
 		t.Fatalf("writer ran: %v, compaction rebased: %v; the test did not exercise the race", wrote, rebased)
 	}
 }
-
-// TestCompactRefusesDeleteFiles: a table with row-level deletes is refused
-// with a sentence and left as it was.
-func TestCompactRefusesDeleteFiles(t *testing.T) {
-	ctx := context.Background()
-	e := newEnv(t)
-	tbl := e.createTable(t, "events", false, iceberggo.Properties{"write.delete.mode": "merge-on-read", "format-version": "2"})
-	for i := range int64(6) {
-		tbl = appendRows(t, tbl, i*5, i*5+5)
-	}
-	var err error
-	tbl, err = tbl.Delete(ctx, iceberggo.EqualTo(iceberggo.Reference("id"), int64(3)), nil)
-	if err != nil {
-		t.Fatalf("delete: %v", err)
-	}
-	s, _ := readSettings(JobCompact, "", nil)
-	f, err := e.job(t, JobCompact, "events", nil).observe(ctx, tbl, thresholdsFrom(JobCompact, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.DeleteFiles == 0 {
-		t.Skip("iceberg-go wrote no delete file for this delete (copy-on-write); nothing to refuse")
-	}
-	before := tbl.CurrentSnapshot().SnapshotID
-	_, err = e.job(t, JobCompact, "events", map[string]string{"min_input_files": "2"}).Run(ctx)
-	if err == nil || !isPermanent(err) {
-		t.Fatalf("compaction of a table with delete files: %v, want a permanent refusal", err)
-	}
-	if got := e.load(t, "events").CurrentSnapshot().SnapshotID; got != before {
-		t.Fatal("the refused compaction committed a snapshot")
-	}
-}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -29,7 +31,10 @@ type DetectOut struct {
 // Detect sweeps every Iceberg table the key may see: it observes each and
 // proposes those past the job type's thresholds. The error is for
 // DetectionDone ("" when the sweep finished).
-func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *catalogs, files Files, out DetectOut) string {
+//
+// memo (nil for none) carries what earlier sweeps read, so a table whose
+// metadata did not change costs one listing at most.
+func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *catalogs, files Files, memo *sweepMemo, out DetectOut) string {
 	jt := req.GetJobType()
 	s, err := readSettings(jt, req.GetSettingsJson(), nil)
 	if err != nil {
@@ -44,6 +49,7 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 		return err.Error()
 	}
 	th := thresholdsFrom(jt, s)
+	nested := nestedIndex(refs)
 	maxProps := int(req.GetMaxProposals())
 	var deadline time.Time
 	if ms := req.GetDeadlineUnixMs(); ms > 0 {
@@ -69,11 +75,21 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 	for range sweepConcurrency {
 		wg.Go(func() {
 			for ref := range work {
-				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now}
-				tbl, err := cat.Snapshot(ctx, ref)
+				j := &Job{Type: jt, Ref: ref, Settings: s, Catalog: cat, Files: files, Now: time.Now, nested: nested[ref.ID], nestedKnown: true}
+				var tbl *table.Table
+				var err error
+				// Metadata files never change, so a remembered table needs no
+				// read; but one on S3 comes with the REST answer's credentials,
+				// which may be vended and expire, so it is loaded afresh.
+				_, onS3 := s3Location(ref.MetadataLocation)
+				if e := memo.get(ref.ID, ref.MetadataLocation); e != nil && !onS3 {
+					tbl = e.tbl
+				} else {
+					tbl, err = cat.Snapshot(ctx, ref)
+				}
 				var f Figures
 				if err == nil {
-					f, err = j.observe(ctx, tbl, th)
+					f, err = j.observeMemo(ctx, tbl, th, memo)
 				}
 				if err != nil {
 					log.Warn("detect: skipping table", "job_type", jt, "table", ref.Ident(), "reason", err)
@@ -112,6 +128,13 @@ feed:
 	}
 	close(work)
 	wg.Wait()
+	if !late && ctx.Err() == nil {
+		ids := make(map[string]bool, len(refs))
+		for _, r := range refs {
+			ids[r.ID] = true
+		}
+		memo.keepOnly(ids)
+	}
 	mu.Lock()
 	flush(true)
 	mu.Unlock()

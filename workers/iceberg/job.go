@@ -43,6 +43,11 @@ type Job struct {
 	Files    Files
 	Now      func() time.Time
 	Progress Progress
+
+	// nested are the locations of other tables inside this one's, once
+	// nestedKnown (orphan removal and its detection never list them).
+	nested      []string
+	nestedKnown bool
 }
 
 // Run executes the job.

@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 // runChild is the worker process: it holds every job at "committing"
 // (after the rewrite wrote its files, before the commit) until killed.
 func runChild() {
+	LimitProcessMemory() // as `floe worker iceberg` does
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	w := New(Config{GRPC: os.Getenv("FLOE_GRPC"), Token: os.Getenv("FLOE_WORKER_TOKEN"), WorkerID: "iceberg-child",

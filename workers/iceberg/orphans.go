@@ -25,6 +25,7 @@ type orphanScan struct {
 	old, young   []FileInfo // unreferenced files, past and within the age threshold
 	oldBytes     int64
 	lanceMarkers []string // files that only a Lance dataset has
+	nestedFiles  int      // files of other tables nested in the location, left alone
 }
 
 // lanceMarker says whether a path inside a table location belongs to a
@@ -36,7 +37,8 @@ func lanceMarker(rel string) bool {
 }
 
 // scanOrphans walks the table's location and sorts out the files no
-// metadata references.
+// metadata references, reading every snapshot's manifests (exact: jobs
+// delete by it).
 func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.Duration) (*orphanScan, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
@@ -46,27 +48,99 @@ func (j *Job) scanOrphans(ctx context.Context, tbl *table.Table, olderThan time.
 	if err != nil {
 		return nil, err
 	}
-	needed := r.all()
-	for p := range metadataFiles(tbl) {
-		needed[p] = true
+	if err := j.findNested(ctx, tbl); err != nil {
+		return nil, err
 	}
+	return j.listUnreferenced(ctx, tbl, r, olderThan)
+}
+
+// findNested learns which other tables of the catalog live inside this
+// table's location (floe refuses such locations at create, but registered
+// or older tables may have them): their files are theirs, never orphans
+// of this table.
+func (j *Job) findNested(ctx context.Context, tbl *table.Table) error {
+	if j.nestedKnown {
+		return nil
+	}
+	refs, err := j.Catalog.ListTables(ctx)
+	if err != nil {
+		return fmt.Errorf("list the catalog's tables to spare tables nested in %s: %w", j.Ref.Ident(), err)
+	}
+	j.nested, j.nestedKnown = nestedIn(Canonical(tbl.Location()), j.Ref.ID, refs), true
+	return nil
+}
+
+// nestedIn returns the canonical locations of the tables in refs (other
+// than self) that lie strictly inside root.
+func nestedIn(root, self string, refs []TableRef) []string {
+	var out []string
+	for _, r := range refs {
+		if l := Canonical(r.Location); r.ID != self && under(l, root) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// nestedIndex maps each table ID to the locations of the tables inside
+// its own, for a whole sweep at once: sorted locations put a location's
+// subtree right after it.
+func nestedIndex(refs []TableRef) map[string][]string {
+	type loc struct{ id, l string }
+	locs := make([]loc, 0, len(refs))
+	for _, r := range refs {
+		if l := Canonical(r.Location); l != "" {
+			locs = append(locs, loc{r.ID, l})
+		}
+	}
+	slices.SortFunc(locs, func(a, b loc) int { return strings.Compare(a.l, b.l) })
+	out := map[string][]string{}
+	for i, a := range locs {
+		for _, b := range locs[i+1:] {
+			if !strings.HasPrefix(b.l, a.l) {
+				break // past every path that starts with a.l
+			}
+			if under(b.l, a.l) {
+				out[a.id] = append(out[a.id], b.l)
+			}
+		}
+	}
+	return out
+}
+
+// under says whether path p lies strictly inside directory root.
+func under(p, root string) bool {
+	root = strings.TrimRight(root, "/")
+	return root != "" && strings.HasPrefix(p, root+"/")
+}
+
+// listUnreferenced lists the table's location once and keeps the files
+// neither r nor the table's metadata names.
+func (j *Job) listUnreferenced(ctx context.Context, tbl *table.Table, r *reach, olderThan time.Duration) (*orphanScan, error) {
+	meta := metadataFiles(tbl)
 	root := Canonical(tbl.Location())
 	if root == "" || root == "." || root == "/" {
 		return nil, refuse("%s has no usable location (%q); nothing was touched", j.Ref.Ident(), tbl.Location())
 	}
 	cutoff := j.now().Add(-olderThan)
 	sc := &orphanScan{}
-	err = j.Files.List(ctx, root, func(f FileInfo) error {
+	err := j.Files.List(ctx, root, func(f FileInfo) error {
 		p := Canonical(f.Path)
 		rel, err := filepath.Rel(root, p)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return nil // never outside the location
 		}
+		for _, n := range j.nested {
+			if under(p, n) {
+				sc.nestedFiles++
+				return nil // another table's file
+			}
+		}
 		if lanceMarker(rel) {
 			sc.lanceMarkers = append(sc.lanceMarkers, rel)
 			return nil
 		}
-		if needed[p] || filepath.Base(p) == versionHint {
+		if r.has(p) || meta[p] || filepath.Base(p) == versionHint {
 			return nil
 		}
 		if f.ModTime.Before(cutoff) {
@@ -100,6 +174,10 @@ func (j *Job) removeOrphans(ctx context.Context, tbl *table.Table) (Outcome, err
 	res := map[string]string{
 		"orphan_files": itoa(int64(len(sc.old))), "orphan_bytes": itoa(sc.oldBytes),
 		"young_unreferenced_files": itoa(int64(len(sc.young))), "dry_run": fmt.Sprint(dry),
+	}
+	if len(j.nested) > 0 {
+		res["nested_tables_spared"] = itoa(int64(len(j.nested)))
+		res["nested_table_files_spared"] = itoa(int64(sc.nestedFiles))
 	}
 	var listed []string
 	for i, f := range sc.old {

@@ -66,6 +66,7 @@ type Worker struct {
 	log      *slog.Logger
 	instance string
 	cats     catalogs
+	memo     *sweepMemo    // what detection sweeps read, kept between sweeps
 	detect   chan struct{} // slots
 	execute  chan struct{} // slots
 
@@ -94,7 +95,7 @@ func New(cfg Config) *Worker {
 	}
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &Worker{cfg: cfg, log: cfg.Logger, instance: hex.EncodeToString(b), detect: make(chan struct{}, cfg.DetectSlots),
+	return &Worker{cfg: cfg, log: cfg.Logger, instance: hex.EncodeToString(b), memo: newSweepMemo(), detect: make(chan struct{}, cfg.DetectSlots),
 		execute: make(chan struct{}, cfg.ExecuteSlots), running: map[string]context.CancelFunc{}, jobs: map[string]bool{}}
 }
 
@@ -307,7 +308,7 @@ func (w *Worker) onDetect(ctx context.Context, rid string, req *pluginpb.Detect,
 	}
 	defer func() { <-w.detect }()
 	jt := req.GetJobType()
-	errText := Detect(ctx, w.log, req, &w.cats, w.cfg.Files, DetectOut{
+	errText := Detect(ctx, w.log, req, &w.cats, w.cfg.Files, w.memo, DetectOut{
 		Proposals: func(p []*pluginpb.Proposal) {
 			send(&pluginpb.WorkerMessage{RequestId: rid, Body: &pluginpb.WorkerMessage_Proposals{Proposals: &pluginpb.Proposals{JobType: jt, Proposals: p}}})
 		},

@@ -1,0 +1,44 @@
+package catalog
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// SystemRole names what floe itself made a credential for, so the console
+// can mark it and say what stops working if it is revoked. Credentials
+// people make have none.
+type SystemRole string
+
+// The credentials floe serve makes for itself.
+const (
+	SystemBundledLanceWorker   SystemRole = "bundled-lance-worker"   // --with-worker's Lance worker token
+	SystemBundledIcebergWorker SystemRole = "bundled-iceberg-worker" // --with-worker's Iceberg worker token
+	SystemDemoSeed             SystemRole = "demo-seed"              // the key the demo seeder writes with
+	// SystemWorkerKey: a key the plugin channel minted for a worker's jobs.
+	// Not stored: such keys are recognised by their name (WorkerKeyName).
+	SystemWorkerKey SystemRole = "worker-key"
+)
+
+// CreateSystemWorkerToken is CreateWorkerToken for a token floe makes for
+// itself.
+func (s *Store) CreateSystemWorkerToken(ctx context.Context, name string, role SystemRole) (WorkerToken, string, error) {
+	return s.createWorkerToken(ctx, name, role)
+}
+
+// CreateSystemAPIKey is CreateAPIKey for a key floe makes for itself.
+func (s *Store) CreateSystemAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole) (APIKey, string, error) {
+	return s.createAPIKey(ctx, name, role, bucket, ttl, system)
+}
+
+// MintedFor reports the worker token and worker a minted worker key was
+// made for (see WorkerKeyName); ok is false for every other key.
+func (k APIKey) MintedFor() (tokenID, workerID string, ok bool) {
+	rest, found := strings.CutPrefix(k.Name, "worker:")
+	if !found || k.ExpiresAt.IsZero() {
+		return "", "", false
+	}
+	tokenID, workerID, ok = strings.Cut(rest, ":")
+	return tokenID, workerID, ok
+}

@@ -1,0 +1,156 @@
+package catalog
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/floe/floe/persist"
+	"github.com/floe/floe/persist/notify"
+	"github.com/floe/floe/persist/pgtest"
+)
+
+// replicaStore opens one replica's catalog on the shared database with its
+// own bus and the read cache on, as `floe serve --catalog postgres://…` does.
+func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bus) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := persist.Open(ctx, persist.Options{Path: dsn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ctx, db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := notify.New(db, notify.Options{Replica: name})
+	t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
+	select {
+	case <-bus.Listening():
+	case <-time.After(30 * time.Second):
+		t.Fatal("bus never listened")
+	}
+	s.CacheReads(bus)
+	return s, bus
+}
+
+func (s *Store) cached(ref TableRef) bool {
+	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, time.Now())
+	return ok
+}
+
+// TestTableCacheAcrossReplicas: B serves a described table from memory,
+// and once the notification of A's change has arrived on B, B's next read
+// is the new state — for each kind of change A makes. B's own changes are
+// seen at once, without waiting for any notification.
+func TestTableCacheAcrossReplicas(t *testing.T) {
+	dsn, dir := pgtest.DSN(t), t.TempDir()
+	wh := filepath.Join(dir, "warehouse")
+	a, _ := replicaStore(t, dsn, wh, "A")
+	b, busB := replicaStore(t, dsn, wh, "B")
+	heard := make(chan struct{}, 16)
+	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} }) // after the cache's own handler
+	ctx := context.Background()
+	mustBucket(t, a, "bkt", FormatIceberg)
+	mustNamespace(t, a, "bkt", "ns")
+	waitHeard := func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("B never heard %s", what)
+		}
+	}
+
+	cases := []struct {
+		name   string
+		change func(t *testing.T, tb Table) // run on A
+		check  func(t *testing.T, got Table, err error)
+	}{
+		{"commit", func(t *testing.T, tb Table) {
+			if _, err := a.CommitTable(ctx, tb.ID, tb.VersionToken, tb.Location+"/metadata/00001.metadata.json", nil); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, got Table, err error) {
+			if err != nil || got.MetadataLocation == "" {
+				t.Fatalf("after A's commit B reads %+v, %v", got, err)
+			}
+		}},
+		{"drop", func(t *testing.T, tb Table) {
+			if _, err := a.DropTable(ctx, TableRef{Bucket: "bkt", Namespace: tb.Namespace, Name: tb.Name}); err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, got Table, err error) { wantKind(t, err, ErrNotFound) }},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t" + string(rune('a'+i))}
+			tb := mustTable(t, a, ref, FormatIceberg)
+			waitHeard("the create") // else its notification could land after B's read
+			if _, err := b.GetTable(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			if !b.cached(ref) {
+				t.Fatal("B did not cache a table it read")
+			}
+			c.change(t, tb)
+			waitHeard(c.name)
+			got, err := b.GetTable(ctx, ref)
+			c.check(t, got, err)
+		})
+	}
+
+	t.Run("own write", func(t *testing.T) {
+		ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "own"}
+		mustTable(t, b, ref, FormatIceberg)
+		waitHeard("B's own create (the trigger notifies every process)")
+		if _, err := b.GetTable(ctx, ref); err != nil || !b.cached(ref) {
+			t.Fatalf("read: %v, cached %v", err, b.cached(ref))
+		}
+		if _, err := b.DropTable(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+		_, err := b.GetTable(ctx, ref) // no wait: the commit itself invalidated
+		wantKind(t, err, ErrNotFound)
+	})
+}
+
+// TestTableCacheOffWithoutListener: on SQLite, and on PostgreSQL once the
+// listener is gone, nothing is cached (a change could go unheard).
+func TestTableCacheOffWithoutListener(t *testing.T) {
+	ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t"}
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(context.Background(), db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bus := notify.New(db, notify.Options{})
+		t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
+		s.CacheReads(bus)
+		mustBucket(t, s, "bkt", FormatIceberg)
+		mustNamespace(t, s, "bkt", "ns")
+		mustTable(t, s, ref, FormatIceberg)
+		if _, err := s.GetTable(context.Background(), ref); err != nil || s.cached(ref) {
+			t.Fatalf("SQLite: %v, cached %v", err, s.cached(ref))
+		}
+	})
+	t.Run("postgres listener closed", func(t *testing.T) {
+		dsn, dir := pgtest.DSN(t), t.TempDir()
+		s, bus := replicaStore(t, dsn, filepath.Join(dir, "wh"), "A")
+		mustBucket(t, s, "bkt", FormatIceberg)
+		mustNamespace(t, s, "bkt", "ns")
+		mustTable(t, s, ref, FormatIceberg)
+		bus.Close()
+		if _, err := s.GetTable(context.Background(), ref); err != nil || s.cached(ref) {
+			t.Fatalf("without a listener: %v, cached %v", err, s.cached(ref))
+		}
+	})
+}

@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/floe/floe/catalog"
+)
+
+func TestTableSnippets(t *testing.T) {
+	const lance, ice = "http://127.0.0.1:9101", "http://127.0.0.1:8181"
+	tests := []struct {
+		name    string
+		in      TableSnippetInput
+		ids     []string
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "lance table, key from the environment",
+			in:   TableSnippetInput{LanceURL: lance, IcebergURL: ice, Bucket: "vec", Namespace: []string{"prod", "eu"}, Table: "items", Format: catalog.FormatLance},
+			ids:  []string{"lancedb-js", "lancedb-python", "pylance", "duckdb-lance", "lance-spark"},
+			want: []string{`db.openTable("items", ["vec", "prod", "eu"])`, `"x-api-key": process.env.FLOE_API_KEY`, `table_id=["vec", "prod", "eu", "items"]`,
+				"ATTACH 'vec$prod$eu'", "FROM `lance`.`vec`.`prod`.`eu`.`items`", `"$FLOE_API_KEY"`, "import os"},
+			notWant: []string{"<", ice, "my_table"},
+		},
+		{
+			name: "iceberg table with a key written in",
+			in:   TableSnippetInput{LanceURL: lance, IcebergURL: ice, Bucket: "lake", Namespace: []string{"raw"}, Table: "events", Format: catalog.FormatIceberg, Key: "floe_abc"},
+			ids:  []string{"iceberg-go", "pyiceberg", "duckdb-iceberg", "spark-iceberg"},
+			want: []string{`rest.WithOAuthToken("floe_abc")`, `table.Identifier{"raw", "events"}`, `catalog.load_table(("raw", "events"))`, `token="floe_abc"`,
+				`key = "floe_abc"`, `floe."raw"."events"`, "spark.sql.catalog.floe.token='floe_abc'"},
+			notWant: []string{"<", "FLOE_API_KEY", "import os", `"os"`, lance},
+		},
+		{
+			name:    "surface off gives nothing",
+			in:      TableSnippetInput{LanceURL: lance, Bucket: "lake", Namespace: []string{"raw"}, Table: "events", Format: catalog.FormatIceberg},
+			ids:     nil,
+			notWant: []string{"iceberg"},
+		},
+		{
+			name: "s3 warehouse, clients bring their own storage keys",
+			in: TableSnippetInput{LanceURL: lance, IcebergURL: ice, Bucket: "lake", Namespace: []string{"raw"}, Table: "events", Format: catalog.FormatIceberg, Key: "floe_abc",
+				Store: &SnippetStore{Endpoint: "http://127.0.0.1:8333", Region: "us-east-1", PathStyle: true}},
+			ids: []string{"iceberg-go", "pyiceberg", "duckdb-iceberg", "spark-iceberg"},
+			want: []string{"// Table files live in the S3 store at http://127.0.0.1:8333 (region us-east-1, path-style).",
+				`os.environ["AWS_ACCESS_KEY_ID"]`, "ENDPOINT '127.0.0.1:8333', USE_SSL false, URL_STYLE 'path'"},
+			notWant: []string{"<"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			snips := TableSnippets(tc.in)
+			var ids []string
+			var all strings.Builder
+			for _, s := range snips {
+				ids = append(ids, s.ID)
+				all.WriteString(s.Code)
+			}
+			if strings.Join(ids, ",") != strings.Join(tc.ids, ",") {
+				t.Fatalf("ids %v, want %v", ids, tc.ids)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all.String(), w) {
+					t.Errorf("missing %q in:\n%s", w, all.String())
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(all.String(), w) {
+					t.Errorf("has %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestSnippetVersionsMatchRepo keeps the two versions the snippet journey
+// runs equal to the ones this repository builds with.
+func TestSnippetVersionsMatchRepo(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "github.com/apache/iceberg-go " + icebergGoVersion + "\n"; !strings.Contains(string(mod), want) {
+		t.Errorf("go.mod does not require %q: the snippets pin a version the repo does not build with", strings.TrimSpace(want))
+	}
+	raw, err := os.ReadFile("../package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := json.Unmarshal(raw, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if got := pkg.Dependencies["@lancedb/lancedb"]; got != lancedbJSVersion {
+		t.Errorf("package.json has @lancedb/lancedb %q, snippets pin %s", got, lancedbJSVersion)
+	}
+}
