@@ -62,7 +62,7 @@ func dbErr(what string, err error) error {
 		return err
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || persist.Unreachable(err) {
+	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || persist.IsUnreachable(err) {
 		return unavailable(err)
 	}
 	return &dbError{what: what, err: err}

@@ -127,6 +127,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
 	id := requestID(w)
 	switch {
+	case ae == nil && errors.Is(err, catalog.ErrUnavailable):
+		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
+			"the catalog database cannot be reached right now (stopped or restarting), so the request did not complete; retry shortly (request id " + id + ")"}
 	case ae == nil && errors.Is(err, warehouse.ErrUnavailable):
 		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
 			"table storage is unavailable: the warehouse's object store does not answer, so the request did not complete; retry when it is back (request id " + id + ")"}

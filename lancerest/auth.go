@@ -2,6 +2,7 @@ package lancerest
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -70,6 +71,10 @@ func (s *Server) authenticate(r *http.Request, st *reqState) *Error {
 	}
 	key, f := s.auth.Check(r)
 	if f != nil {
+		if f.Reason == apikey.Failed && errors.Is(f.Err, catalog.ErrUnavailable) {
+			return &Error{Code: CodeServiceUnavailable, Msg: "catalog unavailable",
+				Detail: "The API key could not be checked: the catalog database is unreachable (stopped or restarting); retry shortly.", cause: f.Err}
+		}
 		if f.Reason == apikey.Failed {
 			return &Error{Code: CodeInternal, Msg: "internal error", Detail: "The API key could not be checked; the server log has the cause under this request id.", cause: f.Err}
 		}

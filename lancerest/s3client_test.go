@@ -20,8 +20,17 @@ func TestMain(m *testing.M) { s3test.Main(m) }
 
 // TestLanceDBOnS3 runs test/lancedb-s3 (LanceDB 0.31 through floe's Lance
 // REST) on a warehouse in a real SeaweedFS store, then reads the store:
-// drop left no object of its table, deregister kept every one.
+// drop left no object of its table, deregister kept every one. It runs
+// once with floe's own keys vended and once with STS keys scoped to each
+// table's prefix (SeaweedFS's STS, see s3test.NewWithSTS), which LanceDB
+// must then do all its reads and writes with.
 func TestLanceDBOnS3(t *testing.T) {
+	for _, mode := range []warehouse.VendMode{warehouse.VendStatic, warehouse.VendSTS} {
+		t.Run(string(mode), func(t *testing.T) { lanceDBOnS3(t, mode) })
+	}
+}
+
+func lanceDBOnS3(t *testing.T, mode warehouse.VendMode) {
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -36,14 +45,19 @@ func TestLanceDBOnS3(t *testing.T) {
 		}
 		t.Skipf("skipping: node or node_modules/@lancedb/lancedb missing (%v); run npm ci", err)
 	}
-	store := s3test.Require(t)
+	var store *s3test.Store
+	if mode == warehouse.VendSTS {
+		store = s3test.NewWithSTS(t)
+	} else {
+		store = s3test.Require(t)
+	}
 	ctx := t.Context()
 	whRoot, err := warehouse.Parse("s3://" + store.Bucket(t) + "/wh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := warehouse.OpenS3(ctx, whRoot, warehouse.S3Config{Endpoint: store.Endpoint, Region: s3test.Region, PathStyle: true,
-		AccessKey: store.AccessKey, SecretKey: store.SecretKey})
+		AccessKey: store.AccessKey, SecretKey: store.SecretKey, STSRoleARN: store.RoleARN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +72,7 @@ func TestLanceDBOnS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(New(Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Storage: warehouse.ClientAccess{S3: b, Mode: warehouse.VendStatic}}).Handler())
+		Storage: warehouse.ClientAccess{S3: b, Mode: mode}}).Handler())
 	defer srv.Close()
 
 	cctx, cancel := context.WithTimeout(ctx, realClientTimeout)
@@ -66,7 +80,7 @@ func TestLanceDBOnS3(t *testing.T) {
 	cmd := exec.CommandContext(cctx, node, "--test", "--test-reporter=spec", "test/lancedb-s3/")
 	cmd.Dir = root
 	// No AWS_* variables: LanceDB must reach the store with what floe hands out.
-	cmd.Env = append(os.Environ(), "FLOE_LANCE_URL="+srv.URL, "FLOE_API_KEY="+key,
+	cmd.Env = append(os.Environ(), "FLOE_LANCE_URL="+srv.URL, "FLOE_API_KEY="+key, "FLOE_VEND="+string(mode),
 		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_ENDPOINT_URL=")
 	out, err := cmd.CombinedOutput()
 	if err != nil || testing.Verbose() {

@@ -174,17 +174,6 @@ func (db *DB) IsUnavailable(err error) bool {
 	return db.dialect.IsUnavailable(err)
 }
 
-// Unreachable reports, without a handle, that err is a database server that
-// cannot be reached or is stopping or starting (PostgreSQL's connection and
-// shutdown errors), for code that classifies errors away from its DB (the
-// catalog's dbErr). A caller that gave up (context) is not unreachable.
-func Unreachable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	return pgUnavailable(err)
-}
-
 // IsUniqueViolation reports a UNIQUE or PRIMARY KEY conflict.
 func (db *DB) IsUniqueViolation(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && db.dialect.IsUniqueViolation(err)

@@ -125,18 +125,21 @@ func (p *Plugin) ActiveJobs() []Job {
 		out = append(out, r.Job.clone())
 	}
 	p.jobs.mu.Unlock()
+	if p.cfg.Shared {
+		out = append(out, p.jobs.activeHeldElsewhere(out)...)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
 	return out
 }
 
 // ExpireJob marks an active job expired and tells its worker to stop.
 func (p *Plugin) ExpireJob(ctx context.Context, id string) (Job, error) {
-	return p.jobs.finish(ctx, id, JobExpired, "expired by an operator")
+	return p.jobs.finishAnywhere(ctx, id, JobExpired, "expired by an operator")
 }
 
 // CancelJob marks an active job canceled and tells its worker to stop.
 func (p *Plugin) CancelJob(ctx context.Context, id string) (Job, error) {
-	return p.jobs.finish(ctx, id, JobCanceled, "canceled by an operator")
+	return p.jobs.finishAnywhere(ctx, id, JobCanceled, "canceled by an operator")
 }
 
 // SubmitJob queues a job outside detection (the Lance task API). The job

@@ -86,7 +86,11 @@ func scanJob(r scanner) (Job, error) {
 
 func msOf(t time.Time) int64 { return persist.Micros(t) }
 
-func (st *jobStore) write(ctx context.Context, j *Job) error {
+// write stores a job under this replica's lease. With Options.Shared the
+// update only lands while this replica still holds the lease (or nobody
+// does): lost reports that another replica has taken the job over, and the
+// caller must forget it.
+func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
 	params, _ := json.Marshal(orEmpty(j.Parameters))
 	metrics, _ := json.Marshal(j.Metrics)
 	if j.Metrics == nil {
@@ -96,23 +100,35 @@ func (st *jobStore) write(ctx context.Context, j *Job) error {
 		Map  map[string]string `json:"map,omitempty"`
 		JSON string            `json:"json,omitempty"`
 	}{j.Result, j.ResultJSON})
-	_, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_jobs(`+jobColumns+`)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+	now := st.p.now()
+	guard, args := "", []any{}
+	if st.p.cfg.Shared {
+		guard = ` WHERE plugin_jobs.owner = excluded.owner OR plugin_jobs.lease_until < ?`
+		args = append(args, msOf(now))
+	}
+	res, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_jobs(`+jobColumns+`, owner, lease_until)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT(id) DO UPDATE SET state = excluded.state, attempts = excluded.attempts,
 		max_attempts = excluded.max_attempts, worker_id = excluded.worker_id, percent = excluded.percent,
 		stage = excluded.stage, message = excluded.message, metrics_json = excluded.metrics_json,
 		result_json = excluded.result_json, result_summary = excluded.result_summary, error = excluded.error,
 		updated_at = excluded.updated_at, started_at = excluded.started_at, finished_at = excluded.finished_at,
 		next_attempt_at = excluded.next_attempt_at, deadline_at = excluded.deadline_at,
-		last_progress_at = excluded.last_progress_at`,
-		j.ID, j.Type, j.Lane, j.ObjectID, j.DedupeKey, string(params), j.Summary, j.Source, string(j.State),
-		j.Attempts, j.MaxAttempts, j.WorkerID, j.Percent, j.Stage, j.Message, string(metrics), string(result),
-		j.ResultSummary, j.Error, msOf(j.CreatedAt), msOf(j.UpdatedAt), msOf(j.StartedAt), msOf(j.FinishedAt),
-		msOf(j.NextAttemptAt), msOf(j.DeadlineAt), msOf(j.LastProgressAt))
+		last_progress_at = excluded.last_progress_at, owner = excluded.owner, lease_until = excluded.lease_until`+guard,
+		append([]any{j.ID, j.Type, j.Lane, j.ObjectID, j.DedupeKey, string(params), j.Summary, j.Source, string(j.State),
+			j.Attempts, j.MaxAttempts, j.WorkerID, j.Percent, j.Stage, j.Message, string(metrics), string(result),
+			j.ResultSummary, j.Error, msOf(j.CreatedAt), msOf(j.UpdatedAt), msOf(j.StartedAt), msOf(j.FinishedAt),
+			msOf(j.NextAttemptAt), msOf(j.DeadlineAt), msOf(j.LastProgressAt), st.p.cfg.ReplicaID,
+			msOf(now.Add(st.p.cfg.JobLease))}, args...)...)
 	if err != nil {
-		return fmt.Errorf("plugin: write job %s: %w", j.ID, err)
+		return false, fmt.Errorf("plugin: write job %s: %w", j.ID, err)
 	}
-	return nil
+	if st.p.cfg.Shared {
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func orEmpty(m map[string]string) map[string]string {
@@ -139,14 +155,19 @@ func (st *jobStore) logLocked(ctx context.Context, r *jobRec, format string, arg
 // from memory.
 func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 	r.UpdatedAt = st.p.now()
-	if err := st.write(ctx, &r.Job); err != nil {
+	lost, err := st.write(ctx, &r.Job)
+	if err != nil {
 		st.p.log.Error("job not saved", "job", r.ID, "err", err)
 	}
+	if lost {
+		// Another replica took the job over after this one's lease ran
+		// out (a stall past JobLease); its state there wins.
+		st.p.log.Warn("job taken over by another replica; this one forgets it", "job", r.ID)
+		st.forgetLocked(r)
+		return
+	}
 	if !r.State.Active() {
-		delete(st.active, r.ID)
-		if r.DedupeKey != "" && st.dedupe[r.DedupeKey] == r.ID {
-			delete(st.dedupe, r.DedupeKey)
-		}
+		st.forgetLocked(r)
 	}
 	st.p.events.publish(Event{Kind: EventJob, Job: r.Job.clone()})
 }
@@ -160,6 +181,11 @@ func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 // attempt fails with JobRestartedError. A failed attempt is retried if
 // attempts remain, else the job is failed (and a task following it with it).
 func (st *jobStore) load(ctx context.Context) error {
+	if st.p.cfg.Shared {
+		// Replicas share the table: active jobs belong to whoever holds
+		// their lease, and the lease loop claims released or expired ones.
+		return nil
+	}
 	rows, err := st.p.db.QueryContext(ctx, `SELECT `+jobColumns+` FROM plugin_jobs WHERE state IN (?,?,?)`,
 		string(JobPending), string(JobAssigned), string(JobRunning))
 	if err != nil {
@@ -239,7 +265,15 @@ func (st *jobStore) create(ctx context.Context, spec JobSpec, source string, rt 
 		Summary: truncate(spec.Summary, maxErrorLen), Source: source, State: JobPending,
 		MaxAttempts: 1 + rt.Retries, CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := st.write(ctx, &r.Job); err != nil {
+	if st.p.cfg.Shared {
+		// Another replica may hold an active job this one does not know.
+		if j, ok, err := st.activeElsewhere(ctx, spec, source); err != nil {
+			return Job{}, err
+		} else if ok {
+			return j, ErrDuplicateJob
+		}
+	}
+	if _, err := st.write(ctx, &r.Job); err != nil {
 		return Job{}, err
 	}
 	st.active[r.ID] = r

@@ -99,6 +99,18 @@ type Options struct {
 	// DisableScheduler leaves lanes and detection loops stopped (tests that
 	// drive RunDetection/RunNow by hand).
 	DisableScheduler bool
+	// Shared says other floe processes (replicas) use the same database:
+	// jobs are then claimed under a lease in the database, a pending job no
+	// local worker can run is released for another replica's workers, and
+	// scheduled detection runs once per interval across the group. Off for
+	// an embedded SQLite catalog, where this process is the only one.
+	Shared bool
+	// ReplicaID names this process in job leases (default: random).
+	ReplicaID string
+	// JobLease is how long a replica's claim on a job lasts without renewal
+	// (default 15s; renewed every third of it). When a replica dies, its
+	// jobs are taken over by another replica once the lease has passed.
+	JobLease time.Duration
 }
 
 func (o *Options) fill() {
@@ -118,6 +130,10 @@ func (o *Options) fill() {
 	def(&o.JobRetention, 30*24*time.Hour)
 	def(&o.APIKeyTTL, 15*time.Minute)
 	def(&o.SchedulerTick, time.Second)
+	def(&o.JobLease, 15*time.Second)
+	if o.ReplicaID == "" {
+		o.ReplicaID = "replica-" + randHex(4)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -223,6 +239,9 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	if !cfg.DisableScheduler {
 		p.sched.start(p.root)
+		if cfg.Shared {
+			p.wg.Go(func() { p.jobs.leaseLoop(p.root) })
+		}
 	}
 	return p, nil
 }

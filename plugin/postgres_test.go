@@ -22,5 +22,10 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestRetryThenFail", Fn: TestRetryThenFail},
 		{Name: "TestPermanentFailureIsNotRetried", Fn: TestPermanentFailureIsNotRetried},
 		{Name: "TestHammer", Fn: TestHammer},
+		{Name: "TestLeaseJobRunsOnOtherReplica", Fn: TestLeaseJobRunsOnOtherReplica},
+		{Name: "TestLeaseDedupeAcrossReplicas", Fn: TestLeaseDedupeAcrossReplicas},
+		{Name: "TestLeaseTakeoverFailsJobOfDeadReplica", Fn: TestLeaseTakeoverFailsJobOfDeadReplica},
+		{Name: "TestDetectionClaimOncePerInterval", Fn: TestDetectionClaimOncePerInterval},
+		{Name: "TestLeaseCancelFromOtherReplica", Fn: TestLeaseCancelFromOtherReplica},
 	})
 }

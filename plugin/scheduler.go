@@ -114,6 +114,17 @@ func (s *scheduler) startDueDetections(ctx context.Context, l *lane) {
 				delete(s.detecting, jt)
 				s.mu.Unlock()
 			}()
+			if s.p.cfg.Shared {
+				// Replicas take turns: only the one that wins the job
+				// type's row runs this interval's detection.
+				won, err := s.p.claimDetection(ctx, jt, rt.DetectionInterval)
+				if err != nil && ctx.Err() == nil {
+					s.p.log.Warn("could not claim a scheduled detection", "job_type", jt, "err", err)
+				}
+				if !won {
+					return
+				}
+			}
 			res, err := s.p.runNow(ctx, jt, SourceDetection)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -298,7 +309,10 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		return
 	}
 	sessions := p.reg.live(now)
-	if len(sessions) == 0 {
+	if p.cfg.Shared {
+		cands = p.releaseUnrunnable(ctx, cands, sessions)
+	}
+	if len(sessions) == 0 || len(cands) == 0 {
 		return
 	}
 	// Everything that needs I/O happens before the assignment lock. Each
@@ -413,4 +427,31 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		byWorkerType[[2]string{best.workerID, c.jobType}]++
 		laneActive++
 	}
+}
+
+// releaseUnrunnable hands the pending jobs none of this replica's workers
+// can run to the other replicas (Options.Shared) and returns the rest.
+func (p *Plugin) releaseUnrunnable(ctx context.Context, cands []dispatchCand, sessions []*session) []dispatchCand {
+	runnable := func(jobType string) bool {
+		for _, s := range sessions {
+			if c, ok := s.capability(jobType); ok && c.GetCanExecute() {
+				return true
+			}
+		}
+		return false
+	}
+	keep := cands[:0]
+	st := p.jobs
+	for _, c := range cands {
+		if runnable(c.jobType) {
+			keep = append(keep, c)
+			continue
+		}
+		st.mu.Lock()
+		if r, ok := st.active[c.id]; ok && r.State == JobPending {
+			st.releaseLocked(ctx, r)
+		}
+		st.mu.Unlock()
+	}
+	return keep
 }

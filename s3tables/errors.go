@@ -30,6 +30,7 @@ const (
 	excForbidden      = "ForbiddenException"
 	excTooManyReqs    = "TooManyRequestsException"
 	excInternal       = "InternalServerErrorException"
+	excUnavailable    = "ServiceUnavailableException"
 	excMethodNotAllow = "MethodNotAllowedException"
 )
 
@@ -85,6 +86,11 @@ func toError(err error) (e *Error, internal bool) {
 		case errors.Is(err, catalog.ErrInvalid):
 			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ce.Field, Message: ce.Message}, false
 		}
+	}
+	if errors.Is(err, catalog.ErrUnavailable) {
+		// Logged as a fault (true) so the cause is kept, answered as 503.
+		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable,
+			Message: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly"}, true
 	}
 	return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
 }

@@ -13,7 +13,7 @@ func (h *handler) authorize(r *http.Request, bucket string, write bool) *apiErro
 	key, f := h.auth.Check(r)
 	if f != nil {
 		if f.Reason == apikey.Failed {
-			return internal(f.Err)
+			return fromService(f.Err) // 503 while the database is away, else internal
 		}
 		return unauthenticated(f.Message)
 	}

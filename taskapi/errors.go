@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/tasks"
 )
 
@@ -75,6 +76,9 @@ func fromService(err error) *apiError {
 		return &apiError{status: http.StatusTooManyRequests, name: "TaskQuotaExceeded", code: 10002, detail: msg}
 	case errors.Is(err, catalog.ErrNotFound):
 		return tableNotFound(msg)
+	case errors.Is(err, catalog.ErrUnavailable), persist.IsUnreachable(err):
+		return &apiError{status: http.StatusServiceUnavailable, name: "ServiceUnavailable", code: 17,
+			detail: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly", cause: err}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		e := internal(err)
 		e.detail = "the request ended before floe answered; retry"

@@ -65,7 +65,7 @@ func (h *handler) prepare(r *http.Request, o op, rawID string) (*request, *apiEr
 		if errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid) {
 			return nil, tableNotFound("bucket " + bucket + " does not exist; create it first, or check the Host header (the bucket is its first label)")
 		}
-		return nil, internal(err)
+		return nil, fromService(err) // 503 while the database is away, else internal
 	}
 	t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: []string{ns}, Name: name})
 	switch {

@@ -2,11 +2,15 @@ package warehouse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 )
 
 // S3Config says how to reach the store of an s3:// warehouse.
@@ -31,6 +37,12 @@ type S3Config struct {
 	// AccessKey and SecretKey, when both set, replace the standard AWS
 	// credential chain (environment, shared files, instance roles).
 	AccessKey, SecretKey, SessionToken string
+	// STSRoleARN is the role floe assumes to vend keys scoped to one
+	// table (--vend-credentials sts); empty when it does not.
+	STSRoleARN string
+	// STSEndpoint is the store's STS URL; empty means Endpoint (the
+	// S3-compatible stores that have STS serve it on the S3 port), or AWS's.
+	STSEndpoint string
 }
 
 const (
@@ -40,14 +52,31 @@ const (
 	// s3DialTimeout fails a connection to an unreachable store quickly, so
 	// a request answers 503 in seconds instead of hanging.
 	s3DialTimeout = 5 * time.Second
-	// s3DeleteBatch is the most keys one DeleteObjects call may carry.
-	s3DeleteBatch = 1000
+	// s3ListPage is the most keys one ListObjectsV2 page returns (S3's
+	// maximum): a drop lists its prefix in pages this big.
+	s3ListPage = 1000
+	// s3DeleteBatch is how many keys one DeleteObjects call carries (S3
+	// allows up to 1000). Smaller than a list page on purpose: SeaweedFS
+	// deletes the keys of one call one after another (0.5–0.8 ms of its CPU
+	// each, measured), so a page sent as four calls in flight together lets
+	// it use every core; on AWS the extra calls cost a few milliseconds.
+	s3DeleteBatch = 250
 	// s3DeleteInFlight bounds the DeleteObjects calls of one drop that run
-	// at once: some stores (SeaweedFS) delete a batch's keys one by one, so
-	// a 10,000-object drop done serially takes a minute; eight in flight
-	// overlap that work without letting one drop flood the store's
-	// connections (the SDK's default pool keeps more idle than this).
-	s3DeleteInFlight = 8
+	// at once: enough to keep a multi-core store busy while the listing
+	// goes on, without letting one drop flood the store's connections.
+	s3DeleteInFlight = 16
+	// s3IdleConnsPerHost is the idle connections kept to the store: one per
+	// in-flight delete, plus as many again for the reads and writes the
+	// catalogs run beside a drop.
+	s3IdleConnsPerHost = 2 * s3DeleteInFlight
+	// s3OpenPrefetch is what Open reads with its first GET: on a store a
+	// request's latency dwarfs moving a MiB, so a small file (manifests,
+	// the Parquet files a Browse Data page reads) costs one request, and an
+	// open file holds at most this much.
+	s3OpenPrefetch = 1 << 20
+	// s3TailPrefetch is read at once when a read reaches the end of a large
+	// file: a Parquet footer (its length, then itself) in one request.
+	s3TailPrefetch = 64 << 10
 )
 
 // S3 is the Backend on an S3-compatible object store. Keys are the
@@ -64,6 +93,7 @@ type S3 struct {
 	client   *s3.Client
 	cfg      S3Config
 	creds    aws.CredentialsProvider // what floe signs with; Vend hands it out under static
+	sts      *stsVendor              // nil unless cfg.STSRoleARN is set
 	endpoint string                  // for sentences: cfg.Endpoint or "AWS S3"
 }
 
@@ -76,6 +106,10 @@ func OpenS3(ctx context.Context, root Location, cfg S3Config) (*S3, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithDialerOptions(func(d *net.Dialer) {
 			d.Timeout = s3DialTimeout
+		}).WithTransportOptions(func(tr *http.Transport) {
+			// Keep a connection per in-flight delete: the SDK's default
+			// of 10 idle per host closes and redials the rest each burst.
+			tr.MaxIdleConnsPerHost = s3IdleConnsPerHost
 		})),
 	}
 	if cfg.Region != "" {
@@ -108,7 +142,15 @@ func OpenS3(ctx context.Context, root Location, cfg S3Config) (*S3, error) {
 	if endpoint == "" {
 		endpoint = "AWS S3"
 	}
-	return &S3{root: root, client: client, cfg: cfg, creds: awsCfg.Credentials, endpoint: endpoint}, nil
+	b := &S3{root: root, client: client, cfg: cfg, creds: awsCfg.Credentials, endpoint: endpoint}
+	if cfg.STSRoleARN != "" {
+		b.sts = newSTSVendor(sts.NewFromConfig(awsCfg, func(o *sts.Options) {
+			if ep := cmp.Or(cfg.STSEndpoint, cfg.Endpoint); ep != "" {
+				o.BaseEndpoint = aws.String(ep)
+			}
+		}), cfg.STSRoleARN)
+	}
+	return b, nil
 }
 
 // NewS3 opens an s3:// root as a Warehouse.
@@ -152,16 +194,55 @@ func (b *S3) ReadFile(ctx context.Context, loc Location) ([]byte, error) {
 	return data, nil
 }
 
-// Open stats an object and returns a reader that fetches each ReadAt with
-// one Range GET, pinned to the object's ETag so a file replaced while it
-// is read fails instead of mixing two versions.
+// Open returns a reader of an object, pinned to its ETag so a file
+// replaced while it is read fails instead of mixing two versions. The
+// first request is a GET of the object's first s3OpenPrefetch bytes, not a
+// HEAD: it tells the size at the same cost and holds the whole of a small
+// file (an Iceberg manifest, a Browse Data page's Parquet file), which is
+// then read with no other request. Beyond it each ReadAt is one ranged GET,
+// except that the first read in the last s3TailPrefetch bytes (a Parquet
+// footer) fetches all of them once.
 func (b *S3) Open(ctx context.Context, loc Location) (File, error) {
 	k, _ := key(loc)
+	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String(loc.Bucket()), Key: aws.String(k),
+		Range: aws.String(fmt.Sprintf("bytes=0-%d", s3OpenPrefetch-1)),
+	})
+	if err != nil {
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorCode() == "InvalidRange" { // an empty object has no byte 0
+			return b.openByHead(ctx, loc, k)
+		}
+		return nil, b.fail("open", loc, err)
+	}
+	defer out.Body.Close()
+	size, ok := rangeTotal(aws.ToString(out.ContentRange))
+	if !ok { // the store ignored Range and sends the whole object
+		size = aws.ToInt64(out.ContentLength)
+	}
+	head := make([]byte, min(size, s3OpenPrefetch))
+	if _, err := io.ReadFull(out.Body, head); err != nil {
+		return nil, b.fail("open", loc, err)
+	}
+	return &s3File{b: b, ctx: ctx, loc: loc, key: k, size: size, etag: aws.ToString(out.ETag), head: head}, nil
+}
+
+func (b *S3) openByHead(ctx context.Context, loc Location, k string) (File, error) {
 	head, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(loc.Bucket()), Key: aws.String(k)})
 	if err != nil {
 		return nil, b.fail("open", loc, err)
 	}
 	return &s3File{b: b, ctx: ctx, loc: loc, key: k, size: aws.ToInt64(head.ContentLength), etag: aws.ToString(head.ETag)}, nil
+}
+
+// rangeTotal reads the total size from a Content-Range "bytes 0-99/1234".
+func rangeTotal(cr string) (int64, bool) {
+	i := strings.LastIndexByte(cr, '/')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cr[i+1:], 10, 64)
+	return n, err == nil && n >= 0
 }
 
 type s3File struct {
@@ -171,13 +252,18 @@ type s3File struct {
 	key  string
 	size int64
 	etag string
+	head []byte // the object's first bytes, read by Open
+
+	tailOnce sync.Once
+	tail     []byte // the last s3TailPrefetch bytes once a read reached them
+	tailErr  error
 }
 
 func (f *s3File) Size() int64  { return f.size }
 func (f *s3File) Close() error { return nil }
 
-// ReadAt reads len(p) bytes at off with one ranged GET; safe for
-// concurrent use, as io.ReaderAt requires.
+// ReadAt reads len(p) bytes at off from the prefetched head or tail, else
+// with one ranged GET; safe for concurrent use, as io.ReaderAt requires.
 func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errorf(ErrBadLocation, "negative offset %d reading %s", off, f.loc)
@@ -189,10 +275,38 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	want := min(int64(len(p)), f.size-off)
+	var eof error
+	if want < int64(len(p)) {
+		eof = io.EOF
+	}
+	if off+want <= int64(len(f.head)) {
+		return copy(p, f.head[off:off+want]), eof
+	}
+	if tailStart := f.size - s3TailPrefetch; f.size > int64(len(f.head)) && off >= max(tailStart, int64(len(f.head))) {
+		f.tailOnce.Do(func() {
+			from := max(tailStart, int64(len(f.head)))
+			f.tail = make([]byte, f.size-from)
+			_, f.tailErr = f.get(f.tail, from)
+		})
+		if f.tailErr != nil {
+			return 0, f.tailErr
+		}
+		from := f.size - int64(len(f.tail))
+		return copy(p, f.tail[off-from:off-from+want]), eof
+	}
+	n, err := f.get(p[:want], off)
+	if err != nil {
+		return n, err
+	}
+	return n, eof
+}
+
+// get fills p from off with one ranged GET.
+func (f *s3File) get(p []byte, off int64) (int, error) {
 	in := &s3.GetObjectInput{
 		Bucket: aws.String(f.loc.Bucket()),
 		Key:    aws.String(f.key),
-		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+want-1)),
+		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1)),
 	}
 	if f.etag != "" {
 		in.IfMatch = aws.String(f.etag)
@@ -202,12 +316,9 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 		return 0, f.b.fail("read", f.loc, err)
 	}
 	defer out.Body.Close()
-	n, err := io.ReadFull(out.Body, p[:want])
+	n, err := io.ReadFull(out.Body, p)
 	if err != nil {
 		return n, f.b.fail("read", f.loc, err)
-	}
-	if want < int64(len(p)) {
-		return n, io.EOF
 	}
 	return n, nil
 }
@@ -280,8 +391,8 @@ func (b *S3) Delete(ctx context.Context, loc Location) error {
 }
 
 // DeletePrefix removes the object at prefix and every object below it, in
-// DeleteObjects batches of s3DeleteBatch keys, one per listed page, with up
-// to s3DeleteInFlight batches in flight while the listing goes on (a key
+// DeleteObjects batches of s3DeleteBatch keys (each listed page split in
+// four), with up to s3DeleteInFlight batches in flight while the listing goes on (a key
 // listed is never listed again, so deleting behind the paginator is safe).
 func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 	k, below := key(prefix)
@@ -303,7 +414,7 @@ func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{
 		Bucket:  aws.String(prefix.Bucket()),
 		Prefix:  aws.String(below),
-		MaxKeys: aws.Int32(s3DeleteBatch),
+		MaxKeys: aws.Int32(s3ListPage),
 	})
 	for pages.HasMorePages() && ctx.Err() == nil {
 		page, err := pages.NextPage(ctx)
@@ -314,23 +425,25 @@ func (b *S3) DeletePrefix(ctx context.Context, prefix Location) error {
 		if len(page.Contents) == 0 {
 			continue
 		}
-		objs := make([]types.ObjectIdentifier, 0, len(page.Contents))
-		for _, o := range page.Contents {
-			objs = append(objs, types.ObjectIdentifier{Key: o.Key})
-		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			if err := b.deleteBatch(ctx, prefix, objs); err != nil {
-				fail(err)
+		for batch := range slices.Chunk(page.Contents, s3DeleteBatch) {
+			objs := make([]types.ObjectIdentifier, 0, len(batch))
+			for _, o := range batch {
+				objs = append(objs, types.ObjectIdentifier{Key: o.Key})
 			}
-		})
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				if err := b.deleteBatch(ctx, prefix, objs); err != nil {
+					fail(err)
+				}
+			})
+		}
 	}
 	wg.Wait()
 	if first != nil {

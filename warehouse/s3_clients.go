@@ -19,6 +19,9 @@ const (
 	// VendStatic hands out floe's own keys; every client can then do
 	// whatever floe can, so floe warns at start.
 	VendStatic VendMode = "static"
+	// VendSTS hands out temporary keys from the store's STS, limited by a
+	// session policy to the one table's prefix.
+	VendSTS VendMode = "sts"
 )
 
 // ParseVendMode reads --vend-credentials.
@@ -26,12 +29,10 @@ func ParseVendMode(s string) (VendMode, error) {
 	switch m := VendMode(strings.ToLower(strings.TrimSpace(s))); m {
 	case "", VendOff:
 		return VendOff, nil
-	case VendStatic:
+	case VendStatic, VendSTS:
 		return m, nil
-	case "sts":
-		return "", errorf(ErrBadLocation, "--vend-credentials sts (prefix-scoped temporary keys) is not available yet; use off or static")
 	default:
-		return "", errorf(ErrBadLocation, "--vend-credentials %q is not a mode; use off or static", s)
+		return "", errorf(ErrBadLocation, "--vend-credentials %q is not a mode; use off, static or sts", s)
 	}
 }
 
@@ -45,11 +46,17 @@ type Credentials struct {
 // Vend returns the credentials for a client of the table at loc under
 // mode, or nil when none are handed out.
 func (b *S3) Vend(ctx context.Context, mode VendMode, loc Location) (*Credentials, error) {
-	if mode != VendStatic {
+	if mode != VendStatic && mode != VendSTS {
 		return nil, nil
 	}
 	if !loc.Within(b.root) {
 		return nil, errorf(ErrOutside, "location %s is outside the warehouse %s", loc, b.root)
+	}
+	if mode == VendSTS {
+		if b.sts == nil {
+			return nil, &Error{Kind: ErrPermission, Message: "floe has no STS role to assume (--s3-sts-role-arn) to vend scoped keys"}
+		}
+		return b.sts.credentials(ctx, loc)
 	}
 	if b.creds == nil {
 		return nil, &Error{Kind: ErrPermission, Message: fmt.Sprintf("floe has no credentials for the S3 store at %s to hand out", b.endpoint)}

@@ -53,12 +53,12 @@ func TestClientSettings(t *testing.T) {
 }
 
 func TestParseVendMode(t *testing.T) {
-	for in, want := range map[string]VendMode{"": VendOff, "off": VendOff, "STATIC": VendStatic} {
+	for in, want := range map[string]VendMode{"": VendOff, "off": VendOff, "STATIC": VendStatic, "sts": VendSTS} {
 		if got, err := ParseVendMode(in); got != want || err != nil {
 			t.Errorf("ParseVendMode(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"sts", "always"} {
+	for _, in := range []string{"always", "sts-ish"} {
 		if _, err := ParseVendMode(in); err == nil {
 			t.Errorf("ParseVendMode(%q) accepted", in)
 		}

@@ -198,7 +198,7 @@ func TestS3DeletePrefixManyObjects(t *testing.T) {
 	w, _ := newS3(t)
 	ctx := t.Context()
 	tbl := w.Root().MustJoin("b", "ns", "big.lance")
-	const n = 2*s3DeleteBatch + 7
+	const n = 2*s3ListPage + 7 // three list pages, nine delete batches
 	if err := putMany(ctx, w, tbl, n); err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -37,16 +39,23 @@ const s3Rows = 10000
 
 // newS3Env is newEnv with the warehouse in a real S3 store of the test's own
 // (SeaweedFS on loopback), returned so the test can look at its objects.
-func newS3Env(t *testing.T) (*env, *warehouse.S3) {
+// Under VendSTS the store runs SeaweedFS's STS and the backend assumes its
+// role.
+func newS3Env(t *testing.T, mode warehouse.VendMode) (*env, *warehouse.S3) {
 	t.Helper()
-	store := s3test.New(t)
+	var store *s3test.Store
+	if mode == warehouse.VendSTS {
+		store = s3test.NewWithSTS(t)
+	} else {
+		store = s3test.New(t)
+	}
 	ctx := t.Context()
 	root, err := warehouse.Parse("s3://" + store.Bucket(t) + "/wh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, err := warehouse.OpenS3(ctx, root, warehouse.S3Config{Endpoint: store.Endpoint, Region: s3test.Region, PathStyle: true,
-		AccessKey: store.AccessKey, SecretKey: store.SecretKey})
+		AccessKey: store.AccessKey, SecretKey: store.SecretKey, STSRoleARN: store.RoleARN})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,18 +133,27 @@ func scanColumn(t *testing.T, ctx context.Context, tbl *table.Table, col string)
 // test), appends 10,000 rows into an S3 warehouse, scans them back, adds a
 // column, appends again; then the console's table page and Browse Data
 // (current and the first snapshot) read the same objects from the store.
+//
+// It runs with floe's own keys vended and with STS keys limited to the
+// table's prefix (s3.session-token in config and storage-credentials).
 func TestIcebergGoOnS3(t *testing.T) {
+	for _, mode := range []warehouse.VendMode{warehouse.VendStatic, warehouse.VendSTS} {
+		t.Run(string(mode), func(t *testing.T) { icebergGoOnS3(t, mode) })
+	}
+}
+
+func icebergGoOnS3(t *testing.T, mode warehouse.VendMode) {
 	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_PROFILE"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 	ctx := context.Background()
-	e, b := newS3Env(t)
+	e, b := newS3Env(t, mode)
 	e.seed("lake", catalog.FormatIceberg, "")
 
 	rs := icebergrest.New(icebergrest.Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true,
-		Storage: warehouse.ClientAccess{S3: b, Mode: warehouse.VendStatic}})
+		Storage: warehouse.ClientAccess{S3: b, Mode: mode}})
 	hs := httptest.NewServer(rs.Handler())
 	t.Cleanup(hs.Close)
 	cat, err := rest.NewCatalog(ctx, "floe", hs.URL, rest.WithWarehouseLocation("lake"))
@@ -158,6 +176,29 @@ func TestIcebergGoOnS3(t *testing.T) {
 	}
 	if loc := tbl.Location(); !strings.HasPrefix(loc, b.Root().String()+"/lake/") {
 		t.Fatalf("table location %q is not under the S3 warehouse %s", loc, b.Root())
+	}
+	// LoadTable with vended credentials: under sts, temporary keys for the
+	// table's prefix, in config and in storage-credentials.
+	req, _ := http.NewRequest("GET", hs.URL+"/v1/lake/namespaces/raw/tables/events", nil)
+	req.Header.Set("X-Iceberg-Access-Delegation", "vended-credentials")
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var load struct {
+		Config      map[string]string `json:"config"`
+		StorageCred []struct {
+			Prefix string            `json:"prefix"`
+			Config map[string]string `json:"config"`
+		} `json:"storage-credentials"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&load)
+	resp.Body.Close()
+	if err != nil || len(load.StorageCred) != 1 || load.StorageCred[0].Prefix != tbl.Location() {
+		t.Fatalf("LoadTable storage-credentials = %+v, %v", load.StorageCred, err)
+	}
+	if tok := load.Config["s3.session-token"]; (tok != "") != (mode == warehouse.VendSTS) || load.StorageCred[0].Config["s3.session-token"] != tok {
+		t.Fatalf("LoadTable s3.session-token %q under --vend-credentials %s", tok, mode)
 	}
 
 	if _, err = tbl.AppendTable(ctx, eventsBatch(0, s3Rows), 1024, nil); err != nil {

@@ -111,6 +111,13 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 		return err
 	}
 	defer s.Close()
+	var s3b *warehouse.S3
+	if c.clients != nil {
+		s3b = c.clients.S3
+	}
+	if err := recordWarehouse(paths, s3b); err != nil {
+		return err
+	}
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
 		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
 	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, s.adminPassword)

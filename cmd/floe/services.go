@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/floe/floe/persist"
 	"log/slog"
 	"time"
 
@@ -45,7 +46,9 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		JobParams: tasks.JobParams(),
 		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
-		Options:   plugin.Options{ConsoleVersion: version}})
+		// On PostgreSQL other replicas may share the catalog: jobs go
+		// under leases and detection takes turns (see plugin/job_lease.go).
+		Options: plugin.Options{ConsoleVersion: version, Shared: s.db.Dialect().Name == persist.Postgres().Name}})
 	if err != nil {
 		return nil, err
 	}

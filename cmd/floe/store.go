@@ -19,6 +19,9 @@ type dataPaths struct {
 	// Catalog is the SQLite file or the PostgreSQL URL (--catalog).
 	Catalog   string
 	Warehouse string
+	// S3 are the store settings recorded with an s3:// Warehouse (CLI
+	// commands; serve has its own flags).
+	S3 s3Flags
 }
 
 // shownCatalog is the catalog as messages and logs may show it: a
@@ -30,16 +33,30 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if data == "" {
 		return dataPaths{}, errors.New("--data must name a directory")
 	}
-	wh := ""
-	if f := cmd.Flags().Lookup("warehouse"); f != nil {
-		wh = f.Value.String()
-	}
-	if wh == "" {
-		wh = filepath.Join(data, "warehouse")
-	}
 	cat, _ := cmd.Flags().GetString("catalog")
 	if cat == "" {
 		cat = filepath.Join(data, "catalog.db")
+	}
+	wh := ""
+	if f := cmd.Flags().Lookup("warehouse"); f != nil {
+		wh = f.Value.String()
+	} else {
+		// A CLI command: the warehouse serve recorded for this data
+		// directory, so both reach the same store.
+		r, ok, err := readWarehouseRecord(data)
+		if err != nil {
+			return dataPaths{}, err
+		}
+		if ok {
+			wh = r.Warehouse
+			if isS3Warehouse(wh) {
+				return dataPaths{Data: data, Catalog: cat, Warehouse: wh,
+					S3: s3Flags{Endpoint: r.S3Endpoint, Region: r.S3Region, PathStyle: r.S3PathStyle}}, nil
+			}
+		}
+	}
+	if wh == "" {
+		wh = filepath.Join(data, "warehouse")
 	}
 	if isS3Warehouse(wh) {
 		return dataPaths{Data: data, Catalog: cat, Warehouse: wh}, nil
@@ -63,6 +80,13 @@ func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Back
 	p, err := resolvePaths(cmd)
 	if err != nil {
 		return nil, nil, p, err
+	}
+	if backend == nil && isS3Warehouse(p.Warehouse) {
+		b, err := openRecordedS3(ctx, p)
+		if err != nil {
+			return nil, nil, p, err
+		}
+		backend = b
 	}
 	db, st, err := openStoreAt(ctx, p, backend)
 	return db, st, p, err

@@ -19,6 +19,9 @@ type s3Flags struct {
 	Region    string
 	PathStyle bool
 	Vend      string
+	// STSRoleARN and STSEndpoint serve --vend-credentials sts.
+	STSRoleARN  string
+	STSEndpoint string
 }
 
 // warehouseCheckTimeout bounds the start-up check of an S3 store: a store
@@ -30,7 +33,9 @@ func addS3Flags(f *pflag.FlagSet, c *s3Flags) {
 	f.StringVar(&c.Endpoint, "s3-endpoint", "", "URL of the S3-compatible store of an s3:// --warehouse (empty = AWS)")
 	f.StringVar(&c.Region, "s3-region", "", "region of the s3:// warehouse (default: the AWS configuration's, else us-east-1)")
 	f.BoolVar(&c.PathStyle, "s3-path-style", false, "address the store as ENDPOINT/BUCKET/KEY (most self-hosted stores need this)")
-	f.StringVar(&c.Vend, "vend-credentials", "off", "keys floe hands to clients of an s3:// warehouse: off (clients bring their own) or static (floe's own keys)")
+	f.StringVar(&c.Vend, "vend-credentials", "off", "keys floe hands to clients of an s3:// warehouse: off (clients bring their own), static (floe's own keys) or sts (temporary keys from the store's STS, limited to the one table's prefix; needs --s3-sts-role-arn)")
+	f.StringVar(&c.STSRoleARN, "s3-sts-role-arn", "", "with --vend-credentials sts: the role floe assumes (AssumeRole) to vend keys; floe's own identity must be trusted by it")
+	f.StringVar(&c.STSEndpoint, "s3-sts-endpoint", "", "with --vend-credentials sts: URL of the store's STS (default: --s3-endpoint, or AWS STS)")
 }
 
 // isS3Warehouse reports whether --warehouse names an object store.
@@ -62,7 +67,14 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	wh, b, err := warehouse.NewS3(ctx, root, warehouse.S3Config{Endpoint: c.Endpoint, Region: c.Region, PathStyle: c.PathStyle})
+	if vend != warehouse.VendSTS && (c.STSRoleARN != "" || c.STSEndpoint != "") {
+		return nil, usageError{"--s3-sts-role-arn and --s3-sts-endpoint only serve --vend-credentials sts"}
+	}
+	if vend == warehouse.VendSTS && c.STSRoleARN == "" {
+		return nil, usageError{"--vend-credentials sts needs --s3-sts-role-arn: the role floe assumes to vend keys scoped to one table"}
+	}
+	wh, b, err := warehouse.NewS3(ctx, root, warehouse.S3Config{Endpoint: c.Endpoint, Region: c.Region, PathStyle: c.PathStyle,
+		STSRoleARN: c.STSRoleARN, STSEndpoint: c.STSEndpoint})
 	if err != nil {
 		return nil, fmt.Errorf("warehouse %s: %w", root, err)
 	}
@@ -70,6 +82,11 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 	defer cancel()
 	if err := b.Check(cctx); err != nil {
 		return nil, fmt.Errorf("floe cannot use the warehouse %s: %w", root, err)
+	}
+	if vend == warehouse.VendSTS {
+		if err := b.CheckSTS(cctx); err != nil {
+			return nil, fmt.Errorf("floe cannot vend credentials for the warehouse %s (--vend-credentials sts): %w", root, err)
+		}
 	}
 	if vend == warehouse.VendStatic {
 		log.Warn("--vend-credentials static hands floe's own S3 keys to every client that may read a table; prefer off, or scoped keys per client")

@@ -39,6 +39,9 @@ type Store struct {
 	Endpoint  string // http://127.0.0.1:PORT
 	AccessKey string
 	SecretKey string
+	// RoleARN is the role floe may assume through the store's STS to vend
+	// scoped keys; empty unless the store was started by NewWithSTS.
+	RoleARN string
 
 	dir  string
 	bin  string
@@ -61,8 +64,10 @@ var portFlags = []string{
 }
 
 // start launches weed in dir and waits until its S3 endpoint answers a
-// signed request. dir must exist and is the store's only state.
-func start(dir string) (*Store, error) {
+// signed request. dir must exist and is the store's only state. withSTS
+// also hands weed an advanced IAM file, which turns on its STS service
+// with one role (see writeIAM).
+func start(dir string, withSTS bool) (*Store, error) {
 	bin, err := weedPath()
 	if err != nil {
 		return nil, err
@@ -93,6 +98,14 @@ func start(dir string) (*Store, error) {
 		"-s3.port.iceberg=0", "-s3.port.lance=0",
 		"-admin.ui=false", "-admin.port.legacy=0",
 		"-webdav=false",
+	}
+	if withSTS {
+		iam := filepath.Join(dir, "iam.json")
+		if err := writeIAM(iam, "floe-test"); err != nil {
+			return nil, err
+		}
+		s.args = append(s.args, "-s3.iam.config="+iam)
+		s.RoleARN = VendRoleARN
 	}
 	for i, f := range portFlags {
 		s.args = append(s.args, fmt.Sprintf("-%s=%d", f, ports[i]))
@@ -273,4 +286,15 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// CPUTime is the CPU time the store's weed process has used so far, so a
+// benchmark can tell the store's own work from the client's.
+func (s *Store) CPUTime() (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0, errors.New("s3test: store not running")
+	}
+	return cpuTime(s.cmd.Process.Pid)
 }

@@ -43,7 +43,7 @@ func Require(t testing.TB) *Store {
 		if shared.err != nil {
 			return
 		}
-		shared.store, shared.err = start(shared.dir)
+		shared.store, shared.err = start(shared.dir, false)
 	})
 	unavailable(t, shared.err)
 	return shared.store
@@ -55,7 +55,7 @@ func New(t testing.TB) *Store {
 	t.Helper()
 	_, err := weedPath()
 	unavailable(t, err)
-	s, err := start(t.TempDir())
+	s, err := start(t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,11 @@ test("LanceDB on an S3 warehouse", { skip }, async (t) => {
     assert.match(d.body.location, /^s3:\/\/[^/]+\/.+\/s3b\/ns\/items\.lance$/);
     assert.ok(d.body.storage_options.aws_endpoint?.startsWith("http://127.0.0.1:"), JSON.stringify(d.body.storage_options));
     assert.equal(d.body.storage_options.allow_http, "true");
+    if (process.env.FLOE_VEND === "sts") {
+      // Temporary keys scoped to this table: a session token and when it ends.
+      assert.ok(d.body.storage_options.aws_session_token, "no session token vended");
+      assert.ok(Number(d.body.storage_options.expires_at_millis) > Date.now(), "expires_at_millis missing or past");
+    }
   });
 
   await t.test("a new connection reopens and counts them", async () => {

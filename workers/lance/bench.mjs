@@ -7,6 +7,10 @@
 //      (request out to last body byte), 30 runs after 3 warm-ups, p50/p90 and the ratio
 //      to the same console's /healthz round trip in the same run (target p50 ≤ 150 ms)
 // `--only=click` (or a comma list of detect,preview,compact,click) runs just those parts.
+// `--s3` also times click-to-rows on a second floe whose warehouse is in an S3 store
+// (FLOE_TEST_S3_ENDPOINT, FLOE_TEST_S3_BUCKET, AWS_* keys; `go test ./test/s3worker
+// -bench ClickToRows` starts SeaweedFS and runs `--only=click --s3`), and prints the
+// S3/local ratio of the two p50s from the one run.
 // Prints one line per figure. FLOE_TEST_BIN / FLOE_TEST_SERVE_BIN as in the tests.
 
 import * as lancedb from '@lancedb/lancedb';
@@ -22,6 +26,8 @@ const COMPACT_ROWS = Number(process.env.BENCH_COMPACT_ROWS || 1_000_000);
 const DIMS = 16;
 const PARTS = ['detect', 'preview', 'compact', 'click'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+const s3 = process.argv.includes('--s3');
+if (s3 && !(process.env.FLOE_TEST_S3_ENDPOINT && process.env.FLOE_TEST_S3_BUCKET)) throw new Error('--s3 needs FLOE_TEST_S3_ENDPOINT and FLOE_TEST_S3_BUCKET');
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',').filter(Boolean) : PARTS);
 for (const p of only) if (!PARTS.includes(p)) throw new Error(`--only: unknown part ${p} (parts: ${PARTS.join(', ')})`);
 
@@ -105,12 +111,25 @@ try {
   }
 
   // 4. click-to-rows through the console
-  if (only.has('click')) await clickToRows(db);
+  let localP50 = 0;
+  if (only.has('click')) localP50 = await clickToRows(h, db, '');
+  if (only.has('click') && s3) {
+    const hs = await H.startFloe({ extraArgs: ['--warehouse', `s3://${process.env.FLOE_TEST_S3_BUCKET}/wh`, '--s3-endpoint', process.env.FLOE_TEST_S3_ENDPOINT,
+      '--s3-region', process.env.AWS_REGION || 'us-east-1', '--s3-path-style', '--vend-credentials', 'static'] });
+    try {
+      const s3P50 = await clickToRows(hs, await H.connect(hs), 'S3 ');
+      say('click-to-rows p50, S3 / local (same run)', `${(s3P50 / localP50).toFixed(2)}× (S3 target p50 ≤ 300 ms: ${s3P50 <= 300 ? 'met' : 'MISSED'})`);
+    } finally {
+      await hs.stop();
+    }
+  }
 } finally {
   await h.stop();
 }
 
-async function clickToRows(db) {
+// clickToRows times Browse Data on h (label prefixes its lines) and
+// returns the p50 in ms.
+async function clickToRows(h, db, label) {
   const N = 30, WARM = 3;
   // 4 fragments of 250,000 rows: below the compaction threshold (8), so the
   // scheduler proposes no job on this table while it is clicked.
@@ -172,9 +191,10 @@ async function clickToRows(db) {
   const health2 = await measure('/healthz');
   const hp50 = pct([...health, ...health2], 0.5);
   const cp50 = pct(clicks, 0.5);
-  say(`click-to-rows: Browse Data 200 of ${PREVIEW_ROWS.toLocaleString('en')} rows`, `p50 ${cp50.toFixed(1)} ms, p90 ${pct(clicks, 0.9).toFixed(1)} ms (${N} runs after ${WARM} warm-ups; target p50 ≤ 150 ms: ${cp50 <= 150 ? 'met' : 'MISSED'})`);
-  say('console /healthz round trip, same run', `p50 ${hp50.toFixed(2)} ms, p90 ${pct([...health, ...health2], 0.9).toFixed(2)} ms (${2 * N} runs, before and after)`);
-  say('click-to-rows p50 / healthz p50', `${(cp50 / hp50).toFixed(0)}×`);
+  say(`${label}click-to-rows: Browse Data 200 of ${PREVIEW_ROWS.toLocaleString('en')} rows`, `p50 ${cp50.toFixed(1)} ms, p90 ${pct(clicks, 0.9).toFixed(1)} ms (${N} runs after ${WARM} warm-ups; target p50 ≤ 150 ms: ${cp50 <= 150 ? 'met' : 'MISSED'})`);
+  say(`${label}console /healthz round trip, same run`, `p50 ${hp50.toFixed(2)} ms, p90 ${pct([...health, ...health2], 0.9).toFixed(2)} ms (${2 * N} runs, before and after)`);
+  say(`${label}click-to-rows p50 / healthz p50`, `${(cp50 / hp50).toFixed(0)}×`);
   const body = (await get(path)).text.length;
-  say('click-to-rows page size', `${(body / 1024).toFixed(0)} KiB of HTML`);
+  say(`${label}click-to-rows page size`, `${(body / 1024).toFixed(0)} KiB of HTML`);
+  return cp50;
 }
