@@ -40,6 +40,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestTwoStoresWriteConcurrently", Fn: TestTwoStoresWriteConcurrently},
 	{Name: "TestListTables", Fn: TestListTables},
 	{Name: "TestListAllTables", Fn: TestListAllTables},
+	{Name: "TestTableKeys", Fn: TestTableKeys},
 	{Name: "TestCreateTableInvariants", Fn: TestCreateTableInvariants},
 	{Name: "TestCreateTableRace", Fn: TestCreateTableRace},
 	{Name: "TestLanceLifecycle", Fn: TestLanceLifecycle},

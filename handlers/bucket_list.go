@@ -3,14 +3,16 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/health"
 	"github.com/floe/floe/views"
 )
 
-// maxBucketsShown bounds the buckets page; a console listing more is a
-// different product (search), and each row costs a table count.
-const maxBucketsShown = catalog.MaxPageSize
+// bucketsPerPage is the buckets page's page size (keyset: ?after=NAME);
+// each row is a few cells, and 100 fit on a screen or two.
+const bucketsPerPage = 100
 
 // ListBuckets renders /buckets.
 func (h *Handlers) ListBuckets(w http.ResponseWriter, r *http.Request) {
@@ -23,23 +25,45 @@ func (h *Handlers) ListBuckets(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (views.BucketsView, error) {
-	items, err := h.allBuckets(r.Context())
+	after := r.URL.Query().Get("after")
+	if len(after) > maxFilterLen {
+		after = after[:maxFilterLen]
+	}
+	items, next, err := h.store.ListBuckets(r.Context(), catalog.ListOptions{After: after, Limit: bucketsPerPage})
 	if err != nil {
 		return views.BucketsView{}, err
 	}
 	v := views.BucketsView{Page: h.page(r, "Buckets", "buckets"), Form: form, NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == ""}
+	var sums map[string]health.BucketSummary
+	if h.health != nil {
+		v.HealthShown = true
+		// Cached sums over every table; a failure leaves dashes, not an error page.
+		if sums, err = h.health.Buckets(r.Context()); err != nil {
+			h.log.Warn("bucket health sums", "err", err)
+		}
+	}
 	for _, b := range items {
-		v.Buckets = append(v.Buckets, views.BucketRow{
+		row := views.BucketRow{
 			Name: b.Name, Format: string(b.Format), Endpoint: h.endpointFor(r, b.Format, b.Name),
 			TableCount: b.TableCount, CreatedAt: b.CreatedAt,
-		})
+		}
+		if s, ok := sums[b.Name]; ok {
+			row.Health = &views.BucketHealth{Rows: "—", Size: "—", NeedsAttention: s.NeedingAttention(), Observed: s.Observed}
+			if s.Observed > 0 {
+				row.Health.Rows, row.Health.Size = health.Group(s.Rows), health.Bytes(s.Bytes)
+			}
+		} else if sums != nil {
+			row.Health = &views.BucketHealth{Rows: "—", Size: "—"}
+		}
+		v.Buckets = append(v.Buckets, row)
+	}
+	if after != "" {
+		v.FirstHref = "/buckets"
+	}
+	if next != "" {
+		v.NextHref = "/buckets?" + url.Values{"after": {next}}.Encode()
 	}
 	return v, nil
-}
-
-func (h *Handlers) allBuckets(ctx context.Context) ([]catalog.Bucket, error) {
-	items, _, err := h.store.ListBuckets(ctx, catalog.ListOptions{Limit: maxBucketsShown})
-	return items, err
 }
 
 // formatOptions builds the two format cards. A format whose catalog is not
@@ -98,4 +122,13 @@ func (h *Handlers) hint(r *http.Request, name, format string) views.EndpointHint
 func (h *Handlers) EndpointHint(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	h.render(w, r, http.StatusOK, views.EndpointHintView(h.hint(r, q.Get("name"), q.Get("format"))))
+}
+
+// maxBucketsListed bounds the bucket pickers (API keys, Connect): a console
+// listing more is a different product (search).
+const maxBucketsListed = catalog.MaxPageSize
+
+func (h *Handlers) allBuckets(ctx context.Context) ([]catalog.Bucket, error) {
+	items, _, err := h.store.ListBuckets(ctx, catalog.ListOptions{Limit: maxBucketsListed})
+	return items, err
 }

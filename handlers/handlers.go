@@ -10,6 +10,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/health"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
@@ -53,6 +54,7 @@ type Deps struct {
 	Observe *observe.Store  // what workers last saw of each table
 	Preview *preview.Broker // Browse Data rows from workers
 	Tasks   *tasks.Service  // the Lance maintenance task API's tasks
+	Health  *health.Service // table health and per-bucket sums; nil = not shown
 	Storage StorageStatus   // the warehouse store's health; nil = always fine
 	// SnippetStore is the s3:// warehouse the Connect snippets describe;
 	// nil for a local one.
@@ -76,6 +78,7 @@ type Handlers struct {
 	signin   *signinGuard
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
+	health   *health.Service
 }
 
 // New builds the handlers.
@@ -86,7 +89,7 @@ func New(d Deps) *Handlers {
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
 }
 
 // Session keys.

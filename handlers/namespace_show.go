@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/health"
 	"github.com/floe/floe/views"
 )
 
@@ -19,7 +20,8 @@ const tablesPerPage = 50
 // maxFilterLen bounds the ?q= filter; table names are at most 255 characters.
 const maxFilterLen = 255
 
-// ShowNamespace renders a namespace's tables, 50 a page, with a name filter.
+// ShowNamespace renders a namespace's tables, 50 a page (keyset: ?after=NAME),
+// with a name filter and a "needs attention" filter (?health=attention).
 func (h *Handlers) ShowNamespace(w http.ResponseWriter, r *http.Request) {
 	v, err := h.namespaceView(r)
 	if err != nil {
@@ -45,22 +47,26 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	if len(q) > maxFilterLen {
 		q = q[:maxFilterLen]
 	}
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	page = max(page, 1)
+	after := r.URL.Query().Get("after")
+	if len(after) > maxFilterLen {
+		after = after[:maxFilterLen]
+	}
+	attention := r.URL.Query().Get("health") == "attention" && h.health != nil
 
+	v := views.NamespaceView{
+		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
+		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
+		CanDeclare:    b.Format != catalog.FormatIceberg,
+		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
+	}
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
-	total, err := h.store.CountTables(ctx, b.Name, ns.Levels, opt)
-	if err != nil {
-		return views.NamespaceView{}, err
+	var tables []catalog.Table
+	var next string
+	if attention {
+		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
+	} else {
+		tables, next, v.Total, err = h.tablesPage(r, b.Name, ns.Levels, opt, after)
 	}
-	pages := max((total+tablesPerPage-1)/tablesPerPage, 1)
-	page = min(page, pages)
-	after, err := h.skipTables(r, b.Name, ns.Levels, opt, (page-1)*tablesPerPage)
-	if err != nil {
-		return views.NamespaceView{}, err
-	}
-	opt.ListOptions = catalog.ListOptions{After: after, Limit: tablesPerPage}
-	tables, _, err := h.store.ListTables(ctx, b.Name, ns.Levels, opt)
 	if err != nil {
 		return views.NamespaceView{}, err
 	}
@@ -68,27 +74,93 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	if err != nil {
 		return views.NamespaceView{}, err
 	}
-
-	v := views.NamespaceView{
-		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: ns.Name(), Total: total, Query: q,
-		CanDeclare: b.Format != catalog.FormatIceberg,
-	}
 	for _, c := range children {
 		v.Children = append(v.Children, views.NamespaceRow{Name: c.Name(), CreatedAt: c.CreatedAt})
 	}
+	u, _ := UserFrom(ctx)
+	fix := u.CanWrite() && h.plugin != nil
 	for _, t := range tables {
-		v.Tables = append(v.Tables, views.TableRow{
-			Name: t.Name, Format: string(t.Format), Rows: h.rows(t), State: string(t.State), CreatedAt: t.CreatedAt,
-		})
+		v.Tables = append(v.Tables, h.tableRow(t, fix))
+	}
+	if after != "" {
+		v.FirstHref = listHref(b.Name, ns.Name(), q, "", attention)
+	}
+	if next != "" {
+		v.NextHref = listHref(b.Name, ns.Name(), q, next, attention)
 	}
 	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
 		return views.NamespaceView{}, err
 	}
-	for i := 1; i <= pages && pages > 1; i++ {
-		v.Pages = append(v.Pages, views.PageLink{Number: i, Current: i == page, Href: pageHref(b.Name, ns.Name(), q, i)})
-	}
 	return v, nil
+}
+
+// tablesPage is one page of the namespace's tables after the name after
+// (keyset: the index seeks to it, so a deep page costs what the first
+// does), the name the next page starts after ("" on the last) and the
+// count of matching tables. An old ?page=N link still lands on its page.
+func (h *Handlers) tablesPage(r *http.Request, bucket string, ns []string, opt catalog.ListTablesOptions, after string) ([]catalog.Table, string, int, error) {
+	ctx := r.Context()
+	total, err := h.store.CountTables(ctx, bucket, ns, opt)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page > 1 && after == "" {
+		page = min(page, max((total+tablesPerPage-1)/tablesPerPage, 1))
+		if after, err = h.skipTables(r, bucket, ns, opt, (page-1)*tablesPerPage); err != nil {
+			return nil, "", 0, err
+		}
+	}
+	opt.ListOptions = catalog.ListOptions{After: after, Limit: tablesPerPage}
+	tables, next, err := h.store.ListTables(ctx, bucket, ns, opt)
+	return tables, next, total, err
+}
+
+// attentionPage is tablesPage for the "needs attention" filter: health
+// keeps each namespace's list of such tables (cached like the bucket sums),
+// and the page's rows come from it without a read per table (the State
+// shown is the stored one).
+func (h *Handlers) attentionPage(r *http.Request, bucket string, ns []string, q, after string) ([]catalog.Table, string, int, error) {
+	keys, total, err := h.health.NeedingAttention(r.Context(), bucket, ns, q, after, tablesPerPage+1)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	var next string
+	if len(keys) > tablesPerPage {
+		keys = keys[:tablesPerPage]
+		next = keys[len(keys)-1].Name
+	}
+	tables := make([]catalog.Table, 0, len(keys))
+	for _, k := range keys {
+		tables = append(tables, catalog.Table{ID: k.ID, Bucket: bucket, Namespace: ns, Name: k.Name, Format: k.Format,
+			State: k.State, CreatedAt: k.CreatedAt, ModifiedAt: k.ModifiedAt})
+	}
+	return tables, next, total, nil
+}
+
+// tableRow is one line of the namespace list: the catalog's entry, the
+// observed figures and the health badge.
+func (h *Handlers) tableRow(t catalog.Table, fix bool) views.TableRow {
+	row := views.TableRow{Name: t.Name, Format: string(t.Format), Rows: h.rows(t), State: string(t.State), CreatedAt: t.CreatedAt}
+	row.LastChange = t.ModifiedAt
+	if h.health != nil {
+		ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
+		row.Health = healthBadge(ov.Report)
+		whats := make([]string, 0, len(row.Health.Reasons))
+		for _, x := range row.Health.Reasons {
+			whats = append(whats, x.What)
+		}
+		row.Health.Whats = strings.Join(whats, ", ")
+		row.Health.Reasons = nil // the list shows the whole sentences as the badge's title
+		if ov.HasBytes {
+			row.Size = health.Bytes(ov.Bytes)
+		}
+		row.Version, row.LastChange = ov.Version, ov.LastChange
+		if jobs := ov.Jobs(); fix && ov.NeedsAttention() && len(jobs) > 0 {
+			row.FixURL = views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/fix"
+			row.FixConfirm = fixConfirm(jobs)
+		}
+	}
+	return row
 }
 
 // skipTables finds the name cursor that starts at offset n; the catalog
@@ -97,13 +169,18 @@ func (h *Handlers) skipTables(r *http.Request, bucket string, ns []string, opt c
 	return h.store.SkipTables(r.Context(), bucket, ns, opt, n)
 }
 
-func pageHref(bucket, ns, q string, page int) string {
+// listHref is a namespace list link: its name filter, the name the page
+// starts after, and the health filter.
+func listHref(bucket, ns, q, after string, attention bool) string {
 	vals := url.Values{}
 	if q != "" {
 		vals.Set("q", q)
 	}
-	if page > 1 {
-		vals.Set("page", strconv.Itoa(page))
+	if after != "" {
+		vals.Set("after", after)
+	}
+	if attention {
+		vals.Set("health", "attention")
 	}
 	u := views.NamespaceURL(bucket, ns)
 	if len(vals) > 0 {

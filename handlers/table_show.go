@@ -65,5 +65,6 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	if t.Format != catalog.FormatIceberg {
 		v.Observed = h.observedView(t)
 	}
+	v.Health = h.healthPanel(t)
 	return v, nil
 }

@@ -75,6 +75,8 @@ type Store struct {
 	stop   context.CancelFunc
 	done   chan struct{} // closed by the flusher when it returns
 	closed atomic.Bool
+
+	changes atomic.Uint64 // see Changes
 }
 
 // ErrTooLarge is returned for attribute blobs over the size cap.
@@ -197,6 +199,7 @@ func (s *Store) putLocked(e *entry) bool {
 	e.elem = s.order.PushBack(k)
 	s.entries[k] = e
 	s.dirty[k] = true
+	s.changes.Add(1)
 	for s.order.Len() > s.cap {
 		front := s.order.Front()
 		ek := front.Value.(key)

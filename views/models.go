@@ -63,6 +63,7 @@ type BucketRow struct {
 	Endpoint   string // "" when the surface for this format is off
 	TableCount int
 	CreatedAt  time.Time
+	Health     *BucketHealth // nil: no health service
 }
 
 // CreateBucketForm is the create-bucket dialog's form.
@@ -86,9 +87,12 @@ type EndpointHint struct {
 // BucketsView is the /buckets page.
 type BucketsView struct {
 	Page
-	Buckets    []BucketRow
-	Form       CreateBucketForm
-	NoneServed bool // neither catalog surface is running
+	Buckets []BucketRow
+	// HealthShown: the Rows, Size and Need attention columns are shown.
+	HealthShown         bool
+	FirstHref, NextHref string // keyset pages (?after=NAME); "" = none
+	Form                CreateBucketForm
+	NoneServed          bool // neither catalog surface is running
 }
 
 // NamespaceRow is one namespace in a list.
@@ -120,6 +124,7 @@ type TableRow struct {
 	Rows      string // formatted, or "—" when unknown
 	State     string
 	CreatedAt time.Time
+	TableListExtra
 }
 
 // PageLink is one link of a pager.
@@ -141,15 +146,24 @@ type NamespaceView struct {
 	Total        int
 	Query        string
 	Pages        []PageLink
-	CanDeclare   bool // Lance or unset bucket
-	NewTable     string
-	Errors       FieldErrors
-	Notice       string
+	// Keyset paging: links that survive a reload and cost the same on
+	// any page. FirstHref is "" on the first page, NextHref on the last.
+	FirstHref, NextHref string
+	After               string // the name the page starts after
+	// Attention: only tables in attention or needing maintenance are
+	// listed; AttentionHref/AllHref switch the filter.
+	Attention, HealthShown bool
+	AttentionHref, AllHref string
+	CanDeclare             bool // Lance or unset bucket
+	NewTable               string
+	Errors                 FieldErrors
+	Notice                 string
 }
 
 // TableView is the table page.
 type TableView struct {
 	Page
+	Health       *HealthPanelView // nil: no health service
 	Bucket       string
 	BucketFormat string
 	Namespace    string

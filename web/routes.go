@@ -56,6 +56,8 @@ func (s *Server) routes() http.Handler {
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/iceberg", h.RunIcebergJob)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNowControl)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", h.CompactNow)
+				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/fix", h.HealthFixControl)
+				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/fix", h.HealthFix)
 				r.Get("/buckets/{bucket}/namespaces/{ns}/tables/{table}/connect", h.ShowTableConnect)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/connect/key", h.CreateTableConnectKey)
 				r.Post("/buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", h.DropTable)

@@ -126,7 +126,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin)})
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
