@@ -63,7 +63,7 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 	}
 	obs.Follow(bus)
 	p, err := plugin.New(plugin.Config{DB: db, Store: store, Observe: obs, Logger: log, Bus: bus,
-		JobParams: tasks.JobParams(), Options: plugin.Options{SchedulerTick: 20 * time.Millisecond}})
+		JobParams: tasks.JobParams(), Options: plugin.Options{SchedulerTick: 20 * time.Millisecond, Shared: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,9 +111,9 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 // TestJourneyProgressFromOtherReplica: a browser on replica B's Maintenance
 // tab watches a compaction run on a worker connected only to replica A,
 // without reloading: running with its stage and percent, then completed.
-// The task is submitted through A's task service (jobs are not yet claimed
-// across replicas, so a task submitted on B would wait for a worker on B);
-// everything B shows reaches it through PostgreSQL LISTEN/NOTIFY.
+// The task is submitted through B's task service: B holds no worker that
+// can run it, so it releases the job and A claims it (job leases); every
+// progress step B shows reaches it through PostgreSQL LISTEN/NOTIFY.
 func TestJourneyProgressFromOtherReplica(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser journey skipped in -short mode")
@@ -173,12 +173,12 @@ func TestJourneyProgressFromOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	task, err := a.tasks.Submit(ctx, tb, tasks.TypeCompact, []byte(`{}`))
+	task, err := b.tasks.Submit(ctx, tb, tasks.TypeCompact, []byte(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the task's job running on A", func() bool {
-		got, err := a.tasks.Get(ctx, tb.ID, task.ID)
+	waitUntil(t, "the task submitted on B running on A's worker", func() bool {
+		got, err := b.tasks.Get(ctx, tb.ID, task.ID)
 		if err != nil || got.JobID == "" {
 			return false
 		}
