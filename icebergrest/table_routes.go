@@ -120,27 +120,36 @@ type tableIdent struct {
 	Name      string   `json:"name"`
 }
 
-func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+// decodeRename reads a RenameTableRequest body (tables and views share it)
+// and checks both identifiers; kind names the object in error sentences.
+func decodeRename(r *http.Request, b catalog.Bucket, kind string) (from catalog.TableRef, to *tableIdent, err error) {
 	var in struct {
 		Source      *tableIdent `json:"source"`
 		Destination *tableIdent `json:"destination"`
 	}
 	if err := decodeBody(r, &in); err != nil {
-		return err
+		return from, nil, err
 	}
 	if in.Source == nil || in.Destination == nil {
-		return badRequest("rename needs source and destination")
+		return from, nil, badRequest("rename needs source and destination")
 	}
 	for _, id := range []*tableIdent{in.Source, in.Destination} {
 		if err := checkLevels(id.Namespace); err != nil {
-			return err
+			return from, nil, err
 		}
 		if err := catalog.ValidateTableName(id.Name); err != nil {
-			return badRequest("table name %q: %v", id.Name, err)
+			return from, nil, badRequest("%s name %q: %v", kind, id.Name, err)
 		}
 	}
-	from := catalog.TableRef{Bucket: b.Name, Namespace: in.Source.Namespace, Name: in.Source.Name}
-	if err := s.tables.RenameTable(r.Context(), from, in.Destination.Namespace, in.Destination.Name); err != nil {
+	return catalog.TableRef{Bucket: b.Name, Namespace: in.Source.Namespace, Name: in.Source.Name}, in.Destination, nil
+}
+
+func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	from, to, err := decodeRename(r, b, "table")
+	if err != nil {
+		return err
+	}
+	if err := s.tables.RenameTable(r.Context(), from, to.Namespace, to.Name); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -113,26 +113,11 @@ func (s *Server) dropView(w http.ResponseWriter, r *http.Request, b catalog.Buck
 }
 
 func (s *Server) renameView(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
-	var in struct {
-		Source      *tableIdent `json:"source"`
-		Destination *tableIdent `json:"destination"`
-	}
-	if err := decodeBody(r, &in); err != nil {
+	from, to, err := decodeRename(r, b, "view")
+	if err != nil {
 		return err
 	}
-	if in.Source == nil || in.Destination == nil {
-		return badRequest("rename needs source and destination")
-	}
-	for _, id := range []*tableIdent{in.Source, in.Destination} {
-		if err := checkLevels(id.Namespace); err != nil {
-			return err
-		}
-		if err := catalog.ValidateTableName(id.Name); err != nil {
-			return badRequest("view name %q: %v", id.Name, err)
-		}
-	}
-	from := catalog.TableRef{Bucket: b.Name, Namespace: in.Source.Namespace, Name: in.Source.Name}
-	if err := s.tables.RenameView(r.Context(), from, in.Destination.Namespace, in.Destination.Name); err != nil {
+	if err := s.tables.RenameView(r.Context(), from, to.Namespace, to.Name); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
