@@ -72,6 +72,19 @@ func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 	return srv, store
 }
 
+// signIn signs in as admin on the console at base and waits for the
+// navigation a signed-in page has.
+func signIn(base string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(base + "/login"),
+		chromedp.WaitVisible(tid("login-form")),
+		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
+		chromedp.Click(tid("login-submit")),
+		chromedp.WaitVisible(tid("nav-jobs")),
+	}
+}
+
 // browserContext starts Chromium with the flags the closed network needs and
 // saves a screenshot and the DOM when the test fails.
 func browserContext(t *testing.T, execPath string) (context.Context, *consoleLog) {

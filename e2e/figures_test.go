@@ -38,14 +38,7 @@ func TestJourneyFiguresAgree(t *testing.T) {
 	}
 	ns := fp.url + "/buckets/jrny/namespaces/docs"
 	table := ns + "/tables/items"
-	step("sign in",
-		chromedp.Navigate(fp.url+"/login"),
-		chromedp.WaitVisible(tid("login-form")),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
-		chromedp.Click(tid("login-submit")),
-		chromedp.WaitVisible(tid("nav-jobs")),
-	)
+	step("sign in", signIn(fp.url)...)
 	text := func(id string) string {
 		s, _ := chromedp.Run(ctx, chromedp.Text(tid(id)))
 		return strings.Join(strings.Fields(s), " ")

@@ -35,14 +35,7 @@ func TestJourneyHealthFix(t *testing.T) {
 	}
 	table := url + "/buckets/jrny/namespaces/docs/tables/items"
 	badge := `#health-panel [data-testid="health-badge"]`
-	step("sign in",
-		chromedp.Navigate(url+"/login"),
-		chromedp.WaitVisible(tid("login-form")),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
-		chromedp.Click(tid("login-submit")),
-		chromedp.WaitVisible(tid("nav-jobs")),
-	)
+	step("sign in", signIn(url)...)
 	// The worker observes the table when it connects; reload until the badge says so.
 	state := ""
 	for deadline := time.Now().Add(2 * time.Minute); state != "attention"; {
@@ -149,14 +142,7 @@ func TestJourneyHealthFixAsksBeforeDeleting(t *testing.T) {
 	}
 	table := url + "/buckets/jrny/namespaces/docs/tables/items"
 	badge := `#health-panel [data-testid="health-badge"]`
-	step("sign in",
-		chromedp.Navigate(url+"/login"),
-		chromedp.WaitVisible(tid("login-form")),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
-		chromedp.Click(tid("login-submit")),
-		chromedp.WaitVisible(tid("nav-jobs")),
-	)
+	step("sign in", signIn(url)...)
 	// The worker observes the table when it connects (and has described its
 	// job types by then): wait for the badge, then open the settings form.
 	state := ""

@@ -161,14 +161,7 @@ func TestJourneyCompactNow(t *testing.T) {
 		}
 	}
 	table := url + "/buckets/jrny/namespaces/docs/tables/items"
-	step("sign in",
-		chromedp.Navigate(url+"/login"),
-		chromedp.WaitVisible(tid("login-form")),
-		chromedp.SendKeys(chromedp.CSS(`#username`), "admin"),
-		chromedp.SendKeys(chromedp.CSS(`#password`), adminPassword),
-		chromedp.Click(tid("login-submit")),
-		chromedp.WaitVisible(tid("nav-jobs")),
-	)
+	step("sign in", signIn(url)...)
 	// The worker observes the table when it connects; reload until it shows.
 	before := 0
 	for deadline := time.Now().Add(2 * time.Minute); ; {
