@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // AnonymousKey is the identity of a request without a key when anonymous
@@ -123,7 +124,7 @@ func (c *Checker) Check(r *http.Request) (catalog.APIKey, *Refusal) {
 	switch {
 	case err == nil:
 		return key, nil
-	case errors.Is(err, catalog.ErrNotFound), errors.Is(err, catalog.ErrInvalid):
+	case errors.Is(err, fault.NotFound), errors.Is(err, fault.Invalid):
 		return catalog.APIKey{}, &Refusal{Reason: Unknown,
 			Message: "the API key is unknown, revoked or expired; create a new one with `floe token create` or on the console's API keys page"}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // TokenPrefix starts every access token Tokens issues, so the checker knows
@@ -95,7 +96,7 @@ func (t *Tokens) Issue(ctx context.Context, clientID, clientSecret string) (stri
 // client finds the key the credentials name.
 func (t *Tokens) client(ctx context.Context, id, secret string) (catalog.APIKey, error) {
 	unknown := func(err error) bool {
-		return errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid)
+		return errors.Is(err, fault.NotFound) || errors.Is(err, fault.Invalid)
 	}
 	key, err := t.keys.LookupAccessKey(ctx, id)
 	switch {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -43,7 +44,7 @@ func wellFormed(secret, prefix string) bool {
 }
 
 func errUnknownKey() error {
-	return newErr(ErrNotFound, "api_key", "API key is unknown, revoked or expired; create a new one")
+	return newErr(fault.NotFound, "api_key", "API key is unknown, revoked or expired; create a new one")
 }
 
 // CreateAPIKey stores a new key and returns it with its secret (shown once).
@@ -82,7 +83,7 @@ func (s *Store) createAPIKey(ctx context.Context, name string, role Role, bucket
 	return k, secret, nil
 }
 
-// VerifyAPIKey finds the key for a secret (ErrNotFound if unknown, revoked or
+// VerifyAPIKey finds the key for a secret (fault.NotFound if unknown, revoked or
 // expired) and records its last use, at most once a minute per key.
 func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error) {
 	if !wellFormed(secret, apiKeyPrefix) {
@@ -154,7 +155,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 		return dbErr("revoke API key", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "id", "API key %q does not exist; it may already be revoked", id)
+		return newErr(fault.NotFound, "id", "API key %q does not exist; it may already be revoked", id)
 	}
 	return nil
 }
@@ -176,7 +177,7 @@ func (s *Store) DeleteExpiredAPIKeys(ctx context.Context) error {
 }
 
 func errUnknownWorkerToken() error {
-	return newErr(ErrNotFound, "worker_token", "worker token is unknown or revoked; create one with floe worker-token create")
+	return newErr(fault.NotFound, "worker_token", "worker token is unknown or revoked; create one with floe worker-token create")
 }
 
 // CreateWorkerToken stores a new worker token and returns its secret once:
@@ -271,7 +272,7 @@ func (s *Store) RevokeWorkerToken(ctx context.Context, id string) error {
 			return dbErr("revoke worker token", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return newErr(ErrNotFound, "id", "worker token %q does not exist; it may already be revoked", id)
+			return newErr(fault.NotFound, "id", "worker token %q does not exist; it may already be revoked", id)
 		}
 		prefix := workerKeyPrefix(id)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE substr(name, 1, ?) = ?`, len(prefix), prefix); err != nil {

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+
+	"github.com/floe/floe/fault"
 )
 
 // SigV4 access key shapes, in AWS's own form so every SDK and the CLI take
@@ -43,12 +45,12 @@ func wellFormedAccessKeyID(id string) bool {
 }
 
 func errUnknownAccessKey() error {
-	return newErr(ErrNotFound, "access_key_id", "the access key id is unknown, revoked or expired; create a key with floe token create")
+	return newErr(fault.NotFound, "access_key_id", "the access key id is unknown, revoked or expired; create a key with floe token create")
 }
 
 // LookupAccessKey finds the API key owning a SigV4 access key id, with its
 // secret access key filled so the caller can verify a signature, and records
-// the key's last use at most once a minute. ErrNotFound if the id is
+// the key's last use at most once a minute. fault.NotFound if the id is
 // unknown, revoked or expired.
 func (s *Store) LookupAccessKey(ctx context.Context, accessKeyID string) (APIKey, error) {
 	if !wellFormedAccessKeyID(accessKeyID) {

@@ -2,10 +2,12 @@ package catalog
 
 import (
 	"context"
-	"golang.org/x/crypto/bcrypt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floe/floe/fault"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // clock is a settable test clock.
@@ -39,10 +41,10 @@ func TestUsers(t *testing.T) {
 		role           Role
 		kind           error
 	}{
-		{"duplicate", "ana", "correct horse", RoleAdmin, ErrAlreadyExists},
-		{"bad role", "bob", "correct horse", RoleReadWrite, ErrInvalid},
-		{"short password", "bob", "short", RoleReadonly, ErrInvalid},
-		{"bad name", "Bob!", "correct horse", RoleReadonly, ErrInvalid},
+		{"duplicate", "ana", "correct horse", RoleAdmin, fault.AlreadyExists},
+		{"bad role", "bob", "correct horse", RoleReadWrite, fault.Invalid},
+		{"short password", "bob", "short", RoleReadonly, fault.Invalid},
+		{"bad name", "Bob!", "correct horse", RoleReadonly, fault.Invalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestUsers(t *testing.T) {
 		}
 		for _, bad := range [][2]string{{"ana", "wrong password"}, {"nobody", "correct horse"}} {
 			_, err := s.Authenticate(ctx, bad[0], bad[1])
-			wantKind(t, err, ErrNotFound)
+			wantKind(t, err, fault.NotFound)
 		}
 	})
 	t.Run("set password", func(t *testing.T) {
@@ -70,14 +72,14 @@ func TestUsers(t *testing.T) {
 		if _, err := s.Authenticate(ctx, "ana", "new password!"); err != nil {
 			t.Error(err)
 		}
-		wantKind(t, s.SetUserPassword(ctx, "nobody", "whatever1"), ErrNotFound)
+		wantKind(t, s.SetUserPassword(ctx, "nobody", "whatever1"), fault.NotFound)
 	})
 	t.Run("get", func(t *testing.T) {
 		if u, err := s.GetUser(ctx, "ana"); err != nil || u.Name != "ana" {
 			t.Errorf("GetUser = %+v, %v", u, err)
 		}
 		_, err := s.GetUser(ctx, "nobody")
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 }
 
@@ -91,7 +93,7 @@ func TestBcryptCost(t *testing.T) {
 		t.Error("zero BcryptCost is not bcrypt.DefaultCost")
 	}
 	_, err = Open(context.Background(), Options{Path: t.TempDir() + "/c.db", Warehouse: t.TempDir(), BcryptCost: 99})
-	wantKind(t, err, ErrInvalid)
+	wantKind(t, err, fault.Invalid)
 }
 
 func TestEnsureAdmin(t *testing.T) {
@@ -148,10 +150,10 @@ func TestAPIKeys(t *testing.T) {
 	t.Run("create refuses", func(t *testing.T) {
 		for _, r := range []Role{RoleAdmin, "owner"} {
 			_, _, err := s.CreateAPIKey(ctx, "x", r, "", 0)
-			wantKind(t, err, ErrInvalid)
+			wantKind(t, err, fault.Invalid)
 		}
 		_, _, err := s.CreateAPIKey(ctx, "x", RoleReadonly, "Bad$Bucket", 0)
-		wantKind(t, err, ErrInvalid)
+		wantKind(t, err, fault.Invalid)
 	})
 	t.Run("verify", func(t *testing.T) {
 		k, err := s.VerifyAPIKey(ctx, secret)
@@ -160,7 +162,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 		for _, bad := range []string{"", "floe_", secret[:44] + "!", "floe_" + strings.Repeat("A", 40), "xx" + secret[2:]} {
 			_, err := s.VerifyAPIKey(ctx, bad)
-			wantKind(t, err, ErrNotFound)
+			wantKind(t, err, fault.NotFound)
 		}
 	})
 	t.Run("last used written at most once a minute", func(t *testing.T) {
@@ -217,7 +219,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 		c.t = c.t.Add(11 * time.Minute)
 		_, err = s.VerifyAPIKey(ctx, mSecret)
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 		if listed(t, s, minted.ID) {
 			t.Error("expired minted key listed")
 		}
@@ -230,8 +232,8 @@ func TestAPIKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := s.VerifyAPIKey(ctx, secret)
-		wantKind(t, err, ErrNotFound)
-		wantKind(t, s.RevokeAPIKey(ctx, rw.ID), ErrNotFound)
+		wantKind(t, err, fault.NotFound)
+		wantKind(t, s.RevokeAPIKey(ctx, rw.ID), fault.NotFound)
 	})
 	t.Run("newest first", func(t *testing.T) {
 		c.t = c.t.Add(time.Second)
@@ -276,7 +278,7 @@ func TestWorkerTokens(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.VerifyWorkerToken(ctx, tc.secret)
-			wantKind(t, err, ErrNotFound)
+			wantKind(t, err, fault.NotFound)
 		})
 	}
 	if list, err := s.ListWorkerTokens(ctx); err != nil || len(list) != 1 {
@@ -286,5 +288,5 @@ func TestWorkerTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.VerifyWorkerToken(ctx, secret)
-	wantKind(t, err, ErrNotFound)
+	wantKind(t, err, fault.NotFound)
 }

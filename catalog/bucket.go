@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -18,7 +19,7 @@ func (s *Store) bucketARN(name string) string {
 }
 
 // CreateBucket creates a bucket and its warehouse directory.
-// ErrAlreadyExists if the name is taken (whatever the format).
+// fault.AlreadyExists if the name is taken (whatever the format).
 func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket, error) {
 	if err := ValidateBucketName(in.Name); err != nil {
 		return Bucket{}, err
@@ -46,13 +47,13 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 			return dbErr("check bucket", err)
 		}
 		if n > 0 {
-			return newErr(ErrAlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
+			return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO buckets(name, format, arn, owner, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt)); err != nil {
 			if s.isUniqueViolation(err) {
-				return newErr(ErrAlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
+				return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 			}
 			return dbErr("insert bucket", err)
 		}
@@ -105,7 +106,7 @@ func (s *Store) getBucket(ctx context.Context, q querier, name string) (Bucket, 
 }
 
 func bucketNotFound(name string) error {
-	return newErr(ErrNotFound, "bucket", "bucket %q does not exist; create it first", name)
+	return newErr(fault.NotFound, "bucket", "bucket %q does not exist; create it first", name)
 }
 
 // ListBuckets lists buckets by name with TableCount filled. next is "" on the
@@ -136,7 +137,7 @@ func (s *Store) ListBuckets(ctx context.Context, opt ListOptions) (items []Bucke
 	return items, next, nil
 }
 
-// DeleteBucket deletes an empty bucket (ErrNotEmpty otherwise) unless cascade,
+// DeleteBucket deletes an empty bucket (fault.NotEmpty otherwise) unless cascade,
 // which drops every namespace and table in it, deleting their data.
 func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) error {
 	if err := validateBucket("bucket", name); err != nil {
@@ -154,7 +155,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 			return dbErr("count tables", err)
 		}
 		if (nsCount > 0 || tblCount > 0) && !cascade {
-			return newErr(ErrNotEmpty, "bucket",
+			return newErr(fault.NotEmpty, "bucket",
 				"bucket %q is not empty (%d namespaces, %d tables); drop them first or delete with cascade, which deletes their data", name, nsCount, tblCount)
 		}
 		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {

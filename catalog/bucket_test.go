@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func TestCreateBucket(t *testing.T) {
@@ -36,10 +38,10 @@ func TestCreateBucket(t *testing.T) {
 		in   CreateBucketInput
 		kind error
 	}{
-		{"taken, same format", CreateBucketInput{Name: "lake", Format: FormatLance}, ErrAlreadyExists},
-		{"taken, other format", CreateBucketInput{Name: "lake", Format: FormatIceberg}, ErrAlreadyExists},
-		{"bad name", CreateBucketInput{Name: "Lake"}, ErrInvalid},
-		{"bad format", CreateBucketInput{Name: "other", Format: "DELTA"}, ErrInvalid},
+		{"taken, same format", CreateBucketInput{Name: "lake", Format: FormatLance}, fault.AlreadyExists},
+		{"taken, other format", CreateBucketInput{Name: "lake", Format: FormatIceberg}, fault.AlreadyExists},
+		{"bad name", CreateBucketInput{Name: "Lake"}, fault.Invalid},
+		{"bad format", CreateBucketInput{Name: "other", Format: "DELTA"}, fault.Invalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +57,7 @@ func TestCreateBucket(t *testing.T) {
 	})
 	t.Run("missing bucket", func(t *testing.T) {
 		_, err := s.GetBucket(ctx, "nope")
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 }
 
@@ -77,7 +79,7 @@ func TestCreateBucketRace(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, ErrAlreadyExists):
+		case errors.Is(err, fault.AlreadyExists):
 		default:
 			t.Errorf("unexpected error: %v", err)
 		}
@@ -136,7 +138,7 @@ func TestDeleteBucket(t *testing.T) {
 	data := writeData(t, tb.Location)
 
 	t.Run("non-empty refuses", func(t *testing.T) {
-		ce := wantKind(t, s.DeleteBucket(ctx, "full", false), ErrNotEmpty)
+		ce := wantKind(t, s.DeleteBucket(ctx, "full", false), fault.NotEmpty)
 		if !strings.Contains(ce.Message, "cascade") {
 			t.Errorf("message %q does not say what to do", ce.Message)
 		}
@@ -152,9 +154,9 @@ func TestDeleteBucket(t *testing.T) {
 			t.Error("cascade left data behind")
 		}
 		_, err := s.GetBucket(ctx, "full")
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 		_, err = s.GetTableByID(ctx, tb.ID)
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 	t.Run("empty bucket", func(t *testing.T) {
 		mustBucket(t, s, "empty", FormatUnset)
@@ -166,7 +168,7 @@ func TestDeleteBucket(t *testing.T) {
 		}
 	})
 	t.Run("missing", func(t *testing.T) {
-		wantKind(t, s.DeleteBucket(ctx, "gone", false), ErrNotFound)
+		wantKind(t, s.DeleteBucket(ctx, "gone", false), fault.NotFound)
 	})
 }
 

@@ -4,9 +4,9 @@
 package catalog
 
 import (
-	"errors"
-	"fmt"
 	"time"
+
+	"github.com/floe/floe/fault"
 )
 
 // Format is the table format a bucket declares or a table has.
@@ -103,36 +103,11 @@ const (
 	MaxPageSize     = 1000
 )
 
-// Error kinds. Test with errors.Is(err, catalog.ErrNotFound) and friends.
-var (
-	ErrNotFound      = errors.New("not found")
-	ErrAlreadyExists = errors.New("already exists")
-	ErrConflict      = errors.New("conflict")
-	ErrNotEmpty      = errors.New("not empty")
-	ErrInvalid       = errors.New("invalid")
-	// ErrUnavailable: the catalog database cannot be reached right now
-	// (PostgreSQL stopped or restarting); surfaces answer 503 and the
-	// client retries.
-	ErrUnavailable = errors.New("unavailable")
-)
-
-// Error carries a kind, the field it concerns and a sentence for people.
-type Error struct {
-	Kind    error  // one of the Err* sentinels
-	Field   string // e.g. "name", "format", "namespace"; may be empty
-	Message string // says what failed and, for invalid input, the rule
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap lets errors.Is match the kind.
-func (e *Error) Unwrap() error { return e.Kind }
-
-// Invalid builds an ErrInvalid error naming the field and the rule.
+// Invalid builds an fault.Invalid error naming the field and the rule.
 func Invalid(field, rule string) error {
-	return &Error{Kind: ErrInvalid, Field: field, Message: rule}
+	return fault.New(fault.Invalid, field, "%s", rule)
 }
 
-func newErr(kind error, field, format string, args ...any) error {
-	return &Error{Kind: kind, Field: field, Message: fmt.Sprintf(format, args...)}
+func newErr(kind fault.Kind, field, format string, args ...any) error {
+	return fault.New(kind, field, format, args...)
 }

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
 )
@@ -104,15 +105,15 @@ func mustTable(t *testing.T, s *Store, ref TableRef, f Format) Table {
 	return tb
 }
 
-// wantKind fails unless err is a *Error of the kind.
-func wantKind(t *testing.T, err error, kind error) *Error {
+// wantKind fails unless err is a *fault.Error of the kind.
+func wantKind(t *testing.T, err error, kind error) *fault.Error {
 	t.Helper()
 	if !errors.Is(err, kind) {
 		t.Fatalf("error = %v, want kind %v", err, kind)
 	}
-	var ce *Error
+	var ce *fault.Error
 	if !errors.As(err, &ce) {
-		t.Fatalf("error %v is not a *catalog.Error", err)
+		t.Fatalf("error %v is not a *fault.Error", err)
 	}
 	return ce
 }

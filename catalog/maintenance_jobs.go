@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/floe/floe/fault"
 )
 
 // MaintenanceKindOfJob says which maintenance kind governs a job type, by
@@ -62,7 +64,7 @@ func (s *Store) ReviewProposal(ctx context.Context, jobType, objectID string, pa
 		return params, true, nil
 	}
 	t, err := s.GetTableByID(ctx, objectID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return params, true, nil
 	}
 	if err != nil {

@@ -25,7 +25,7 @@ const (
 
 func isLowerAlnum(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') }
 
-// ValidateBucketName returns an ErrInvalid error naming the rule that failed.
+// ValidateBucketName returns an fault.Invalid error naming the rule that failed.
 func ValidateBucketName(name string) error { return validateBucket("name", name) }
 
 func validateBucket(field, name string) error {

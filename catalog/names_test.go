@@ -3,6 +3,8 @@ package catalog
 import (
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func TestValidateBucketName(t *testing.T) {
@@ -102,7 +104,7 @@ func TestValidateUserNameAndPassword(t *testing.T) {
 	}
 }
 
-// checkRule wants err nil when rule is "", else an ErrInvalid whose message
+// checkRule wants err nil when rule is "", else an fault.Invalid whose message
 // names the rule (and whose Field is field, when given).
 func checkRule(t *testing.T, err error, rule, field string) {
 	t.Helper()
@@ -112,7 +114,7 @@ func checkRule(t *testing.T, err error, rule, field string) {
 		}
 		return
 	}
-	ce := wantKind(t, err, ErrInvalid)
+	ce := wantKind(t, err, fault.Invalid)
 	if !strings.Contains(ce.Message, rule) {
 		t.Errorf("message %q does not name the rule %q", ce.Message, rule)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
@@ -21,11 +22,11 @@ func (s *Store) namespaceDir(bucket, ns string) warehouse.Location {
 func subtreeBounds(ns string) (lo, hi string) { return ns + ".", ns + "/" }
 
 func nsNotFound(bucket, ns string) error {
-	return newErr(ErrNotFound, "namespace", "namespace %q does not exist in bucket %q; create it first", ns, bucket)
+	return newErr(fault.NotFound, "namespace", "namespace %q does not exist in bucket %q; create it first", ns, bucket)
 }
 
-// CreateNamespace creates one namespace; its parent must exist (ErrNotFound,
-// Field "namespace"). ErrAlreadyExists when present.
+// CreateNamespace creates one namespace; its parent must exist (fault.NotFound,
+// Field "namespace"). fault.AlreadyExists when present.
 func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []string, props map[string]string) (Namespace, error) {
 	if err := validateBucket("bucket", bucket); err != nil {
 		return Namespace{}, err
@@ -49,7 +50,7 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 				return err
 			}
 			if !ok {
-				return newErr(ErrNotFound, "namespace",
+				return newErr(fault.NotFound, "namespace",
 					"parent namespace %q does not exist in bucket %q; create it first", parent, bucket)
 			}
 		}
@@ -58,13 +59,13 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 			return err
 		}
 		if ok {
-			return newErr(ErrAlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
+			return newErr(fault.AlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
 		}
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO namespaces(bucket, name, parent, properties, created_at) VALUES (?, ?, ?, ?, ?)`,
 			bucket, name, parent, encodeMap(ns.Properties), micros(ns.CreatedAt)); err != nil {
 			if s.isUniqueViolation(err) {
-				return newErr(ErrAlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
+				return newErr(fault.AlreadyExists, "namespace", "namespace %q already exists in bucket %q", name, bucket)
 			}
 			return dbErr("insert namespace", err)
 		}
@@ -87,7 +88,7 @@ func namespaceExists(ctx context.Context, q querier, bucket, name string) (bool,
 	return n > 0, nil
 }
 
-// requireNamespace returns ErrNotFound naming the bucket or the namespace
+// requireNamespace returns fault.NotFound naming the bucket or the namespace
 // that is missing.
 func (s *Store) requireNamespace(ctx context.Context, q querier, bucket, name string) error {
 	ok, err := namespaceExists(ctx, q, bucket, name)
@@ -248,7 +249,7 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 }
 
 // DropNamespace deletes a namespace. Non-empty (child namespaces or tables)
-// gives ErrNotEmpty unless cascade, which drops children and tables with data.
+// gives fault.NotEmpty unless cascade, which drops children and tables with data.
 func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []string, cascade bool) error {
 	if err := validateBucket("bucket", bucket); err != nil {
 		return err
@@ -277,11 +278,11 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 			return err
 		}
 		if views > 0 && !cascade {
-			return newErr(ErrNotEmpty, "namespace",
+			return newErr(fault.NotEmpty, "namespace",
 				"namespace %q in bucket %q holds %d views; drop them first or drop with cascade", name, bucket, views)
 		}
 		if (children > 0 || tbls > 0) && !cascade {
-			return newErr(ErrNotEmpty, "namespace",
+			return newErr(fault.NotEmpty, "namespace",
 				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
 				name, bucket, children, tbls)
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func TestCreateNamespace(t *testing.T) {
@@ -33,12 +35,12 @@ func TestCreateNamespace(t *testing.T) {
 		kind   error
 		msg    string
 	}{
-		{"exists", "lake", []string{"sales"}, ErrAlreadyExists, "already exists"},
-		{"missing parent", "lake", []string{"hr", "eu"}, ErrNotFound, `parent namespace "hr" does not exist in bucket "lake"`},
-		{"missing grandparent", "lake", []string{"sales", "us", "west"}, ErrNotFound, `parent namespace "sales.us"`},
-		{"missing bucket", "nope", []string{"a"}, ErrNotFound, `bucket "nope" does not exist`},
-		{"no levels", "lake", nil, ErrInvalid, "at least one level"},
-		{"bad level", "lake", []string{"sales", "E U"}, ErrInvalid, "namespace level"},
+		{"exists", "lake", []string{"sales"}, fault.AlreadyExists, "already exists"},
+		{"missing parent", "lake", []string{"hr", "eu"}, fault.NotFound, `parent namespace "hr" does not exist in bucket "lake"`},
+		{"missing grandparent", "lake", []string{"sales", "us", "west"}, fault.NotFound, `parent namespace "sales.us"`},
+		{"missing bucket", "nope", []string{"a"}, fault.NotFound, `bucket "nope" does not exist`},
+		{"no levels", "lake", nil, fault.Invalid, "at least one level"},
+		{"bad level", "lake", []string{"sales", "E U"}, fault.Invalid, "namespace level"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,7 +100,7 @@ func TestListAndUpdateNamespaces(t *testing.T) {
 	}
 	t.Run("missing parent", func(t *testing.T) {
 		_, _, err := s.ListNamespaces(ctx, "lake", []string{"zz"}, ListOptions{})
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 	t.Run("all", func(t *testing.T) {
 		all, err := s.ListAllNamespaces(ctx, "lake")
@@ -136,10 +138,10 @@ func TestDropNamespace(t *testing.T) {
 	childData := writeData(t, child.Location)
 
 	t.Run("with children refuses", func(t *testing.T) {
-		wantKind(t, s.DropNamespace(ctx, "lake", []string{"a"}, false), ErrNotEmpty)
+		wantKind(t, s.DropNamespace(ctx, "lake", []string{"a"}, false), fault.NotEmpty)
 	})
 	t.Run("with tables refuses", func(t *testing.T) {
-		wantKind(t, s.DropNamespace(ctx, "lake", []string{"a", "b"}, false), ErrNotEmpty)
+		wantKind(t, s.DropNamespace(ctx, "lake", []string{"a", "b"}, false), fault.NotEmpty)
 		if !exists(t, childData) {
 			t.Error("refused drop deleted data")
 		}
@@ -167,6 +169,6 @@ func TestDropNamespace(t *testing.T) {
 		}
 	})
 	t.Run("missing", func(t *testing.T) {
-		wantKind(t, s.DropNamespace(ctx, "lake", []string{"nope"}, false), ErrNotFound)
+		wantKind(t, s.DropNamespace(ctx, "lake", []string{"nope"}, false), fault.NotFound)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -36,25 +37,15 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *persist.Tx) error) error {
 	return err
 }
 
-// unavailableError is an ErrUnavailable *Error that keeps the driver's
-// cause for the log.
-type unavailableError struct {
-	ce    *Error
-	cause error
-}
-
-func (e *unavailableError) Error() string   { return e.ce.Message }
-func (e *unavailableError) Unwrap() []error { return []error{e.ce, e.cause} }
-
 func unavailable(cause error) error {
-	return &unavailableError{ce: &Error{Kind: ErrUnavailable,
-		Message: "The catalog database cannot be reached right now; nothing was changed. Try again in a moment."}, cause: cause}
+	return &fault.Error{Kind: fault.Unavailable, Field: "database",
+		Message: "The catalog database cannot be reached right now; nothing was changed. Try again in a moment.", Err: cause}
 }
 
 // dbErr wraps a database failure that is not the caller's fault; client
-// mistakes are caught earlier and reported as *Error.
+// mistakes are caught earlier and reported as *fault.Error.
 func dbErr(what string, err error) error {
-	var ce *Error
+	var ce *fault.Error
 	if errors.As(err, &ce) {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // TestMigrationCanonicalLocations: rows stored before locations were
@@ -48,10 +50,10 @@ func TestRemoteLocationTables(t *testing.T) {
 	// An s3:// location is outside a local warehouse: refused up front
 	// with a sentence, never stored and later "deleted" locally.
 	_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: r, Format: FormatIceberg, Location: "s3://bucket/wh/remote"})
-	if e := wantKind(t, err, ErrInvalid); !strings.Contains(e.Message, "outside") {
+	if e := wantKind(t, err, fault.Invalid); !strings.Contains(e.Message, "outside") {
 		t.Fatalf("CreateTable at s3 = %v, want a sentence saying it is outside", err)
 	}
-	if _, err := s.GetTable(ctx, r); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetTable(ctx, r); !errors.Is(err, fault.NotFound) {
 		t.Fatalf("refused table was stored: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func TestMigrationsIdempotentOnReopen(t *testing.T) {
@@ -142,7 +144,7 @@ func TestOpenOptions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(context.Background(), tc.opts)
-			wantKind(t, err, ErrInvalid)
+			wantKind(t, err, fault.Invalid)
 		})
 	}
 	t.Run("region and account in ARNs", func(t *testing.T) {

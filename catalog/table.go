@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
@@ -54,7 +55,7 @@ func (r TableRef) String() string {
 }
 
 func tableNotFound(ref TableRef) error {
-	return newErr(ErrNotFound, "table", "table %q does not exist in namespace %q of bucket %q",
+	return newErr(fault.NotFound, "table", "table %q does not exist in namespace %q of bucket %q",
 		ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
 }
 
@@ -72,7 +73,7 @@ func (s *Store) findTable(ctx context.Context, q querier, ref TableRef) (Table, 
 	return t, true, nil
 }
 
-// getTable returns the entry for ref or ErrNotFound naming what is missing.
+// getTable returns the entry for ref or fault.NotFound naming what is missing.
 func (s *Store) getTable(ctx context.Context, q querier, ref TableRef) (Table, error) {
 	t, ok, err := s.findTable(ctx, q, ref)
 	if err != nil {
@@ -116,11 +117,11 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 // GetTableByID returns a table by its table id.
 func (s *Store) GetTableByID(ctx context.Context, id string) (Table, error) {
 	if _, err := uuid.Parse(id); err != nil {
-		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist", id)
+		return Table{}, newErr(fault.NotFound, "table_id", "table id %q does not exist", id)
 	}
 	t, err := s.scanTable(s.ro.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Table{}, newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
+		return Table{}, newErr(fault.NotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
 	}
 	if err != nil {
 		return Table{}, dbErr("get table", err)
@@ -163,7 +164,7 @@ func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) err
 		return dbErr("set table state", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "table_id", "Lance table id %q does not exist", id)
+		return newErr(fault.NotFound, "table_id", "Lance table id %q does not exist", id)
 	}
 	return nil
 }

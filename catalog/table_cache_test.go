@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -83,7 +84,7 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 			if _, err := a.DropTable(ctx, TableRef{Bucket: "bkt", Namespace: tb.Namespace, Name: tb.Name}); err != nil {
 				t.Fatal(err)
 			}
-		}, func(t *testing.T, got Table, err error) { wantKind(t, err, ErrNotFound) }},
+		}, func(t *testing.T, got Table, err error) { wantKind(t, err, fault.NotFound) }},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -114,7 +115,7 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := b.GetTable(ctx, ref) // no wait: the commit itself invalidated
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 }
 

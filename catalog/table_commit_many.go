@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -19,7 +20,7 @@ type TableSwap struct {
 // CommitTables swaps the metadata pointers of several tables in one
 // database transaction: either every table still carries its expected
 // version token and all move, or none does and the first mismatch is
-// ErrConflict (Field "version_token") naming that table. The tables are
+// fault.Conflict (Field "version_token") naming that table. The tables are
 // returned in the order given.
 func (s *Store) CommitTables(ctx context.Context, swaps []TableSwap) ([]Table, error) {
 	seen := map[string]bool{}
@@ -34,13 +35,13 @@ func (s *Store) CommitTables(ctx context.Context, swaps []TableSwap) ([]Table, e
 		for i, sw := range swaps {
 			t, err := s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, sw.ID))
 			if err == sql.ErrNoRows {
-				return newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", sw.ID)
+				return newErr(fault.NotFound, "table_id", "table id %q does not exist; the table may have been dropped", sw.ID)
 			}
 			if err != nil {
 				return dbErr("get table", err)
 			}
 			if t.VersionToken != sw.ExpectedToken {
-				return newErr(ErrConflict, "version_token",
+				return newErr(fault.Conflict, "version_token",
 					"table %q changed since it was read (version token mismatch); reload it and retry the commit", t.Name)
 			}
 			t.MetadataLocation = sw.MetadataLocation

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // TestCommitTables: several tables' metadata pointers move together or not
@@ -27,13 +29,13 @@ func TestCommitTables(t *testing.T) {
 	}{
 		{"stale token on the second", []TableSwap{
 			{ID: a1.ID, ExpectedToken: a1.VersionToken, MetadataLocation: "a2.json"},
-			{ID: b1.ID, ExpectedToken: b.VersionToken, MetadataLocation: "b2.json"}}, ErrConflict},
+			{ID: b1.ID, ExpectedToken: b.VersionToken, MetadataLocation: "b2.json"}}, fault.Conflict},
 		{"second dropped", []TableSwap{
 			{ID: a1.ID, ExpectedToken: a1.VersionToken, MetadataLocation: "a2.json"},
-			{ID: "00000000-0000-0000-0000-000000000000", ExpectedToken: "x", MetadataLocation: "b2.json"}}, ErrNotFound},
+			{ID: "00000000-0000-0000-0000-000000000000", ExpectedToken: "x", MetadataLocation: "b2.json"}}, fault.NotFound},
 		{"same table twice", []TableSwap{
 			{ID: a1.ID, ExpectedToken: a1.VersionToken, MetadataLocation: "a2.json"},
-			{ID: a1.ID, ExpectedToken: a1.VersionToken, MetadataLocation: "a3.json"}}, ErrInvalid},
+			{ID: a1.ID, ExpectedToken: a1.VersionToken, MetadataLocation: "a3.json"}}, fault.Invalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

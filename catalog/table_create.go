@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 
@@ -15,13 +16,13 @@ func checkBucketAccepts(b Bucket, f Format) error {
 	if b.Format == FormatUnset || b.Format == f {
 		return nil
 	}
-	return newErr(ErrConflict, "format",
+	return newErr(fault.Conflict, "format",
 		"bucket %q is declared for %s tables and refuses %s tables; use a bucket declared %s (or one with no declared format)",
 		b.Name, b.Format, f, f)
 }
 
 func formatConflict(ref TableRef, existing Format) error {
-	return newErr(ErrConflict, "name",
+	return newErr(fault.Conflict, "name",
 		"table %q already exists in namespace %q as %s table; one name holds one table across formats, so pick another name",
 		ref.Name, JoinNamespace(ref.Namespace), withArticle(existing))
 }
@@ -36,9 +37,9 @@ func withArticle(f Format) string {
 
 // CreateTable creates a table entry (Lance: state declared, marker
 // .lance-reserved written, directory made). Re-creating an existing table of
-// the same format is idempotent (created=false); another format is ErrConflict;
-// a bucket declared for the other format is ErrConflict; missing namespace is
-// ErrNotFound. A deregistered Lance table comes back as declared/created
+// the same format is idempotent (created=false); another format is fault.Conflict;
+// a bucket declared for the other format is fault.Conflict; missing namespace is
+// fault.NotFound. A deregistered Lance table comes back as declared/created
 // (created=true, same table id).
 func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, created bool, err error) {
 	if err := validateRef(in.TableRef); err != nil {
@@ -152,7 +153,7 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 		t.ID, t.Bucket, JoinNamespace(t.Namespace), t.Name, string(t.Format), t.Location, t.MetadataLocation,
 		t.VersionToken, string(t.State), encodeMap(t.Properties), micros(now), micros(now)); err != nil {
 		if s.isUniqueViolation(err) {
-			return Table{}, newErr(ErrAlreadyExists, "name", "table %q already exists", in.Name)
+			return Table{}, newErr(fault.AlreadyExists, "name", "table %q already exists", in.Name)
 		}
 		return Table{}, dbErr("insert table", err)
 	}
@@ -211,7 +212,7 @@ func (s *Store) updateEntry(ctx context.Context, tx *persist.Tx, t Table) (Table
 
 // RegisterTable records an existing Lance dataset at a location. overwrite
 // repoints an existing entry (never deleting data); without it an existing
-// visible entry is ErrAlreadyExists. A deregistered entry is revived with
+// visible entry is fault.AlreadyExists. A deregistered entry is revived with
 // its table id.
 func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string, overwrite bool) (Table, error) {
 	if err := validateRef(ref); err != nil {
@@ -251,7 +252,7 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 			return err
 		}
 		if existing.State != StateDeregistered && !overwrite {
-			return newErr(ErrAlreadyExists, "name",
+			return newErr(fault.AlreadyExists, "name",
 				"table %q already exists in namespace %q of bucket %q; register with overwrite to repoint it (no data is deleted)",
 				ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
 		}
@@ -280,7 +281,7 @@ func (s *Store) checkFree(ctx context.Context, q querier, loc warehouse.Location
 	if u.Location == loc.String() {
 		how = "is"
 	}
-	return newErr(ErrConflict, "location",
+	return newErr(fault.Conflict, "location",
 		"location %s %s the data of table %q in namespace %q of bucket %q (%s); pick a location of its own",
 		loc, how, u.Name, JoinNamespace(u.Namespace), u.Bucket, u.Location)
 }

@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
 
 // DropTable removes the entry and deletes the table's data directory. It
-// refuses (ErrConflict) when the location is not a table's own directory:
+// refuses (fault.Conflict) when the location is not a table's own directory:
 // unparseable, outside its bucket, the bucket or a namespace directory, or
 // a directory that overlaps another table's data.
 func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
@@ -20,7 +21,7 @@ func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
 // DropTableAtVersion is DropTable on condition that the table's version
 // token is still versionToken, checked in the same write transaction as the
 // removal: a commit, rename or re-create that lands after the caller read
-// the token makes the drop fail with ErrConflict instead of silently
+// the token makes the drop fail with fault.Conflict instead of silently
 // discarding that change. An empty versionToken drops unconditionally.
 func (s *Store) DropTableAtVersion(ctx context.Context, ref TableRef, versionToken string) (Table, error) {
 	return s.removeTable(ctx, ref, true, versionToken)
@@ -45,7 +46,7 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool, 
 			return err
 		}
 		if versionToken != "" && versionToken != t.VersionToken {
-			return newErr(ErrConflict, "version_token",
+			return newErr(fault.Conflict, "version_token",
 				"table %q changed since it was read (version token mismatch); read it again and retry the drop", t.Name)
 		}
 		if deleteData {
@@ -78,7 +79,7 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 		err = warehouse.CheckTablePlacement(s.BucketRoot(t.Bucket), loc)
 	}
 	if err != nil {
-		return newErr(ErrConflict, "location",
+		return newErr(fault.Conflict, "location",
 			"refusing to delete the data of table %q: %s; deregister or forget the table instead", t.Name, err)
 	}
 	users, err := s.locationUsers(ctx, q, loc, t.ID)
@@ -87,7 +88,7 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 	}
 	for _, u := range users {
 		if !dropping[u.ID] {
-			return newErr(ErrConflict, "location",
+			return newErr(fault.Conflict, "location",
 				"refusing to delete the data of table %q at %q: table %q in namespace %q of bucket %q keeps data there; drop or repoint that table first",
 				t.Name, t.Location, u.Name, JoinNamespace(u.Namespace), u.Bucket)
 		}
@@ -149,7 +150,7 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 			return err
 		}
 		if t.Format != FormatLance {
-			return newErr(ErrConflict, "format",
+			return newErr(fault.Conflict, "format",
 				"table %q is %s table; only Lance tables can be deregistered (drop it, or forget it to keep its data)", t.Name, withArticle(t.Format))
 		}
 		if t.State == StateDeregistered {
@@ -182,7 +183,7 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 // RenameTableAtVersion renames a table only if its version token is still
 // versionToken, checked in the rename's own write transaction, so a commit
 // that lands between a client's read and its rename makes the rename fail
-// with ErrConflict. An empty versionToken renames unconditionally.
+// with fault.Conflict. An empty versionToken renames unconditionally.
 func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNamespace []string, toName, versionToken string) (Table, error) {
 	if err := validateRef(from); err != nil {
 		return Table{}, err
@@ -201,7 +202,7 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 			return err
 		}
 		if versionToken != "" && versionToken != t.VersionToken {
-			return newErr(ErrConflict, "version_token",
+			return newErr(fault.Conflict, "version_token",
 				"table %q changed since it was read (version token mismatch); read it again and retry the rename", t.Name)
 		}
 		if JoinNamespace(to.Namespace) == JoinNamespace(from.Namespace) && to.Name == from.Name {
@@ -213,7 +214,7 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 		if _, taken, err := s.findTable(ctx, tx, to); err != nil {
 			return err
 		} else if taken {
-			return newErr(ErrAlreadyExists, "name", "table %q already exists in namespace %q of bucket %q; pick another name",
+			return newErr(fault.AlreadyExists, "name", "table %q already exists in namespace %q of bucket %q; pick another name",
 				to.Name, JoinNamespace(to.Namespace), to.Bucket)
 		}
 		if err := nameFreeOfViews(ctx, tx, to); err != nil {
@@ -236,7 +237,7 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 }
 
 // CommitTable swaps an Iceberg table's metadata location if the version token
-// still matches (ErrConflict otherwise) and returns the updated table. A nil
+// still matches (fault.Conflict otherwise) and returns the updated table. A nil
 // props keeps the properties; otherwise they are replaced.
 func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataLocation string, props map[string]string) (Table, error) {
 	var t Table
@@ -244,13 +245,13 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 		var err error
 		t, err = s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, id))
 		if err == sql.ErrNoRows {
-			return newErr(ErrNotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
+			return newErr(fault.NotFound, "table_id", "table id %q does not exist; the table may have been dropped", id)
 		}
 		if err != nil {
 			return dbErr("get table", err)
 		}
 		if t.VersionToken != expectedToken {
-			return newErr(ErrConflict, "version_token",
+			return newErr(fault.Conflict, "version_token",
 				"table %q changed since it was read (version token mismatch); reload it and retry the commit", t.Name)
 		}
 		t.MetadataLocation = newMetadataLocation
@@ -279,7 +280,7 @@ func (s *Store) deleteData(ctx context.Context, t Table) error {
 	}
 	if err := s.wh.DeletePrefix(ctx, loc); err != nil {
 		if warehouse.IsClientError(err) {
-			return newErr(ErrConflict, "location", "refusing to delete the data of table %q: %s", t.Name, err)
+			return newErr(fault.Conflict, "location", "refusing to delete the data of table %q: %s", t.Name, err)
 		}
 		return fmt.Errorf("catalog: delete data of table %q at %s: %w", t.Name, t.Location, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // TestDropTableAtVersionIsAtomic: S3 Tables' DeleteTable checked the
@@ -24,7 +26,7 @@ func TestDropTableAtVersionIsAtomic(t *testing.T) {
 		ce := wantKind(t, func() error {
 			_, err := s.DropTableAtVersion(ctx, ref("ice-b", "orders"), read.VersionToken)
 			return err
-		}(), ErrConflict)
+		}(), fault.Conflict)
 		if ce.Field != "version_token" || ce.Message == "" {
 			t.Fatalf("error %+v: want a version_token conflict with a sentence", ce)
 		}
@@ -35,7 +37,7 @@ func TestDropTableAtVersionIsAtomic(t *testing.T) {
 		if _, err := s.DropTableAtVersion(ctx, ref("ice-b", "orders"), updated.VersionToken); err != nil {
 			t.Fatalf("drop at the current token: %v", err)
 		}
-		if _, err := s.GetTableByID(ctx, read.ID); !errors.Is(err, ErrNotFound) {
+		if _, err := s.GetTableByID(ctx, read.ID); !errors.Is(err, fault.NotFound) {
 			t.Fatalf("table still there after its drop: %v", err)
 		}
 	})
@@ -67,12 +69,12 @@ func TestDropTableAtVersionIsAtomic(t *testing.T) {
 			case commitErr == nil && dropErr == nil:
 				t.Fatalf("round %d: both the commit and the drop succeeded on one token: the commit was lost", i)
 			case commitErr == nil:
-				wantKind(t, dropErr, ErrConflict)
+				wantKind(t, dropErr, fault.Conflict)
 				if cur, err := s.GetTableByID(ctx, tb.ID); err != nil || cur.MetadataLocation != "s3://x/metadata/00001.json" {
 					t.Fatalf("round %d: the winning commit is gone: %+v %v", i, cur, err)
 				}
 			case dropErr == nil:
-				wantKind(t, commitErr, ErrNotFound)
+				wantKind(t, commitErr, fault.NotFound)
 			default:
 				t.Fatalf("round %d: neither won: commit %v, drop %v", i, commitErr, dropErr)
 			}

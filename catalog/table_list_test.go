@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func names(items []Table) string {
@@ -111,7 +113,7 @@ func TestListTables(t *testing.T) {
 	})
 	t.Run("missing namespace", func(t *testing.T) {
 		_, _, err := s.ListTables(ctx, "any-b", []string{"zz"}, ListTablesOptions{})
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 }
 
@@ -177,6 +179,6 @@ func TestListAllTables(t *testing.T) {
 	}
 	t.Run("bad cursor", func(t *testing.T) {
 		_, _, err := s.ListAllTables(ctx, FormatIceberg, nil, "not-a-cursor!", 10)
-		wantKind(t, err, ErrInvalid)
+		wantKind(t, err, fault.Invalid)
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // lakeFixture makes buckets of every declaration, each with namespace "ns".
@@ -61,19 +63,19 @@ func TestCreateTableInvariants(t *testing.T) {
 	}{
 		{"same format again is idempotent", CreateTableInput{TableRef: ref("any-b", "vectors"), Format: FormatLance}, nil, &lance, ""},
 		{"iceberg again is idempotent", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatIceberg}, nil, &ice, ""},
-		{"other format on a lance name", CreateTableInput{TableRef: ref("any-b", "vectors"), Format: FormatIceberg}, ErrConflict, nil, "as a LANCE table"},
-		{"other format on an iceberg name", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatLance}, ErrConflict, nil, "as an ICEBERG table"},
-		{"lance bucket refuses iceberg", CreateTableInput{TableRef: ref("lance-b", "t"), Format: FormatIceberg}, ErrConflict, nil, "declared for LANCE"},
-		{"iceberg bucket refuses lance", CreateTableInput{TableRef: ref("ice-b", "t"), Format: FormatLance}, ErrConflict, nil, "declared for ICEBERG"},
-		{"missing namespace", CreateTableInput{TableRef: TableRef{Bucket: "any-b", Namespace: []string{"nope"}, Name: "t"}, Format: FormatLance}, ErrNotFound, nil, `namespace "nope"`},
-		{"missing bucket", CreateTableInput{TableRef: ref("nope-b", "t"), Format: FormatLance}, ErrNotFound, nil, `bucket "nope-b"`},
-		{"no format", CreateTableInput{TableRef: ref("any-b", "t")}, ErrInvalid, nil, "LANCE or ICEBERG"},
-		{"bad name", CreateTableInput{TableRef: ref("any-b", "T$"), Format: FormatLance}, ErrInvalid, nil, "table name"},
-		{"location is the warehouse", CreateTableInput{TableRef: ref("any-b", "w"), Format: FormatIceberg, Location: s.Warehouse()}, ErrInvalid, nil, "outside the bucket's directory"},
-		{"location is another table's", CreateTableInput{TableRef: ref("any-b", "dup"), Format: FormatIceberg, Location: ice.Location}, ErrConflict, nil, `is the data of table "orders"`},
-		{"location is inside another table's", CreateTableInput{TableRef: ref("any-b", "in"), Format: FormatIceberg, Location: ice.Location + "/metadata"}, ErrConflict, nil, `inside or around the data of table "orders"`},
-		{"location is around another table's", CreateTableInput{TableRef: ref("any-b", "around"), Format: FormatLance, Location: s.Warehouse() + "/any-b/ns/"}, ErrInvalid, nil, "namespace directory"},
-		{"location is relative", CreateTableInput{TableRef: ref("any-b", "rel"), Format: FormatIceberg, Location: "any-b/ns/rel"}, ErrInvalid, nil, "relative"},
+		{"other format on a lance name", CreateTableInput{TableRef: ref("any-b", "vectors"), Format: FormatIceberg}, fault.Conflict, nil, "as a LANCE table"},
+		{"other format on an iceberg name", CreateTableInput{TableRef: ref("any-b", "orders"), Format: FormatLance}, fault.Conflict, nil, "as an ICEBERG table"},
+		{"lance bucket refuses iceberg", CreateTableInput{TableRef: ref("lance-b", "t"), Format: FormatIceberg}, fault.Conflict, nil, "declared for LANCE"},
+		{"iceberg bucket refuses lance", CreateTableInput{TableRef: ref("ice-b", "t"), Format: FormatLance}, fault.Conflict, nil, "declared for ICEBERG"},
+		{"missing namespace", CreateTableInput{TableRef: TableRef{Bucket: "any-b", Namespace: []string{"nope"}, Name: "t"}, Format: FormatLance}, fault.NotFound, nil, `namespace "nope"`},
+		{"missing bucket", CreateTableInput{TableRef: ref("nope-b", "t"), Format: FormatLance}, fault.NotFound, nil, `bucket "nope-b"`},
+		{"no format", CreateTableInput{TableRef: ref("any-b", "t")}, fault.Invalid, nil, "LANCE or ICEBERG"},
+		{"bad name", CreateTableInput{TableRef: ref("any-b", "T$"), Format: FormatLance}, fault.Invalid, nil, "table name"},
+		{"location is the warehouse", CreateTableInput{TableRef: ref("any-b", "w"), Format: FormatIceberg, Location: s.Warehouse()}, fault.Invalid, nil, "outside the bucket's directory"},
+		{"location is another table's", CreateTableInput{TableRef: ref("any-b", "dup"), Format: FormatIceberg, Location: ice.Location}, fault.Conflict, nil, `is the data of table "orders"`},
+		{"location is inside another table's", CreateTableInput{TableRef: ref("any-b", "in"), Format: FormatIceberg, Location: ice.Location + "/metadata"}, fault.Conflict, nil, `inside or around the data of table "orders"`},
+		{"location is around another table's", CreateTableInput{TableRef: ref("any-b", "around"), Format: FormatLance, Location: s.Warehouse() + "/any-b/ns/"}, fault.Invalid, nil, "namespace directory"},
+		{"location is relative", CreateTableInput{TableRef: ref("any-b", "rel"), Format: FormatIceberg, Location: "any-b/ns/rel"}, fault.Invalid, nil, "relative"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +138,7 @@ func TestCreateTableRace(t *testing.T) {
 			if r.t.ID != winner.ID || r.t.Format != winner.Format {
 				t.Errorf("goroutine %d got table %s/%s, want %s/%s", i, r.t.ID, r.t.Format, winner.ID, winner.Format)
 			}
-		case errors.Is(r.err, ErrConflict):
+		case errors.Is(r.err, fault.Conflict):
 			if r.t.Format == winner.Format && r.t.ID != "" {
 				t.Errorf("goroutine %d: conflict with a result", i)
 			}
@@ -212,14 +214,14 @@ func TestLanceLifecycle(t *testing.T) {
 	t.Run("deregistering an iceberg table is refused", func(t *testing.T) {
 		mustTable(t, s, ref("any-b", "ice"), FormatIceberg)
 		_, err := s.DeregisterTable(ctx, ref("any-b", "ice"))
-		wantKind(t, err, ErrConflict)
+		wantKind(t, err, fault.Conflict)
 	})
 	t.Run("SetLanceState", func(t *testing.T) {
 		if err := s.SetLanceState(ctx, tb.ID, StateDeclared); err != nil {
 			t.Fatal(err)
 		}
-		wantKind(t, s.SetLanceState(ctx, tb.ID, "bogus"), ErrInvalid)
-		wantKind(t, s.SetLanceState(ctx, "00000000-0000-0000-0000-000000000000", StateCreated), ErrNotFound)
+		wantKind(t, s.SetLanceState(ctx, tb.ID, "bogus"), fault.Invalid)
+		wantKind(t, s.SetLanceState(ctx, "00000000-0000-0000-0000-000000000000", StateCreated), fault.NotFound)
 	})
 }
 
@@ -265,12 +267,12 @@ func TestRegisterTable(t *testing.T) {
 		overwrite bool
 		kind      error
 	}{
-		{"no location", r, "", false, ErrInvalid},
-		{"visible entry without overwrite", r, other, false, ErrAlreadyExists},
-		{"iceberg bucket", ref("ice-b", "x"), other, false, ErrConflict},
-		{"missing namespace", TableRef{Bucket: "lance-b", Namespace: []string{"zz"}, Name: "x"}, other, false, ErrNotFound},
-		{"bucket directory", ref("lance-b", "x"), filepath.Join(s.Warehouse(), "lance-b"), false, ErrInvalid},
-		{"outside the bucket", ref("lance-b", "x"), filepath.Join(t.TempDir(), "x.lance"), false, ErrInvalid},
+		{"no location", r, "", false, fault.Invalid},
+		{"visible entry without overwrite", r, other, false, fault.AlreadyExists},
+		{"iceberg bucket", ref("ice-b", "x"), other, false, fault.Conflict},
+		{"missing namespace", TableRef{Bucket: "lance-b", Namespace: []string{"zz"}, Name: "x"}, other, false, fault.NotFound},
+		{"bucket directory", ref("lance-b", "x"), filepath.Join(s.Warehouse(), "lance-b"), false, fault.Invalid},
+		{"outside the bucket", ref("lance-b", "x"), filepath.Join(t.TempDir(), "x.lance"), false, fault.Invalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,7 +304,7 @@ func TestRegisterTable(t *testing.T) {
 	t.Run("other format holds the name", func(t *testing.T) {
 		mustTable(t, s, ref("any-b", "ice"), FormatIceberg)
 		_, err := s.RegisterTable(ctx, ref("any-b", "ice"), other+"2", true)
-		wantKind(t, err, ErrConflict)
+		wantKind(t, err, fault.Conflict)
 	})
 }
 
@@ -320,7 +322,7 @@ func TestDropTable(t *testing.T) {
 			t.Error("data left behind")
 		}
 		_, err = s.GetTable(ctx, ref("any-b", "gone"))
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 		again := mustTable(t, s, ref("any-b", "gone"), FormatLance)
 		if again.ID == tb.ID {
 			t.Error("re-created table kept the old table id")
@@ -348,7 +350,7 @@ func TestDropTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := s.DropTable(ctx, ref("any-b", "p"))
-			ce := wantKind(t, err, ErrConflict)
+			ce := wantKind(t, err, fault.Conflict)
 			if !strings.Contains(ce.Message, tc.why) {
 				t.Errorf("message %q does not say %q", ce.Message, tc.why)
 			}
@@ -367,7 +369,7 @@ func TestDropTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := s.DropTable(ctx, ref("any-b", "outer"))
-		wantKind(t, err, ErrConflict)
+		wantKind(t, err, fault.Conflict)
 	})
 	t.Run("forget keeps data", func(t *testing.T) {
 		tb := mustTable(t, s, ref("any-b", "kept"), FormatIceberg)
@@ -395,9 +397,9 @@ func TestRenameTable(t *testing.T) {
 		to   string
 		kind error
 	}{
-		{"name taken", []string{"ns"}, "taken", ErrAlreadyExists},
-		{"missing namespace", []string{"zz"}, "x", ErrNotFound},
-		{"bad name", []string{"ns"}, "X", ErrInvalid},
+		{"name taken", []string{"ns"}, "taken", fault.AlreadyExists},
+		{"missing namespace", []string{"zz"}, "x", fault.NotFound},
+		{"bad name", []string{"ns"}, "X", fault.Invalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -407,7 +409,7 @@ func TestRenameTable(t *testing.T) {
 	}
 	t.Run("a stale version token refuses the rename", func(t *testing.T) {
 		_, err := s.RenameTableAtVersion(ctx, ref("any-b", "old"), []string{"other"}, "new", "not-the-token")
-		wantKind(t, err, ErrConflict)
+		wantKind(t, err, fault.Conflict)
 		if _, err := s.GetTable(ctx, ref("any-b", "old")); err != nil {
 			t.Fatalf("a refused rename moved the table: %v", err)
 		}
@@ -424,7 +426,7 @@ func TestRenameTable(t *testing.T) {
 		if !exists(t, data) {
 			t.Error("rename moved or deleted data")
 		}
-		if _, err := s.GetTable(ctx, ref("any-b", "old")); !errors.Is(err, ErrNotFound) {
+		if _, err := s.GetTable(ctx, ref("any-b", "old")); !errors.Is(err, fault.NotFound) {
 			t.Errorf("old name still resolves: %v", err)
 		}
 		moved, err := s.GetTable(ctx, TableRef{Bucket: "any-b", Namespace: []string{"other"}, Name: "new"})
@@ -450,7 +452,7 @@ func TestCommitTable(t *testing.T) {
 	}
 	t.Run("stale token conflicts", func(t *testing.T) {
 		_, err := s.CommitTable(ctx, tb.ID, tb.VersionToken, "s3://x/metadata/00002.json", nil)
-		wantKind(t, err, ErrConflict)
+		wantKind(t, err, fault.Conflict)
 		cur, _ := s.GetTableByID(ctx, tb.ID)
 		if cur.MetadataLocation != got.MetadataLocation {
 			t.Error("a refused commit changed the table")
@@ -468,7 +470,7 @@ func TestCommitTable(t *testing.T) {
 					mu.Lock()
 					wins++
 					mu.Unlock()
-				} else if !errors.Is(err, ErrConflict) {
+				} else if !errors.Is(err, fault.Conflict) {
 					t.Error(err)
 				}
 			}()
@@ -480,6 +482,6 @@ func TestCommitTable(t *testing.T) {
 	})
 	t.Run("unknown id", func(t *testing.T) {
 		_, err := s.CommitTable(ctx, "00000000-0000-0000-0000-000000000000", "x", "m", nil)
-		wantKind(t, err, ErrNotFound)
+		wantKind(t, err, fault.NotFound)
 	})
 }

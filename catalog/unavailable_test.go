@@ -9,10 +9,11 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist/pgtest"
 )
 
-// While PostgreSQL is down, reads and writes fail as ErrUnavailable with a
+// While PostgreSQL is down, reads and writes fail as fault.Unavailable with a
 // sentence (surfaces answer 503), never as an internal error; once it is
 // back the same Store works again, and nothing acknowledged was lost.
 // It restarts the package's shared server, so it must not run in parallel.
@@ -38,9 +39,9 @@ func TestPostgresStoppedAndRestarted(t *testing.T) {
 		}
 		for _, tc := range cases {
 			err := tc.run()
-			var ce *Error
-			if !errors.Is(err, ErrUnavailable) || !errors.As(err, &ce) || ce.Message == "" {
-				t.Errorf("%s while PostgreSQL is down: %v, want ErrUnavailable with a sentence", tc.name, err)
+			var ce *fault.Error
+			if !errors.Is(err, fault.Unavailable) || !errors.As(err, &ce) || ce.Message == "" {
+				t.Errorf("%s while PostgreSQL is down: %v, want fault.Unavailable with a sentence", tc.name, err)
 			}
 		}
 	})
@@ -60,7 +61,7 @@ func TestPostgresStoppedAndRestarted(t *testing.T) {
 			t.Errorf("bucket %s after the restart: %v", name, err)
 		}
 	}
-	if _, err := s.GetBucket(ctx, "during"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetBucket(ctx, "during"); !errors.Is(err, fault.NotFound) {
 		t.Errorf("the refused write left bucket during: %v", err)
 	}
 }

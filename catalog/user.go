@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -40,7 +41,7 @@ func validateUserRole(r Role) error {
 }
 
 func errBadCredentials() error {
-	return newErr(ErrNotFound, "password", "user name or password is wrong; check both and try again")
+	return newErr(fault.NotFound, "password", "user name or password is wrong; check both and try again")
 }
 
 // CreateUser adds a user with a bcrypt-hashed password.
@@ -62,7 +63,7 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
 		name, string(hash), string(role), micros(u.CreatedAt))
 	if s.isUniqueViolation(err) {
-		return User{}, newErr(ErrAlreadyExists, "username", "user %q already exists; pick another name", name)
+		return User{}, newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
 	}
 	if err != nil {
 		return User{}, dbErr("insert user", err)
@@ -84,13 +85,13 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 		return dbErr("update user", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "username", "user %q does not exist", name)
+		return newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
 	return nil
 }
 
 // Authenticate checks a password in constant time against the stored hash.
-// Unknown user or wrong password both give ErrNotFound.
+// Unknown user or wrong password both give fault.NotFound.
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
 	var u User
 	var hash, role string
@@ -119,7 +120,7 @@ func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
 	var created int64
 	err := s.ro.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, newErr(ErrNotFound, "username", "user %q does not exist", name)
+		return User{}, newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
 	if err != nil {
 		return User{}, dbErr("get user", err)
@@ -157,7 +158,7 @@ func (s *Store) DeleteUser(ctx context.Context, name string) error {
 		return dbErr("delete user", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(ErrNotFound, "username", "user %q does not exist", name)
+		return newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
@@ -52,7 +53,7 @@ func scanView(sc interface{ Scan(...any) error }) (View, error) {
 }
 
 func viewNotFound(ref TableRef) error {
-	return newErr(ErrNotFound, "view", "view %q does not exist in namespace %q of bucket %q",
+	return newErr(fault.NotFound, "view", "view %q does not exist in namespace %q of bucket %q",
 		ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
 }
 
@@ -76,7 +77,7 @@ func nameFreeOfViews(ctx context.Context, q querier, ref TableRef) error {
 	if _, taken, err := findView(ctx, q, ref); err != nil {
 		return err
 	} else if taken {
-		return newErr(ErrAlreadyExists, "name",
+		return newErr(fault.AlreadyExists, "name",
 			"a view named %q already exists in namespace %q of bucket %q; a table and a view never share a name, so pick another",
 			ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
 	}
@@ -89,7 +90,7 @@ func (s *Store) nameFreeOfTables(ctx context.Context, q querier, ref TableRef) e
 	if t, taken, err := s.findTable(ctx, q, ref); err != nil {
 		return err
 	} else if taken {
-		return newErr(ErrAlreadyExists, "name",
+		return newErr(fault.AlreadyExists, "name",
 			"a table named %q (%s) already exists in namespace %q of bucket %q; a table and a view never share a name, so pick another",
 			ref.Name, t.Format, JoinNamespace(ref.Namespace), ref.Bucket)
 	}
@@ -112,7 +113,7 @@ func (s *Store) DefaultViewLocation(ctx context.Context, ref TableRef) (string, 
 }
 
 // CreateView adds a view entry. The name must be free of tables and views
-// (ErrAlreadyExists), the bucket must accept Iceberg (ErrConflict), and the
+// (fault.AlreadyExists), the bucket must accept Iceberg (fault.Conflict), and the
 // location must be a place for a table of the bucket that no table's data
 // overlaps, since a view's files must not sit inside a table a drop deletes.
 func (s *Store) CreateView(ctx context.Context, in CreateViewInput) (View, error) {
@@ -148,7 +149,7 @@ func (s *Store) CreateView(ctx context.Context, in CreateViewInput) (View, error
 		if _, taken, err := findView(ctx, tx, in.TableRef); err != nil {
 			return err
 		} else if taken {
-			return newErr(ErrAlreadyExists, "name", "view %q already exists in namespace %q of bucket %q",
+			return newErr(fault.AlreadyExists, "name", "view %q already exists in namespace %q of bucket %q",
 				in.Name, JoinNamespace(in.Namespace), in.Bucket)
 		}
 		if err := s.checkPlacement(in.Bucket, loc); err != nil {
@@ -167,7 +168,7 @@ func (s *Store) CreateView(ctx context.Context, in CreateViewInput) (View, error
 			v.ID, v.Bucket, JoinNamespace(v.Namespace), v.Name, v.Location, v.MetadataLocation, v.VersionToken,
 			micros(now), micros(now)); err != nil {
 			if s.isUniqueViolation(err) {
-				return newErr(ErrAlreadyExists, "name", "view %q already exists", in.Name)
+				return newErr(fault.AlreadyExists, "name", "view %q already exists", in.Name)
 			}
 			return dbErr("insert view", err)
 		}
@@ -176,7 +177,7 @@ func (s *Store) CreateView(ctx context.Context, in CreateViewInput) (View, error
 	return v, err
 }
 
-// GetView returns a view entry or ErrNotFound naming what is missing
+// GetView returns a view entry or fault.NotFound naming what is missing
 // (bucket, namespace or view).
 func (s *Store) GetView(ctx context.Context, ref TableRef) (View, error) {
 	if err := validateRef(ref); err != nil {
@@ -227,20 +228,20 @@ func (s *Store) ListViews(ctx context.Context, bucket string, ns []string, opt L
 }
 
 // CommitView points a view at a new metadata file if its version token
-// still matches (ErrConflict otherwise: another commit won).
+// still matches (fault.Conflict otherwise: another commit won).
 func (s *Store) CommitView(ctx context.Context, id, expectedToken, newMetadataLocation string) (View, error) {
 	var v View
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		v, err = scanView(tx.QueryRowContext(ctx, `SELECT `+viewColumns+` FROM views WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return newErr(ErrNotFound, "view", "the view was dropped while it was being changed")
+			return newErr(fault.NotFound, "view", "the view was dropped while it was being changed")
 		}
 		if err != nil {
 			return dbErr("get view", err)
 		}
 		if v.VersionToken != expectedToken {
-			return newErr(ErrConflict, "version_token", "view %q changed since it was read; reload it and retry the commit", v.Name)
+			return newErr(fault.Conflict, "version_token", "view %q changed since it was read; reload it and retry the commit", v.Name)
 		}
 		v.MetadataLocation = newMetadataLocation
 		v.VersionToken = newVersionToken()
@@ -317,7 +318,7 @@ func (s *Store) RenameView(ctx context.Context, from TableRef, toNamespace []str
 		if _, taken, err := findView(ctx, tx, to); err != nil {
 			return err
 		} else if taken {
-			return newErr(ErrAlreadyExists, "name", "view %q already exists in namespace %q of bucket %q; pick another name",
+			return newErr(fault.AlreadyExists, "name", "view %q already exists in namespace %q of bucket %q; pick another name",
 				to.Name, JoinNamespace(to.Namespace), to.Bucket)
 		}
 		v.Namespace = append([]string(nil), to.Namespace...)
@@ -327,7 +328,7 @@ func (s *Store) RenameView(ctx context.Context, from TableRef, toNamespace []str
 		if _, err := tx.ExecContext(ctx, `UPDATE views SET namespace = ?, name = ?, version_token = ?, modified_at = ? WHERE id = ?`,
 			JoinNamespace(v.Namespace), v.Name, v.VersionToken, micros(v.ModifiedAt), v.ID); err != nil {
 			if s.isUniqueViolation(err) {
-				return newErr(ErrAlreadyExists, "name", "view %q already exists", to.Name)
+				return newErr(fault.AlreadyExists, "name", "view %q already exists", to.Name)
 			}
 			return dbErr("rename view", err)
 		}

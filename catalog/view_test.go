@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // TestViews: a view and a table never share a name (create and rename, both
@@ -35,29 +37,29 @@ func TestViews(t *testing.T) {
 		err  func() error
 		kind error
 	}{
-		{"view over a table", func() error { _, err := newView("lake", "a", "t"); return err }, ErrAlreadyExists},
-		{"view twice", func() error { _, err := newView("lake", "a", "v"); return err }, ErrAlreadyExists},
-		{"view in a Lance bucket", func() error { _, err := newView("vecs", "a", "v"); return err }, ErrConflict},
-		{"view in a missing namespace", func() error { _, err := newView("lake", "zz", "v"); return err }, ErrNotFound},
+		{"view over a table", func() error { _, err := newView("lake", "a", "t"); return err }, fault.AlreadyExists},
+		{"view twice", func() error { _, err := newView("lake", "a", "v"); return err }, fault.AlreadyExists},
+		{"view in a Lance bucket", func() error { _, err := newView("vecs", "a", "v"); return err }, fault.Conflict},
+		{"view in a missing namespace", func() error { _, err := newView("lake", "zz", "v"); return err }, fault.NotFound},
 		{"table over a view", func() error {
 			_, _, err := s.CreateTable(ctx, CreateTableInput{TableRef: TableRef{Bucket: "lake", Namespace: []string{"a"}, Name: "v"}, Format: FormatIceberg})
 			return err
-		}, ErrAlreadyExists},
+		}, fault.AlreadyExists},
 		{"table renamed onto a view", func() error {
 			_, err := s.RenameTable(ctx, TableRef{Bucket: "lake", Namespace: []string{"a"}, Name: "t"}, []string{"a"}, "v")
 			return err
-		}, ErrAlreadyExists},
+		}, fault.AlreadyExists},
 		{"view renamed onto a table", func() error {
 			_, err := s.RenameView(ctx, TableRef{Bucket: "lake", Namespace: []string{"a"}, Name: "v"}, []string{"a"}, "t")
 			return err
-		}, ErrAlreadyExists},
-		{"commit with a stale token", func() error { _, err := s.CommitView(ctx, v.ID, "stale", v.MetadataLocation); return err }, ErrConflict},
+		}, fault.AlreadyExists},
+		{"commit with a stale token", func() error { _, err := s.CommitView(ctx, v.ID, "stale", v.MetadataLocation); return err }, fault.Conflict},
 		{"metadata outside the view's location", func() error {
 			ref := TableRef{Bucket: "lake", Namespace: []string{"a"}, Name: "w"}
 			_, err := s.CreateView(ctx, CreateViewInput{TableRef: ref, Location: s.DefaultLocation(ref, FormatIceberg), MetadataLocation: "/etc/passwd"})
 			return err
-		}, ErrInvalid},
-		{"drop a namespace holding a view", func() error { return s.DropNamespace(ctx, "lake", []string{"a"}, false) }, ErrNotEmpty},
+		}, fault.Invalid},
+		{"drop a namespace holding a view", func() error { return s.DropNamespace(ctx, "lake", []string{"a"}, false) }, fault.NotEmpty},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { wantKind(t, tc.err(), tc.kind) })
@@ -83,7 +85,7 @@ func TestViews(t *testing.T) {
 		t.Fatalf("drop: %v", err)
 	}
 	_, err = s.DropView(ctx, TableRef{Bucket: "lake", Namespace: []string{"b"}, Name: "v2"})
-	wantKind(t, err, ErrNotFound)
+	wantKind(t, err, fault.NotFound)
 
 	// Cascades forget views with their namespace and bucket.
 	if _, err := newView("lake", "b", "x"); err != nil {

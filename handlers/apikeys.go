@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
 
@@ -63,7 +64,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 
 	err := validateKey(name, role)
 	if err == nil && bucket != "" {
-		if _, berr := h.store.GetBucket(r.Context(), bucket); errors.Is(berr, catalog.ErrNotFound) {
+		if _, berr := h.store.GetBucket(r.Context(), bucket); errors.Is(berr, fault.NotFound) {
 			err = catalog.Invalid("bucket", "There is no bucket "+bucket+"; pick one from the list or every bucket.")
 		} else if berr != nil {
 			err = berr

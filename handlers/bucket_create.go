@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
 
@@ -50,7 +51,7 @@ func (h *Handlers) CreateBucket(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handlers) refuseBucket(w http.ResponseWriter, r *http.Request, form views.CreateBucketForm, status int, field, msg string) {
-	h.logError(r, status, &catalog.Error{Kind: catalog.ErrInvalid, Field: field, Message: msg})
+	h.logError(r, status, &fault.Error{Kind: fault.Invalid, Field: field, Message: msg})
 	form.Errors = views.FieldErrors{field: msg}
 	if isHTMX(r) {
 		h.render(w, r, status, views.CreateBucketFormView(form))

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/views"
 )
@@ -63,14 +64,14 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusUnprocessableEntity
 	if len(errs) == 0 {
 		err := h.createIcebergTable(r.Context(), v.Bucket, catalog.SplitNamespace(v.Namespace), spec)
-		var ie *iceberg.Error
+		var ie *fault.Error
 		isLib := errors.As(err, &ie)
 		switch {
 		case err == nil:
-		case errors.Is(err, iceberg.ErrAlreadyExists):
+		case errors.Is(err, fault.AlreadyExists):
 			status, errs["name"] = http.StatusConflict, "A table named "+spec.Name+" already exists in this namespace."
-		case errors.Is(err, iceberg.ErrNotFound):
-			h.fail(w, r, &catalog.Error{Kind: catalog.ErrNotFound, Field: ie.Field, Message: ie.Message})
+		case errors.Is(err, fault.NotFound):
+			h.fail(w, r, &fault.Error{Kind: fault.NotFound, Field: ie.Field, Message: ie.Message})
 			return
 		case isLib:
 			v.Notice = "The catalog refused the table: " + ie.Message
@@ -99,7 +100,7 @@ func (h *Handlers) icebergCreateView(r *http.Request) (views.IcebergCreateView, 
 		return views.IcebergCreateView{}, err
 	}
 	if b.Format == catalog.FormatLance {
-		return views.IcebergCreateView{}, &catalog.Error{Kind: catalog.ErrConflict,
+		return views.IcebergCreateView{}, &fault.Error{Kind: fault.Conflict,
 			Message: "Bucket " + b.Name + " holds Lance tables only; create Iceberg tables in an Iceberg bucket."}
 	}
 	ns, err := h.store.GetNamespace(ctx, b.Name, catalog.SplitNamespace(chi.URLParam(r, "ns")))
@@ -116,7 +117,7 @@ func (h *Handlers) icebergCreateView(r *http.Request) (views.IcebergCreateView, 
 // createIcebergTable creates the table with the Iceberg library, so its
 // first metadata file is written exactly as an engine's create through the
 // REST catalog writes it (the console has already checked that the user may
-// write). A refusal is an *iceberg.Error; anything else is a server fault.
+// write). A refusal is an *fault.Error; anything else is a server fault.
 func (h *Handlers) createIcebergTable(ctx context.Context, bucket string, ns []string, spec icebergCreateSpec) error {
 	b, err := h.store.GetBucket(ctx, bucket)
 	if err != nil {

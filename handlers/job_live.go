@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
 )
 
@@ -106,7 +106,7 @@ func (h *Handlers) LiveTable(ctx context.Context, j plugin.Job, rows, refresh, c
 			if err := views.TaskRow(row, true).Render(ctx, &buf); err != nil {
 				return nil, err
 			}
-		} else if !errors.Is(err, tasks.ErrNotFound) {
+		} else if !errors.Is(err, fault.NotFound) {
 			return nil, err
 		}
 	}

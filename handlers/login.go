@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
 
@@ -32,11 +33,11 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var u catalog.User
-	err := catalog.ErrNotFound // empty fields are refused without a hash comparison
+	var err error = fault.NotFound // empty fields are refused without a hash comparison
 	if name != "" && pass != "" {
 		u, err = h.store.Authenticate(r.Context(), name, pass)
 	}
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
 		msg := "Wrong username or password."
 		if lock := h.signin.fail(name, client); lock > 0 {

@@ -9,9 +9,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
-	"github.com/floe/floe/warehouse"
 )
 
 // render writes a component only after it rendered completely, so a failure
@@ -61,23 +60,26 @@ func (h *Handlers) logError(r *http.Request, status int, err error) {
 func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, heading := http.StatusInternalServerError, "Something went wrong"
 	msg := "The server could not finish this request. The error is in the server log (request " + middleware.GetReqID(r.Context()) + ")."
-	var ce *catalog.Error
+	var ce *fault.Error
 	switch {
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		status, heading = http.StatusNotFound, "Not found"
 		msg = sentence(err, "There is nothing at this address.")
-	case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrNotEmpty):
+	case errors.Is(err, fault.AlreadyExists), errors.Is(err, fault.Conflict), errors.Is(err, fault.NotEmpty):
 		status, heading = http.StatusConflict, "Conflict"
 		msg = sentence(err, "The request conflicts with the catalog's current state.")
-	case errors.Is(err, catalog.ErrInvalid):
+	case errors.Is(err, fault.Invalid):
 		status, heading = http.StatusUnprocessableEntity, "Invalid input"
 		msg = sentence(err, "The input breaks a naming rule.")
-	case errors.Is(err, catalog.ErrUnavailable):
-		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
-		msg = sentence(err, "The catalog database cannot be reached right now; try again in a moment.")
-	case errors.Is(err, warehouse.ErrUnavailable):
+	case errors.Is(err, fault.Unavailable) && fault.Field(err) == "storage":
 		status, heading = http.StatusServiceUnavailable, "Table storage is unavailable"
 		msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."
+	case errors.Is(err, fault.Unavailable) && fault.Field(err) == "database":
+		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
+		msg = fault.Public(err)
+	case errors.Is(err, fault.Unavailable):
+		status, heading = http.StatusServiceUnavailable, "Unavailable"
+		msg = fault.Public(err)
 	case errors.As(err, &ce):
 		msg = ce.Message
 	}
@@ -97,7 +99,7 @@ func (h *Handlers) showError(w http.ResponseWriter, r *http.Request, status int,
 }
 
 func sentence(err error, fallback string) string {
-	var ce *catalog.Error
+	var ce *fault.Error
 	if errors.As(err, &ce) && ce.Message != "" {
 		return ce.Message
 	}
@@ -107,16 +109,16 @@ func sentence(err error, fallback string) string {
 // fieldError returns the form field a catalog error concerns and its message,
 // for errors that belong next to an input (invalid names, names taken).
 func fieldError(err error, defaultField string) (field, msg string, status int, ok bool) {
-	var ce *catalog.Error
+	var ce *fault.Error
 	if !errors.As(err, &ce) {
 		return "", "", 0, false
 	}
 	switch {
-	case errors.Is(err, catalog.ErrInvalid):
+	case errors.Is(err, fault.Invalid):
 		status = http.StatusUnprocessableEntity
-	case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict):
+	case errors.Is(err, fault.AlreadyExists), errors.Is(err, fault.Conflict):
 		status = http.StatusConflict
-	case errors.Is(err, catalog.ErrNotFound) && ce.Field != "":
+	case errors.Is(err, fault.NotFound) && ce.Field != "":
 		status = http.StatusUnprocessableEntity // e.g. a parent namespace that does not exist
 	default:
 		return "", "", 0, false

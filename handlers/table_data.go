@@ -16,6 +16,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/views"
@@ -145,8 +146,8 @@ func previewFailure(ctx context.Context, err error) (int, string) {
 	if ctx.Err() != nil {
 		return 0, ""
 	}
-	var pe *preview.Error
-	if !errors.As(err, &pe) {
+	pe, ok := fault.As(err)
+	if !ok {
 		return http.StatusBadGateway, "The rows could not be read: " + err.Error() + "."
 	}
 	switch {

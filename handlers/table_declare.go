@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
 
@@ -21,7 +22,7 @@ func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
 		if err == nil && !created {
 			// The catalog treats a repeat declare as success (SDK retries);
 			// a person typing a taken name wants to hear it is taken.
-			err = &catalog.Error{Kind: catalog.ErrAlreadyExists, Field: "name", Message: "A table named " + ref.Name + " already exists in this namespace."}
+			err = &fault.Error{Kind: fault.AlreadyExists, Field: "name", Message: "A table named " + ref.Name + " already exists in this namespace."}
 		}
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
 
@@ -36,7 +37,7 @@ func (h *Handlers) DeregisterTable(w http.ResponseWriter, r *http.Request) {
 	ref := tableRef(r)
 	t, err := h.store.GetTable(r.Context(), ref)
 	if err == nil && t.Format != catalog.FormatLance {
-		err = &catalog.Error{Kind: catalog.ErrConflict, Field: "format", Message: "Only Lance tables can be deregistered; Iceberg tables are dropped through their engine or here."}
+		err = &fault.Error{Kind: fault.Conflict, Field: "format", Message: "Only Lance tables can be deregistered; Iceberg tables are dropped through their engine or here."}
 	}
 	if err == nil {
 		_, err = h.store.DeregisterTable(r.Context(), ref)

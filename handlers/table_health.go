@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
@@ -59,7 +60,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.health == nil || h.plugin == nil {
-		h.fail(w, r, &catalog.Error{Kind: catalog.ErrConflict, Message: "This console runs no workers, so Fix has nothing to submit jobs to."})
+		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "This console runs no workers, so Fix has nothing to submit jobs to."})
 		return
 	}
 	ctx := r.Context()

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
@@ -84,7 +85,7 @@ func (h *Handlers) fillTaskHistory(r *http.Request, v *views.MaintenanceView, t 
 	q := r.URL.Query()
 	if typ := q.Get("type"); typ != "" {
 		if _, err := tasks.ParseType(typ); err != nil {
-			return &catalog.Error{Kind: catalog.ErrNotFound, Message: "There is no task type " + typ + "; pick one of the tabs."}
+			return &fault.Error{Kind: fault.NotFound, Message: "There is no task type " + typ + "; pick one of the tabs."}
 		}
 		v.SelectedType = typ
 	}
@@ -98,7 +99,7 @@ func (h *Handlers) fillTaskHistory(r *http.Request, v *views.MaintenanceView, t 
 		if marker == "" {
 			return err
 		}
-		return &catalog.Error{Kind: catalog.ErrNotFound, Message: "This page of tasks does not exist; start again from the newest tasks."}
+		return &fault.Error{Kind: fault.NotFound, Message: "This page of tasks does not exist; start again from the newest tasks."}
 	}
 	base := views.TableURL(v.Bucket, v.Namespace, v.Table) + "/maintenance"
 	deleteBase := ""

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -96,7 +97,7 @@ func (h *Handlers) compactNowView(r *http.Request) (views.CompactNowView, catalo
 
 // sentenceOf is an error's message for the page.
 func sentenceOf(err error) string {
-	if te, ok := err.(*tasks.Error); ok {
+	if te, ok := err.(*fault.Error); ok {
 		return te.Message
 	}
 	return "The task could not be submitted. The error is in the server log."

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -131,7 +132,7 @@ func taskBody(form views.MaintForm, vals url.Values) []byte {
 
 // fieldOf is the form field a task error is about, when the form shows
 // that field; "" puts the sentence above the form instead.
-func fieldOf(form views.MaintForm, te *tasks.Error) string {
+func fieldOf(form views.MaintForm, te *fault.Error) string {
 	for _, f := range form.Fields {
 		if f.Name == te.Field {
 			return f.Name

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -98,15 +99,15 @@ func (h *Handlers) RunIcebergJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Format != catalog.FormatIceberg {
-		h.fail(w, r, &catalog.Error{Kind: catalog.ErrInvalid, Message: "Iceberg maintenance runs on Iceberg tables only; this one is " + string(t.Format) + "."})
+		h.fail(w, r, &fault.Error{Kind: fault.Invalid, Message: "Iceberg maintenance runs on Iceberg tables only; this one is " + string(t.Format) + "."})
 		return
 	}
 	if u, _ := UserFrom(r.Context()); !u.CanWrite() {
-		h.fail(w, r, &catalog.Error{Kind: catalog.ErrInvalid, Message: "Your role is read-only; ask an admin to run maintenance."})
+		h.fail(w, r, &fault.Error{Kind: fault.Invalid, Message: "Your role is read-only; ask an admin to run maintenance."})
 		return
 	}
 	if h.plugin == nil {
-		h.fail(w, r, &catalog.Error{Kind: catalog.ErrConflict, Message: "The job service is not running in this console, so no job can start."})
+		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "The job service is not running in this console, so no job can start."})
 		return
 	}
 	typ := r.PostFormValue("job_type")
@@ -125,7 +126,7 @@ func (h *Handlers) RunIcebergJob(w http.ResponseWriter, r *http.Request) {
 	_, err = h.plugin.SubmitJob(r.Context(), plugin.JobSpec{Type: typ, ObjectID: t.ID, Parameters: params,
 		DedupeKey: typ + ":" + t.ID, Summary: "started from the console", Lane: icebergLane})
 	if errors.Is(err, plugin.ErrDuplicateJob) {
-		h.fail(w, r, &catalog.Error{Kind: catalog.ErrConflict, Message: "A " + typ + " job is already active on this table; wait for it to finish."})
+		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "A " + typ + " job is already active on this table; wait for it to finish."})
 		return
 	}
 	if err != nil {

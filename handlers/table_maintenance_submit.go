@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
 )
@@ -43,16 +44,16 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 	form := withValues(forms[at], r.PostForm)
 	var task tasks.Task
 	if field, why := fixedMismatch(form, r.PostForm); why != "" {
-		err = &tasks.Error{Kind: tasks.ErrInvalid, Field: field, Message: why}
+		err = &fault.Error{Kind: fault.Invalid, Field: field, Message: why}
 	} else if why := indexTypeMismatch(form, r.PostForm.Get("column"), r.PostForm.Get("index_type")); why != "" {
-		err = &tasks.Error{Kind: tasks.ErrInvalid, Field: "index_type", Message: why}
+		err = &fault.Error{Kind: fault.Invalid, Field: "index_type", Message: why}
 	} else {
 		task, err = h.tasks.Submit(r.Context(), t, tasks.Type(typ), taskBody(form, r.PostForm))
 	}
-	var te *tasks.Error
-	if errors.As(err, &te) && (errors.Is(err, tasks.ErrInvalid) || errors.Is(err, tasks.ErrQuota)) {
+	var te *fault.Error
+	if errors.As(err, &te) && (errors.Is(err, fault.Invalid) || errors.Is(err, fault.Quota)) {
 		status := http.StatusUnprocessableEntity
-		if errors.Is(err, tasks.ErrQuota) {
+		if errors.Is(err, fault.Quota) {
 			status = http.StatusConflict
 		}
 		if f := fieldOf(form, te); f != "" && status == http.StatusUnprocessableEntity {
@@ -97,12 +98,12 @@ func (h *Handlers) DeleteTask(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = h.tasks.Delete(r.Context(), t.ID, id)
 	}
-	var te *tasks.Error
+	var te *fault.Error
 	switch {
-	case errors.As(err, &te) && errors.Is(err, tasks.ErrNotFound):
+	case errors.As(err, &te) && errors.Is(err, fault.NotFound):
 		h.showError(w, r, http.StatusNotFound, "No such task", te.Message)
 		return
-	case errors.As(err, &te) && errors.Is(err, tasks.ErrConflict):
+	case errors.As(err, &te) && errors.Is(err, fault.Conflict):
 		h.logError(r, http.StatusConflict, err)
 		h.showError(w, r, http.StatusConflict, "Task still active", te.Message)
 		return
@@ -117,10 +118,10 @@ func (h *Handlers) DeleteTask(w http.ResponseWriter, r *http.Request) {
 // taskWritable refuses task writes on a table that takes none.
 func (h *Handlers) taskWritable(t catalog.Table) error {
 	if h.tasks == nil {
-		return &catalog.Error{Kind: errors.New("tasks unavailable"), Message: "The Lance task service is not running in this console."}
+		return &fault.Error{Kind: fault.Unavailable, Field: "tasks", Message: "The Lance task service is not running in this console."}
 	}
 	if t.Format != catalog.FormatLance {
-		return &catalog.Error{Kind: catalog.ErrInvalid, Message: "Maintenance tasks are for Lance tables; " + t.Name + " is an Iceberg table."}
+		return &fault.Error{Kind: fault.Invalid, Message: "Maintenance tasks are for Lance tables; " + t.Name + " is an Iceberg table."}
 	}
 	return nil
 }

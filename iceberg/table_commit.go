@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 	"github.com/google/uuid"
 )
@@ -41,7 +42,7 @@ func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 		create = create || q.Type == "assert-create"
 	}
 	t, err := s.store.GetTable(ctx, ref)
-	if errors.Is(err, catalog.ErrNotFound) && create {
+	if errors.Is(err, fault.NotFound) && create {
 		return s.commitCreate(ctx, b, ref, reqs, ups)
 	}
 	p, err := s.prepareCommit(ctx, b, ref, t, err, create, reqs, ups)
@@ -50,7 +51,7 @@ func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 	}
 	if _, err := s.store.CommitTable(ctx, p.table.ID, p.table.VersionToken, p.res.MetadataLocation, p.next.Properties); err != nil {
 		s.files.Remove(p.res.MetadataLocation) // ours alone: never referenced by the catalog
-		if errors.Is(err, catalog.ErrConflict) {
+		if errors.Is(err, fault.Conflict) {
 			return nil, commitFailed("table %s was changed by another commit; reload it and retry", ref.Name)
 		}
 		return nil, fromCatalog(err, "table")
@@ -87,7 +88,7 @@ type pendingCommit struct {
 // res.MetadataLocation.
 func (s *Tables) prepareCommit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, t catalog.Table, getErr error, create bool, reqs []requirement, ups []update) (pendingCommit, error) {
 	switch {
-	case errors.Is(getErr, catalog.ErrNotFound):
+	case errors.Is(getErr, fault.NotFound):
 		return pendingCommit{}, fromCatalog(getErr, "table")
 	case getErr != nil:
 		return pendingCommit{}, getErr
@@ -195,7 +196,7 @@ func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tabl
 		return nil, fromCatalog(err, "namespace")
 	}
 	if !created {
-		return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
+		return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
 	}
 	md.Location = t.Location
 	res, err := s.writeMetadata(md, 0)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/google/uuid"
 )
 
@@ -57,8 +58,8 @@ func (s *Tables) CreateTable(ctx context.Context, b catalog.Bucket, ns []string,
 		return nil, fromCatalog(err, "namespace")
 	}
 	if _, err := s.store.GetTable(ctx, ref); err == nil {
-		return nil, newError(ErrAlreadyExists, "name", "table %q already exists in namespace %s", in.Name, catalog.JoinNamespace(ns))
-	} else if !errors.Is(err, catalog.ErrNotFound) {
+		return nil, newError(fault.AlreadyExists, "name", "table %q already exists in namespace %s", in.Name, catalog.JoinNamespace(ns))
+	} else if !errors.Is(err, fault.NotFound) {
 		return nil, err
 	}
 	loc := in.Location
@@ -148,15 +149,15 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 	existing, err := s.store.GetTable(ctx, ref)
 	switch {
 	case err == nil && (!overwrite || existing.Format != catalog.FormatIceberg):
-		return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
+		return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
 	case err == nil:
 		if _, err := s.store.CommitTable(ctx, existing.ID, existing.VersionToken, metadataLocation, m.md.Properties); err != nil {
-			if errors.Is(err, catalog.ErrConflict) {
+			if errors.Is(err, fault.Conflict) {
 				return nil, commitFailed("table %s changed while it was re-registered; retry", ref.Name)
 			}
 			return nil, fromCatalog(err, "table")
 		}
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		_, created, err := s.store.CreateTable(ctx, catalog.CreateTableInput{
 			TableRef: ref, Format: catalog.FormatIceberg, Location: m.md.Location,
 			MetadataLocation: metadataLocation, Properties: m.md.Properties,
@@ -165,7 +166,7 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 			return nil, fromCatalog(err, "namespace")
 		}
 		if !created {
-			return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
+			return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
 		}
 	default:
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // TestCreateTableErrors: the library refuses with a kind and the field to
@@ -54,17 +55,17 @@ func TestCreateTableErrors(t *testing.T) {
 		kind  error
 		field string
 	}{
-		{"taken name", []string{"ns"}, CreateTableInput{Name: "t", Schema: schema}, ErrAlreadyExists, "name"},
-		{"bad name", []string{"ns"}, CreateTableInput{Name: "a/b", Schema: schema}, ErrInvalid, "name"},
-		{"no schema", []string{"ns"}, CreateTableInput{Name: "u"}, ErrInvalid, "schema"},
-		{"no namespace", []string{"nope"}, CreateTableInput{Name: "u", Schema: schema}, ErrNotFound, "namespace"},
-		{"location outside bucket", []string{"ns"}, CreateTableInput{Name: "u", Schema: schema, Location: filepath.Join(dir, "elsewhere")}, ErrInvalid, "location"},
-		{"bad format version", []string{"ns"}, CreateTableInput{Name: "u", Schema: schema, Properties: map[string]string{"format-version": "9"}}, ErrInvalid, "properties"},
+		{"taken name", []string{"ns"}, CreateTableInput{Name: "t", Schema: schema}, fault.AlreadyExists, "name"},
+		{"bad name", []string{"ns"}, CreateTableInput{Name: "a/b", Schema: schema}, fault.Invalid, "name"},
+		{"no schema", []string{"ns"}, CreateTableInput{Name: "u"}, fault.Invalid, "schema"},
+		{"no namespace", []string{"nope"}, CreateTableInput{Name: "u", Schema: schema}, fault.NotFound, "namespace"},
+		{"location outside bucket", []string{"ns"}, CreateTableInput{Name: "u", Schema: schema, Location: filepath.Join(dir, "elsewhere")}, fault.Invalid, "location"},
+		{"bad format version", []string{"ns"}, CreateTableInput{Name: "u", Schema: schema, Properties: map[string]string{"format-version": "9"}}, fault.Invalid, "properties"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tables.CreateTable(ctx, b, c.ns, c.in)
-			var ie *Error
+			var ie *fault.Error
 			if !errors.As(err, &ie) || !errors.Is(err, c.kind) || ie.Field != c.field || ie.Message == "" {
 				t.Fatalf("err = %#v, want kind %v field %q", err, c.kind, c.field)
 			}

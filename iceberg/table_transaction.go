@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // TableChange is one table's part of a multi-table transaction.
@@ -81,7 +82,7 @@ func (s *Tables) CommitTransaction(ctx context.Context, b catalog.Bucket, change
 	}
 	if _, err := s.store.CommitTables(ctx, swaps); err != nil {
 		undo()
-		if errors.Is(err, catalog.ErrConflict) {
+		if errors.Is(err, fault.Conflict) {
 			return commitFailed("%s; no table of the transaction was changed", err.Error())
 		}
 		return fromCatalog(err, "table")

@@ -3,7 +3,7 @@
 // (requirements and updates), and the table operations over floe's catalog
 // (create, load, commit, register, rename, drop). It knows nothing of HTTP:
 // the REST catalog (package icebergrest) and the console call it and map
-// its *Error to their own answers.
+// its *fault.Error to their own answers.
 package iceberg
 
 import (

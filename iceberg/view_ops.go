@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -105,7 +106,7 @@ func readViewFile(files fileStore, loc string) (*LoadedView, error) {
 
 // CreateView creates a view in a namespace of bucket b: its first metadata
 // file (version 1, current) is written, then the catalog entry made. A name
-// held by a table or a view is ErrAlreadyExists.
+// held by a table or a view is fault.AlreadyExists.
 func (s *Tables) CreateView(ctx context.Context, b catalog.Bucket, ns []string, in CreateViewInput) (*LoadedView, error) {
 	if err := catalog.ValidateTableName(in.Name); err != nil {
 		return nil, invalid("name", "view name %q: %v", in.Name, err)
@@ -123,10 +124,10 @@ func (s *Tables) CreateView(ctx context.Context, b catalog.Bucket, ns []string, 
 	// Say "exists" before writing anything; the catalog checks again when
 	// it inserts the entry.
 	if _, err := s.store.GetView(ctx, ref); err == nil {
-		return nil, newError(ErrAlreadyExists, "name", "view %q already exists in namespace %s", in.Name, catalog.JoinNamespace(ns))
+		return nil, newError(fault.AlreadyExists, "name", "view %q already exists in namespace %s", in.Name, catalog.JoinNamespace(ns))
 	}
 	if t, err := s.store.GetTable(ctx, ref); err == nil {
-		return nil, newError(ErrAlreadyExists, "name", "a table named %q (%s) already exists in namespace %s; a table and a view never share a name",
+		return nil, newError(fault.AlreadyExists, "name", "a table named %q (%s) already exists in namespace %s; a table and a view never share a name",
 			in.Name, t.Format, catalog.JoinNamespace(ns))
 	}
 	loc := in.Location
@@ -187,7 +188,7 @@ func canonical(loc string) string {
 
 // CommitView checks a commit's requirements against the view's current
 // metadata, applies its updates and swaps the new metadata file in. A failed
-// requirement or a lost race is ErrCommitFailed.
+// requirement or a lost race is fault.CommitFailed.
 func (s *Tables) CommitView(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, in ViewCommitInput) (*LoadedView, error) {
 	reqs, ups, err := parseViewCommit(in)
 	if err != nil {
@@ -223,7 +224,7 @@ func (s *Tables) CommitView(ctx context.Context, b catalog.Bucket, ref catalog.T
 	}
 	if _, err := s.store.CommitView(ctx, v.ID, v.VersionToken, res.MetadataLocation); err != nil {
 		s.files.Remove(res.MetadataLocation)
-		if errors.Is(err, catalog.ErrConflict) {
+		if errors.Is(err, fault.Conflict) {
 			return nil, commitFailed("view %s changed while this commit was applied; reload it and retry", ref.Name)
 		}
 		return nil, fromCatalog(err, "view")

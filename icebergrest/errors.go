@@ -7,9 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
-	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/fault"
 )
 
 // Exception types of the Iceberg REST spec's error model.
@@ -48,67 +46,54 @@ func badRequest(format string, args ...any) *apiError {
 }
 
 // asAPIError maps any error to the spec's error model, once for the whole
-// surface: the library's *iceberg.Error by kind and field, the catalog's
-// errors (namespace routes call the catalog directly) by kind. notFoundType
-// says which "no such" a catalog not-found means when the catalog does not
-// say. Anything else is a server fault: its text stays in the log.
+// surface, by the domain error's kind and field. notFoundType says which
+// "no such" a not-found means when the error names no field. Anything that
+// is not a domain error is a server fault (nil here): its text stays in the
+// log.
 func asAPIError(err error, notFoundType string) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
-	var ie *iceberg.Error
-	if errors.As(err, &ie) {
-		return fromLibrary(ie)
-	}
-	var ce *catalog.Error
-	if !errors.As(err, &ce) {
+	e, ok := fault.As(err)
+	if !ok {
 		return nil
 	}
-	msg := ce.Message
-	if ce.Field == "namespace" && errors.Is(err, catalog.ErrNotFound) {
-		notFoundType = typeNoSuchNamespace
-	}
-	if ce.Field == "bucket" && errors.Is(err, catalog.ErrNotFound) {
-		notFoundType = typeNoSuchWarehouse
-	}
-	switch {
-	case errors.Is(err, catalog.ErrNotFound):
-		return &apiError{http.StatusNotFound, notFoundType, msg}
-	case errors.Is(err, catalog.ErrAlreadyExists):
-		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
-	case errors.Is(err, catalog.ErrNotEmpty):
-		return &apiError{http.StatusConflict, typeNamespaceNotEmpty, msg}
-	case errors.Is(err, catalog.ErrConflict):
-		// The catalog's conflicts are a name held by the other format or a
-		// bucket declared for it: the name is taken, as far as Iceberg sees.
-		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
-	case errors.Is(err, catalog.ErrInvalid):
-		return &apiError{http.StatusBadRequest, typeBadRequest, msg}
-	}
-	return nil
-}
-
-// fromLibrary maps the Iceberg library's error kinds to the spec's types.
-func fromLibrary(e *iceberg.Error) *apiError {
-	switch {
-	case errors.Is(e, iceberg.ErrNotFound):
-		typ := typeNoSuchTable
+	msg := fault.Public(err)
+	switch e.Kind {
+	case fault.NotFound:
+		typ := notFoundType
 		switch e.Field {
 		case "namespace":
 			typ = typeNoSuchNamespace
 		case "bucket":
 			typ = typeNoSuchWarehouse
+		case "table":
+			typ = typeNoSuchTable
 		case "view":
 			typ = typeNoSuchView
 		}
-		return &apiError{http.StatusNotFound, typ, e.Message}
-	case errors.Is(e, iceberg.ErrAlreadyExists):
-		return &apiError{http.StatusConflict, typeAlreadyExists, e.Message}
-	case errors.Is(e, iceberg.ErrCommitFailed):
-		return &apiError{http.StatusConflict, typeCommitFailed, e.Message}
+		return &apiError{http.StatusNotFound, typ, msg}
+	case fault.AlreadyExists, fault.Conflict:
+		// The catalog's conflicts are a name held by the other format or a
+		// bucket declared for it: the name is taken, as far as Iceberg sees.
+		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
+	case fault.NotEmpty:
+		return &apiError{http.StatusConflict, typeNamespaceNotEmpty, msg}
+	case fault.CommitFailed:
+		return &apiError{http.StatusConflict, typeCommitFailed, msg}
+	case fault.Unavailable:
+		return &apiError{http.StatusServiceUnavailable, typeServiceFailure, msg}
+	case fault.Unauthenticated:
+		return &apiError{http.StatusUnauthorized, typeNotAuthorized, msg}
+	case fault.Forbidden:
+		return &apiError{http.StatusForbidden, typeForbidden, msg}
+	case fault.Unsupported:
+		return &apiError{http.StatusNotAcceptable, typeUnsupported, msg}
+	case fault.TooLarge:
+		return &apiError{http.StatusRequestEntityTooLarge, typeBadRequest, msg}
 	}
-	return &apiError{http.StatusBadRequest, typeBadRequest, e.Message}
+	return &apiError{http.StatusBadRequest, typeBadRequest, msg} // Invalid, Quota
 }
 
 // fromCatalog is asAPIError for a catalog call whose not-found has a
@@ -127,15 +112,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
 	id := requestID(w)
 	switch {
-	case ae == nil && errors.Is(err, catalog.ErrUnavailable):
-		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
-			"the catalog database cannot be reached right now (stopped or restarting), so the request did not complete; retry shortly (request id " + id + ")"}
-	case ae == nil && errors.Is(err, warehouse.ErrUnavailable):
-		ae = &apiError{http.StatusServiceUnavailable, typeServiceFailure,
-			"table storage is unavailable: the warehouse's object store does not answer, so the request did not complete; retry when it is back (request id " + id + ")"}
 	case ae == nil:
 		ae = &apiError{http.StatusInternalServerError, typeServiceFailure,
 			"the Iceberg catalog failed unexpectedly; the server log has the cause under request id " + id}
+	case ae.Code == http.StatusServiceUnavailable:
+		ae = &apiError{ae.Code, ae.Type, ae.Message + " (request id " + id + ")"}
 	}
 	if ae.Code >= 500 {
 		s.log.Error("iceberg request failed", "method", r.Method, "path", r.URL.Path, "request_id", id, "err", err)

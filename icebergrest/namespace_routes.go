@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // pageParams reads pageToken and pageSize; the token is the catalog's
@@ -144,7 +145,7 @@ func (s *Server) dropNamespace(w http.ResponseWriter, r *http.Request, b catalog
 		return err
 	}
 	if err := s.store.DropNamespace(r.Context(), b.Name, levels, false); err != nil {
-		if errors.Is(err, catalog.ErrNotEmpty) {
+		if errors.Is(err, fault.NotEmpty) {
 			return errorf(http.StatusConflict, typeNamespaceNotEmpty, "namespace %q is not empty: drop its tables and child namespaces first", strings.Join(levels, "."))
 		}
 		return fromCatalog(err, typeNoSuchNamespace)

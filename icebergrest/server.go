@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/jsonstrict"
 )
@@ -213,7 +214,7 @@ func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Buc
 		return catalog.Bucket{}, badRequest("bucket %q: %v", name, err)
 	}
 	b, err := s.store.GetBucket(r.Context(), name)
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return catalog.Bucket{}, errorf(http.StatusNotFound, typeNoSuchWarehouse, "bucket %q does not exist", name)
 	}
 	if err != nil {

@@ -1,9 +1,10 @@
 package icebergrest
 
 import (
+	"net/http"
+
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
-	"net/http"
 )
 
 // indexPath lists every Iceberg table an API key may read, across buckets,

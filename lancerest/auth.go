@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // reqState travels in the request context: one allocation carries the
@@ -71,7 +72,7 @@ func (s *Server) authenticate(r *http.Request, st *reqState) *Error {
 	}
 	key, f := s.auth.Check(r)
 	if f != nil {
-		if f.Reason == apikey.Failed && errors.Is(f.Err, catalog.ErrUnavailable) {
+		if f.Reason == apikey.Failed && errors.Is(f.Err, fault.Unavailable) {
 			return &Error{Code: CodeServiceUnavailable, Msg: "catalog unavailable",
 				Detail: "The API key could not be checked: the catalog database is unreachable (stopped or restarting); retry shortly.", cause: f.Err}
 		}

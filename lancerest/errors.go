@@ -7,8 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/fault"
 )
 
 // Code is a Lance Namespace error code (the spec's ErrorResponse.code).
@@ -140,47 +139,60 @@ func logRequestError(r *http.Request, id string, status int, e *Error, cause err
 }
 
 // asError turns any error into an *Error. notFound is the code for
-// catalog.ErrNotFound when the catalog does not say which object was missing
+// fault.NotFound when the catalog does not say which object was missing
 // (1 for namespace operations, 4 for table operations).
 func asError(err error, notFound Code) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	msg := err.Error()
-	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		msg = ce.Message
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
 	}
-	switch {
-	case errors.Is(err, catalog.ErrNotFound):
+	ce, ok := fault.As(err)
+	if !ok {
+		return &Error{Code: CodeInternal, Msg: "internal error",
+			Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}
+	}
+	msg := ce.Message
+	switch ce.Kind {
+	case fault.NotFound:
 		code := notFound
-		if ce != nil && (ce.Field == "namespace" || ce.Field == "bucket") {
+		if ce.Field == "namespace" || ce.Field == "bucket" {
 			code = CodeNamespaceNotFound
 		}
 		return NewError(code, msg, "Check the identifier; list the parent namespace to see what exists.")
-	case errors.Is(err, catalog.ErrAlreadyExists):
+	case fault.AlreadyExists:
 		code := CodeTableAlreadyExists
 		if notFound == CodeNamespaceNotFound {
 			code = CodeNamespaceAlreadyExists
 		}
 		return NewError(code, msg, "Pick another name, or use mode ExistOk/Overwrite where the operation offers it.")
-	case errors.Is(err, catalog.ErrNotEmpty):
+	case fault.NotEmpty:
 		return NewError(CodeNamespaceNotEmpty, msg, "Drop what it contains first, or drop with behavior Cascade (which deletes the data).")
-	case errors.Is(err, catalog.ErrConflict):
+	case fault.Conflict, fault.CommitFailed:
 		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
-	case errors.Is(err, catalog.ErrInvalid):
-		if ce != nil && (ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table") {
+	case fault.Invalid:
+		if ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table" {
 			return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
 		}
 		return invalid(msg, "Correct the request as the message says and send it again.")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return NewError(CodeServiceUnavailable, "request cancelled", "The request ended before the catalog answered; retry.")
-	case errors.Is(err, catalog.ErrUnavailable):
-		return NewError(CodeServiceUnavailable, msg, "The catalog database is unreachable (stopped or restarting); retry shortly.")
-	case errors.Is(err, warehouse.ErrUnavailable):
-		return NewError(CodeServiceUnavailable, "table storage is unavailable",
-			"The warehouse's object store does not answer, so the request did not complete; retry when it is back (floe's /readyz says when).")
+	case fault.Unavailable:
+		what := "catalog unavailable"
+		if ce.Field == "storage" {
+			what = "table storage is unavailable"
+		}
+		return &Error{Code: CodeServiceUnavailable, Msg: what, Detail: fault.Public(err), cause: err}
+	case fault.Unauthenticated:
+		return NewError(CodeUnauthenticated, msg, "Send a valid API key (x-api-key or Authorization: Bearer).")
+	case fault.Forbidden:
+		return NewError(CodePermissionDenied, msg, "Ask an administrator for access, or use a key that has it.")
+	case fault.Unsupported:
+		return NewError(CodeUnsupported, msg, "floe does not serve this; see the README for what is served.")
+	case fault.Quota:
+		return NewError(CodeThrottling, msg, "A limit is reached; free room or retry later.")
+	case fault.TooLarge:
+		return &Error{Code: CodeInvalidInput, Status: http.StatusRequestEntityTooLarge, Msg: msg, Detail: "Send a smaller request body."}
 	}
 	return &Error{Code: CodeInternal, Msg: "internal error",
 		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}

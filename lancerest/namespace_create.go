@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // createNamespace: POST /v1/namespace/{id}/create. One name creates a LANCE
@@ -57,15 +58,15 @@ func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *cal
 		} else if ice {
 			return icebergInside(c.id, c.delim)
 		}
-		if err := s.store.DeleteBucket(ctx, name, true); err != nil && !errors.Is(err, catalog.ErrNotFound) {
+		if err := s.store.DeleteBucket(ctx, name, true); err != nil && !errors.Is(err, fault.NotFound) {
 			return asError(err, CodeNamespaceNotFound)
 		}
-	case !errors.Is(err, catalog.ErrNotFound):
+	case !errors.Is(err, fault.NotFound):
 		return asError(err, CodeNamespaceNotFound)
 	}
 	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: req.Properties})
 	if err != nil {
-		if errors.Is(err, catalog.ErrAlreadyExists) && req.mode == modeExistOk {
+		if errors.Is(err, fault.AlreadyExists) && req.mode == modeExistOk {
 			return writeJSON(w, propsResponse{Properties: emptyProps})
 		}
 		return asError(err, CodeNamespaceNotFound)
@@ -86,10 +87,10 @@ func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call
 	if err == nil {
 		return writeJSON(w, propsResponse{Properties: propsOrEmpty(ns.Properties)})
 	}
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return nsNotFound(c.id[:len(c.id)-1], c.delim)
 	}
-	if !errors.Is(err, catalog.ErrAlreadyExists) {
+	if !errors.Is(err, fault.AlreadyExists) {
 		return asError(err, CodeNamespaceNotFound)
 	}
 	switch req.mode {
@@ -108,7 +109,7 @@ func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call
 	} else if ice {
 		return icebergInside(c.id, c.delim)
 	}
-	if err := s.store.DropNamespace(ctx, bucket, levels, true); err != nil && !errors.Is(err, catalog.ErrNotFound) {
+	if err := s.store.DropNamespace(ctx, bucket, levels, true); err != nil && !errors.Is(err, fault.NotFound) {
 		return asError(err, CodeNamespaceNotFound)
 	}
 	ns, err = s.store.CreateNamespace(ctx, bucket, levels, req.Properties)

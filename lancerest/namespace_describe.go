@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // describeNamespace: POST /v1/namespace/{id}/describe.
@@ -50,7 +50,7 @@ func (s *Server) namespaceProps(ctx context.Context, c *call) (map[string]string
 		return propsOrEmpty(b.Tags), nil
 	}
 	ns, err := s.store.GetNamespace(ctx, c.id[0], c.id[1:])
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return nil, nsNotFound(c.id, c.delim)
 	}
 	if err != nil {

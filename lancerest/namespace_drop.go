@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // dropNamespace: POST /v1/namespace/{id}/drop. mode Fail (404 when missing) or
@@ -59,9 +60,9 @@ func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	switch {
 	case err == nil:
 		return writeJSON(w, struct{}{})
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		return missing()
-	case errors.Is(err, catalog.ErrNotEmpty):
+	case errors.Is(err, fault.NotEmpty):
 		return NewError(CodeNamespaceNotEmpty, "namespace "+quote(joinIdentifier(c.id, c.delim))+" is not empty",
 			"Drop its tables and child namespaces first, or drop with behavior Cascade (which deletes their data).")
 	}

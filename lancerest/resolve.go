@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // emptyProps renders as {}; shared and never written to.
@@ -65,7 +66,7 @@ func tableRef(id []string) (catalog.TableRef, *Error) {
 // for Iceberg are invisible here.
 func (s *Server) lanceBucket(ctx context.Context, name, delim string) (catalog.Bucket, *Error) {
 	b, err := s.store.GetBucket(ctx, name)
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return b, nsNotFound([]string{name}, delim)
 	}
 	if err != nil {
@@ -89,7 +90,7 @@ func (s *Server) namespaceVisible(ctx context.Context, id []string, delim string
 		return nil
 	}
 	_, err := s.store.GetNamespace(ctx, id[0], id[1:])
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return nsNotFound(id, delim)
 	}
 	if err != nil {
@@ -102,7 +103,7 @@ func (s *Server) namespaceVisible(ctx context.Context, id []string, delim string
 // Lance tables are not found here.
 func (s *Server) resolveTable(ctx context.Context, ref catalog.TableRef, id []string, delim string) (catalog.Table, *Error) {
 	t, err := s.store.GetTable(ctx, ref)
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return t, tableNotFound(id, delim)
 	}
 	if err != nil {
@@ -123,7 +124,7 @@ func (s *Server) resolveTable(ctx context.Context, ref catalog.TableRef, id []st
 // bucket is declared for Iceberg (400), or the name or location is held by
 // another table (409 code 5).
 func formatConflict(cause error, id []string, delim string) *Error {
-	var ce *catalog.Error
+	var ce *fault.Error
 	if !errors.As(cause, &ce) {
 		return asError(cause, CodeTableNotFound)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/internal/s3test"
 	"github.com/floe/floe/warehouse"
 )
@@ -58,7 +59,7 @@ func TestStoreOutageDuringDeclare(t *testing.T) {
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, `"code":17`) || !strings.Contains(body, "object store does not answer") {
 		t.Fatalf("declare with the store down = %d %s; want 503 code 17 with a sentence", code, body)
 	}
-	if _, err := st.GetTable(ctx, ref); !errors.Is(err, catalog.ErrNotFound) {
+	if _, err := st.GetTable(ctx, ref); !errors.Is(err, fault.NotFound) {
 		t.Fatalf("after the failed declare the catalog has the table (err %v); want no row", err)
 	}
 

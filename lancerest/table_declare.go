@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -51,9 +52,9 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 		return NewError(CodeTableAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already exists",
 			"Open it instead, drop it first to start over, or pick another name.")
 	case err == nil:
-	case errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrAlreadyExists):
+	case errors.Is(err, fault.Conflict), errors.Is(err, fault.AlreadyExists):
 		return formatConflict(err, c.id, c.delim)
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		return nsNotFound(c.id[:len(c.id)-1], c.delim)
 	default:
 		return asError(err, CodeNamespaceNotFound)
@@ -93,12 +94,12 @@ func registerTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	t, err := s.store.RegisterTable(ctx, ref, loc, req.overwrite)
 	switch {
 	case err == nil:
-	case errors.Is(err, catalog.ErrAlreadyExists):
+	case errors.Is(err, fault.AlreadyExists):
 		return NewError(CodeTableAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already exists",
 			"Use mode Overwrite to repoint the entry (no data is deleted), or pick another name.")
-	case errors.Is(err, catalog.ErrConflict):
+	case errors.Is(err, fault.Conflict):
 		return formatConflict(err, c.id, c.delim)
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		return nsNotFound(c.id[:len(c.id)-1], c.delim)
 	default:
 		return asError(err, CodeNamespaceNotFound)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 type listTablesResponse struct {
@@ -62,7 +63,7 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 	names, next, err := s.store.ListTableNames(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
 		ListOptions: opt, Format: catalog.FormatLance, IncludeDeclared: withDeclared,
 	})
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return nsNotFound(c.id, c.delim)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // renameTable: POST /v1/table/{id}/rename. Moves the entry to new_table_name
@@ -45,10 +46,10 @@ func renameTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	switch {
 	case err == nil:
 		return writeJSON(w, struct{}{})
-	case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict):
+	case errors.Is(err, fault.AlreadyExists), errors.Is(err, fault.Conflict):
 		return NewError(CodeTableAlreadyExists, "a table named "+quote(req.NewTableName)+" already exists there",
 			"Pick another name, or drop or rename the other table first.")
-	case errors.Is(err, catalog.ErrNotFound):
+	case errors.Is(err, fault.NotFound):
 		return nsNotFound(append([]string{ref.Bucket}, toNs...), c.delim)
 	}
 	return asError(err, CodeTableNotFound)

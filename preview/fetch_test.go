@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
@@ -177,8 +178,8 @@ func TestFetchErrors(t *testing.T) {
 			e.observed(obj, id)
 			_, err := e.b.Fetch(context.Background(), Request{ObjectID: obj, Format: catalog.FormatLance})
 			assertKind(t, err, ErrWorker)
-			var pe *Error
-			errors.As(err, &pe)
+			pe, _ := fault.As(err)
+
 			want := "Worker " + id + " could not read the table: " + tc.quoted + " Check the worker's log"
 			if !strings.HasPrefix(pe.Message, want) {
 				t.Errorf("message = %q, want it to start %q", pe.Message, want)
@@ -267,8 +268,8 @@ func TestFetchErrors(t *testing.T) {
 
 func assertKind(t *testing.T, err error, kind error) {
 	t.Helper()
-	var pe *Error
-	if !errors.Is(err, kind) || !errors.As(err, &pe) || pe.Message == "" {
+	pe, ok := fault.As(err)
+	if !errors.Is(err, kind) || !ok || pe.Message == "" {
 		t.Fatalf("err = %v, want kind %v with a sentence", err, kind)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin"
 )
 
@@ -111,17 +112,19 @@ var (
 	ErrBadFilter = errors.New("the engine refused the filter")
 )
 
-// Error is a preview failure with a sentence telling the operator what to do.
-type Error struct {
-	Kind     error
-	WorkerID string
-	Message  string
+// fail is a preview failure as the domain error: the reason (one of the
+// Err* above) stays in the chain for errors.Is, the kind is what a surface
+// maps, and the message tells the operator what to do.
+func fail(reason error, format string, args ...any) error {
+	kind := fault.Unavailable
+	switch reason {
+	case ErrTooLarge:
+		kind = fault.Quota
+	case ErrBadFilter:
+		kind = fault.Invalid
+	}
+	return &fault.Error{Kind: kind, Field: "worker", Message: fmt.Sprintf(format, args...), Err: reason}
 }
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap lets errors.Is match Kind.
-func (e *Error) Unwrap() error { return e.Kind }
 
 func (b *Broker) pickWorker(req Request) (string, error) {
 	format := string(req.Format)
@@ -138,13 +141,13 @@ func (b *Broker) pickWorker(req Request) (string, error) {
 		if b.w.Connected(observer) {
 			why = "cannot preview " + format + " tables"
 		}
-		return "", &Error{Kind: ErrWorkerGone, WorkerID: observer, Message: fmt.Sprintf(
+		return "", fail(ErrWorkerGone,
 			"Worker %s, which last looked at this table, %s, and no other worker can preview %s tables. "+
-				"Start the worker again (floe serve --with-worker starts the bundled one), then reload.", observer, why, format)}
+				"Start the worker again (floe serve --with-worker starts the bundled one), then reload.", observer, why, format)
 	}
-	return "", &Error{Kind: ErrNotObserved, Message: fmt.Sprintf(
+	return "", fail(ErrNotObserved,
 		"No worker has looked at this table yet, and none that can preview %s tables is connected. "+
-			"Start a worker (floe serve --with-worker starts the bundled one), then reload.", format)}
+			"Start a worker (floe serve --with-worker starts the bundled one), then reload.", format)
 }
 
 // Fetch asks a worker for rows and renders them. When ctx ends (the browser
@@ -152,8 +155,7 @@ func (b *Broker) pickWorker(req Request) (string, error) {
 // connected here can read is asked of the other replicas' workers.
 func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
 	res, err := b.fetchLocal(ctx, req)
-	var pe *Error
-	if b.relay != nil && errors.As(err, &pe) && (errors.Is(pe.Kind, ErrNotObserved) || errors.Is(pe.Kind, ErrWorkerGone)) {
+	if b.relay != nil && (errors.Is(err, ErrNotObserved) || errors.Is(err, ErrWorkerGone)) {
 		return b.fetchRemote(ctx, req, err)
 	}
 	return res, err
@@ -188,24 +190,24 @@ func (b *Broker) fetchLocal(ctx context.Context, req Request) (*Result, error) {
 			return nil, b.callError(ctx, workerID, err)
 		}
 		if buf.Len()+len(part.ArrowIPC) > b.maxBytes {
-			return nil, &Error{Kind: ErrTooLarge, WorkerID: workerID, Message: fmt.Sprintf(
-				"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)}
+			return nil, fail(ErrTooLarge,
+				"The preview is larger than %d KiB; choose fewer columns or rows.", b.maxBytes>>10)
 		}
 		buf.Write(part.ArrowIPC)
 		done = part.Done
 	}
 	if e := done.Error; e != "" {
 		if req.Filter != "" && b.readsWithoutFilter(ctx, workerID, req) {
-			return nil, &Error{Kind: ErrBadFilter, WorkerID: workerID, Message: fmt.Sprintf(
-				"The filter was refused: %s Check its column names and SQL syntax, or clear it.", endSentence(e))}
+			return nil, fail(ErrBadFilter,
+				"The filter was refused: %s Check its column names and SQL syntax, or clear it.", endSentence(e))
 		}
-		return nil, &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
-			"Worker %s could not read the table: %s Check the worker's log; if the table was just changed, reload.", workerID, endSentence(e))}
+		return nil, fail(ErrWorker,
+			"Worker %s could not read the table: %s Check the worker's log; if the table was just changed, reload.", workerID, endSentence(e))
 	}
 	res, err := Decode(buf.Bytes(), limit)
 	if err != nil {
-		return nil, &Error{Kind: ErrDecode, WorkerID: workerID, Message: fmt.Sprintf(
-			"Worker %s sent rows that could not be read as Arrow IPC (%v); update the worker.", workerID, err)}
+		return nil, fail(ErrDecode,
+			"Worker %s sent rows that could not be read as Arrow IPC (%v); update the worker.", workerID, err)
 	}
 	res.WorkerID = workerID
 	res.TotalRows = done.TotalRows
@@ -245,15 +247,15 @@ func (b *Broker) callError(ctx context.Context, workerID string, err error) erro
 	case ctx.Err() != nil:
 		return ctx.Err() // the caller left; nobody reads a sentence
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Kind: ErrTimeout, WorkerID: workerID, Message: fmt.Sprintf(
+		return fail(ErrTimeout,
 			"Worker %s did not answer within %s. The table may be large or the worker busy; try fewer rows or columns, or retry.",
-			workerID, b.timeout)}
+			workerID, b.timeout)
 	case errors.Is(err, plugin.ErrWorkerGone), errors.Is(err, plugin.ErrClosed):
-		return &Error{Kind: ErrWorkerGone, WorkerID: workerID, Message: fmt.Sprintf(
-			"Worker %s disconnected before sending the rows. Check that it is running, then reload.", workerID)}
+		return fail(ErrWorkerGone,
+			"Worker %s disconnected before sending the rows. Check that it is running, then reload.", workerID)
 	default:
-		return &Error{Kind: ErrWorker, WorkerID: workerID, Message: fmt.Sprintf(
-			"Could not ask worker %s for rows: %s", workerID, endSentence(err.Error()))}
+		return fail(ErrWorker,
+			"Could not ask worker %s for rows: %s", workerID, endSentence(err.Error()))
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 )
@@ -205,7 +206,7 @@ func (b *Broker) fetchRemote(ctx context.Context, req Request, local error) (*Re
 			return nil, local // no replica has a worker for it
 		}
 		if now.After(deadline) {
-			return nil, &Error{Kind: ErrTimeout, Message: "The worker on another floe replica did not answer in time; reload to try again."}
+			return nil, fail(ErrTimeout, "The worker on another floe replica did not answer in time; reload to try again.")
 		}
 	}
 }
@@ -234,12 +235,11 @@ func (b *Broker) serveRelay(ctx context.Context, id string) {
 	}
 	out, ferr := b.fetchLocal(ctx, req)
 	reply := relayReply{Result: out}
-	var pe *Error
-	switch {
-	case errors.As(ferr, &pe):
-		reply.Worker, reply.Error = pe.WorkerID, pe.Message
+	switch pe, ok := fault.As(ferr); {
+	case ok:
+		reply.Error = pe.Message
 		for name, k := range errorKinds {
-			if errors.Is(pe.Kind, k) {
+			if errors.Is(ferr, k) {
 				reply.Kind = name
 			}
 		}
@@ -267,7 +267,7 @@ func decodeReply(raw string, local error) (*Result, error) {
 		if kind == nil {
 			kind = ErrWorker
 		}
-		return nil, &Error{Kind: kind, WorkerID: rep.Worker, Message: rep.Error}
+		return nil, fail(kind, "%s", rep.Error)
 	}
 	if rep.Result == nil {
 		return nil, local

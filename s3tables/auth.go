@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // Signature rules.
@@ -100,7 +101,7 @@ func (s *Server) authenticate(r *http.Request, body []byte) (catalog.APIKey, err
 		return catalog.APIKey{}, forbidden("the body does not hash to X-Amz-Content-Sha256; unsigned payloads are not accepted")
 	}
 	key, err := s.cfg.Store.LookupAccessKey(r.Context(), a.accessKeyID)
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		return catalog.APIKey{}, forbidden("access key id " + a.accessKeyID + " is unknown, revoked or expired; create a key with floe token create")
 	}
 	if err != nil {

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/fault"
 )
 
 // Error is this surface's one error type: the S3 Tables exception name
@@ -65,32 +64,27 @@ func toError(err error) (e *Error, internal bool) {
 	if errors.As(err, &e) {
 		return e, false
 	}
-	var ie *iceberg.Error
-	if errors.As(err, &ie) {
-		switch {
-		case errors.Is(err, iceberg.ErrNotFound):
-			return &Error{Type: excNotFound, Status: http.StatusNotFound, Field: ie.Field, Message: ie.Message}, false
-		case errors.Is(err, iceberg.ErrAlreadyExists), errors.Is(err, iceberg.ErrCommitFailed):
-			return &Error{Type: excConflict, Status: http.StatusConflict, Field: ie.Field, Message: ie.Message}, false
-		case errors.Is(err, iceberg.ErrInvalid):
-			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ie.Field, Message: ie.Message}, false
-		}
+	fe, ok := fault.As(err)
+	if !ok {
+		return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
 	}
-	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		switch {
-		case errors.Is(err, catalog.ErrNotFound):
-			return &Error{Type: excNotFound, Status: http.StatusNotFound, Field: ce.Field, Message: ce.Message}, false
-		case errors.Is(err, catalog.ErrAlreadyExists), errors.Is(err, catalog.ErrConflict), errors.Is(err, catalog.ErrNotEmpty):
-			return &Error{Type: excConflict, Status: http.StatusConflict, Field: ce.Field, Message: ce.Message}, false
-		case errors.Is(err, catalog.ErrInvalid):
-			return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: ce.Field, Message: ce.Message}, false
-		}
-	}
-	if errors.Is(err, catalog.ErrUnavailable) {
+	msg := fault.Public(err)
+	switch fe.Kind {
+	case fault.NotFound:
+		return &Error{Type: excNotFound, Status: http.StatusNotFound, Field: fe.Field, Message: msg}, false
+	case fault.AlreadyExists, fault.Conflict, fault.NotEmpty, fault.CommitFailed:
+		return &Error{Type: excConflict, Status: http.StatusConflict, Field: fe.Field, Message: msg}, false
+	case fault.Invalid, fault.TooLarge, fault.Unsupported:
+		return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: fe.Field, Message: msg}, false
+	case fault.Unavailable:
 		// Logged as a fault (true) so the cause is kept, answered as 503.
-		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable,
-			Message: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly"}, true
+		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable, Message: msg}, true
+	case fault.Forbidden:
+		return &Error{Type: excAccessDenied, Status: http.StatusForbidden, Message: msg}, false
+	case fault.Unauthenticated:
+		return &Error{Type: excForbidden, Status: http.StatusForbidden, Message: msg}, false
+	case fault.Quota:
+		return &Error{Type: excTooManyReqs, Status: http.StatusTooManyRequests, Message: msg}, false
 	}
 	return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
 }

@@ -10,7 +10,7 @@ import (
 	sdk "github.com/aws/aws-sdk-go-v2/service/s3tables"
 	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 
-	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/s3tables"
 )
 
@@ -208,7 +208,7 @@ func TestSDKOperations(t *testing.T) {
 	if !errors.As(err, &nf) {
 		t.Fatalf("GetTableBucket after delete: err = %v, want NotFoundException", err)
 	}
-	if _, err := e.store.GetBucket(ctx, "analytics"); !errors.Is(err, catalog.ErrNotFound) {
+	if _, err := e.store.GetBucket(ctx, "analytics"); !errors.Is(err, fault.NotFound) {
 		t.Fatalf("catalog still has the bucket: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -166,7 +167,7 @@ func (s *Server) deleteTable(req *request) (any, error) {
 	// an update that lands after loadTable is never dropped unseen.
 	token := req.query.Get("versionToken")
 	_, err = s.cfg.Store.DropTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, token)
-	var ce *catalog.Error
+	var ce *fault.Error
 	if errors.As(err, &ce) && ce.Field == "version_token" {
 		return nil, conflict("versionToken", ce.Message)
 	}
@@ -208,7 +209,7 @@ func (s *Server) renameTable(req *request) (any, error) {
 		toName = in.NewName
 	}
 	_, err = s.cfg.Store.RenameTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, toNs, toName, in.VersionToken)
-	var ce *catalog.Error
+	var ce *fault.Error
 	if errors.As(err, &ce) && ce.Field == "version_token" {
 		return nil, conflict("versionToken", ce.Message)
 	}
@@ -255,7 +256,7 @@ func (s *Server) updateMetadataLocation(req *request) (any, error) {
 		return nil, badRequest("metadataLocation", fmt.Sprintf("metadataLocation must lie inside the table's warehouse location %s", locationURI(t.Location)))
 	}
 	t, err = s.cfg.Store.CommitTable(req.ctx, t.ID, in.VersionToken, in.MetadataLocation, nil)
-	if errors.Is(err, catalog.ErrConflict) {
+	if errors.Is(err, fault.Conflict) {
 		return nil, conflict("versionToken", "the table changed since versionToken was read; read the metadata location again and retry")
 	}
 	if err != nil {

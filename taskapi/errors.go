@@ -7,9 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
-	"github.com/floe/floe/tasks"
 )
 
 // apiError is one error answer: the HTTP status, the contract's error name
@@ -50,41 +49,52 @@ func internal(cause error) *apiError {
 		detail: "floe failed unexpectedly; the server log has the cause under this request id", cause: cause}
 }
 
-// fromService maps a tasks or catalog error to an answer.
+// fromService maps a domain error to an answer, by kind; the one place
+// that does for this surface.
 func fromService(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
-	msg := err.Error()
-	var te *tasks.Error
-	if errors.As(err, &te) {
-		msg = te.Message
-	}
-	var ce *catalog.Error
-	if errors.As(err, &ce) {
-		msg = ce.Message
-	}
-	switch {
-	case errors.Is(err, tasks.ErrInvalid), errors.Is(err, catalog.ErrInvalid):
-		return invalid(msg)
-	case errors.Is(err, tasks.ErrNotFound):
-		return taskNotFound(msg)
-	case errors.Is(err, tasks.ErrConflict):
-		return &apiError{status: http.StatusConflict, name: "TaskStateConflict", code: 10001, detail: msg}
-	case errors.Is(err, tasks.ErrQuota):
-		return &apiError{status: http.StatusTooManyRequests, name: "TaskQuotaExceeded", code: 10002, detail: msg}
-	case errors.Is(err, catalog.ErrNotFound):
-		return tableNotFound(msg)
-	case errors.Is(err, catalog.ErrUnavailable), persist.IsUnreachable(err):
-		return &apiError{status: http.StatusServiceUnavailable, name: "ServiceUnavailable", code: 17,
-			detail: "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly", cause: err}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		e := internal(err)
 		e.detail = "the request ended before floe answered; retry"
 		return e
 	}
+	fe, ok := fault.As(err)
+	if !ok {
+		if persist.IsUnreachable(err) {
+			return unavailable(err, "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly")
+		}
+		return internal(err)
+	}
+	msg := fault.Public(err)
+	switch fe.Kind {
+	case fault.Invalid, fault.TooLarge:
+		return invalid(msg)
+	case fault.NotFound:
+		if fe.Field == "task" {
+			return taskNotFound(msg)
+		}
+		return tableNotFound(msg)
+	case fault.Conflict, fault.AlreadyExists, fault.CommitFailed, fault.NotEmpty:
+		return &apiError{status: http.StatusConflict, name: "TaskStateConflict", code: 10001, detail: msg}
+	case fault.Quota:
+		return &apiError{status: http.StatusTooManyRequests, name: "TaskQuotaExceeded", code: 10002, detail: msg}
+	case fault.Unavailable:
+		return unavailable(err, msg)
+	case fault.Unauthenticated:
+		return &apiError{status: http.StatusUnauthorized, name: "Unauthenticated", code: 16, detail: msg}
+	case fault.Forbidden:
+		return &apiError{status: http.StatusForbidden, name: "PermissionDenied", code: 15, detail: msg}
+	case fault.Unsupported:
+		return &apiError{status: http.StatusNotAcceptable, name: "Unsupported", code: 0, detail: msg}
+	}
 	return internal(err)
+}
+
+func unavailable(cause error, detail string) *apiError {
+	return &apiError{status: http.StatusServiceUnavailable, name: "ServiceUnavailable", code: 17, detail: detail, cause: cause}
 }
 
 type errorBody struct {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
@@ -80,10 +81,10 @@ func (e *env) lanceTable(bucket, ns, name string) catalog.Table {
 func (e *env) table2(bucket string, bf catalog.Format, ns, name string, tf catalog.Format) catalog.Table {
 	e.t.Helper()
 	ctx := context.Background()
-	if _, err := e.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: bf}); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+	if _, err := e.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: bf}); err != nil && !errors.Is(err, fault.AlreadyExists) {
 		e.t.Fatalf("CreateBucket: %v", err)
 	}
-	if _, err := e.store.CreateNamespace(ctx, bucket, []string{ns}, nil); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+	if _, err := e.store.CreateNamespace(ctx, bucket, []string{ns}, nil); err != nil && !errors.Is(err, fault.AlreadyExists) {
 		e.t.Fatalf("CreateNamespace: %v", err)
 	}
 	tb, _, err := e.store.CreateTable(ctx, catalog.CreateTableInput{

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -62,14 +63,14 @@ func (h *handler) prepare(r *http.Request, o op, rawID string) (*request, *apiEr
 		return nil, e
 	}
 	if _, err := h.store.GetBucket(r.Context(), bucket); err != nil {
-		if errors.Is(err, catalog.ErrNotFound) || errors.Is(err, catalog.ErrInvalid) {
+		if errors.Is(err, fault.NotFound) || errors.Is(err, fault.Invalid) {
 			return nil, tableNotFound("bucket " + bucket + " does not exist; create it first, or check the Host header (the bucket is its first label)")
 		}
 		return nil, fromService(err) // 503 while the database is away, else internal
 	}
 	t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: []string{ns}, Name: name})
 	switch {
-	case errors.Is(err, catalog.ErrNotFound) || err == nil && t.State == catalog.StateDeregistered:
+	case errors.Is(err, fault.NotFound) || err == nil && t.State == catalog.StateDeregistered:
 		return nil, tableNotFound("table " + ns + delim + name + " does not exist in bucket " + bucket)
 	case err != nil:
 		return nil, fromService(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 )
@@ -52,10 +53,10 @@ func newService(t testing.TB, store *catalog.Store, runner JobRunner) *Service {
 func lanceTable(t testing.TB, s *catalog.Store, bucket, ns, name string) catalog.Table {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := s.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: catalog.FormatLance}); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+	if _, err := s.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: catalog.FormatLance}); err != nil && !errors.Is(err, fault.AlreadyExists) {
 		t.Fatalf("CreateBucket: %v", err)
 	}
-	if _, err := s.CreateNamespace(ctx, bucket, []string{ns}, nil); err != nil && !errors.Is(err, catalog.ErrAlreadyExists) {
+	if _, err := s.CreateNamespace(ctx, bucket, []string{ns}, nil); err != nil && !errors.Is(err, fault.AlreadyExists) {
 		t.Fatalf("CreateNamespace: %v", err)
 	}
 	tb, _, err := s.CreateTable(ctx, catalog.CreateTableInput{

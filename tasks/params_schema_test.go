@@ -3,6 +3,8 @@ package tasks
 import (
 	"errors"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 func TestValidationErrorsNameTheirField(t *testing.T) {
@@ -28,9 +30,9 @@ func TestValidationErrorsNameTheirField(t *testing.T) {
 	for _, c := range cases {
 		t.Run(string(c.typ)+" "+c.body, func(t *testing.T) {
 			_, err := ValidateParams(c.typ, []byte(c.body))
-			var te *Error
-			if !errors.As(err, &te) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("err = %v, want an invalid-input *Error", err)
+			var te *fault.Error
+			if !errors.As(err, &te) || !errors.Is(err, fault.Invalid) {
+				t.Fatalf("err = %v, want an invalid-input *fault.Error", err)
 			}
 			if te.Field != c.field {
 				t.Errorf("Field = %q, want %q (message %q)", te.Field, c.field, te.Message)

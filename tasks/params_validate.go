@@ -9,7 +9,7 @@ import (
 // schema and returns the params to store: recognised fields with their
 // defaults filled, unknown fields dropped. Only shape and basic values are
 // checked here; whether a column or index exists is found out when the task
-// runs. A refusal is an *Error whose Field names the parameter at fault.
+// runs. A refusal is an *fault.Error whose Field names the parameter at fault.
 func ValidateParams(t Type, body []byte) (map[string]any, error) {
 	sc, ok := SchemaOf(t)
 	if !ok {

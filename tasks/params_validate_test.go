@@ -5,13 +5,15 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // paramCase is one body and either the params it stores or an error.
 type paramCase struct {
 	name string
 	body string
-	want map[string]any // nil: want ErrInvalid
+	want map[string]any // nil: want fault.Invalid
 }
 
 func runParamCases(t *testing.T, typ Type, cases []paramCase) {
@@ -20,8 +22,8 @@ func runParamCases(t *testing.T, typ Type, cases []paramCase) {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := ValidateParams(typ, []byte(c.body))
 			if c.want == nil {
-				if !errors.Is(err, ErrInvalid) {
-					t.Fatalf("ValidateParams(%s) = %v, %v; want ErrInvalid", c.body, got, err)
+				if !errors.Is(err, fault.Invalid) {
+					t.Fatalf("ValidateParams(%s) = %v, %v; want fault.Invalid", c.body, got, err)
 				}
 				return
 			}
@@ -216,8 +218,8 @@ func TestParseType(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "compact", "LANCE_COMPACT", "lance_compact "} {
-		if _, err := ParseType(bad); !errors.Is(err, ErrInvalid) {
-			t.Errorf("ParseType(%q) = %v, want ErrInvalid", bad, err)
+		if _, err := ParseType(bad); !errors.Is(err, fault.Invalid) {
+			t.Errorf("ParseType(%q) = %v, want fault.Invalid", bad, err)
 		}
 	}
 	if !reflect.DeepEqual(len(Types), 5) {
@@ -225,7 +227,7 @@ func TestParseType(t *testing.T) {
 	}
 }
 
-// Any body gives params that marshal, or ErrInvalid; never another error or
+// Any body gives params that marshal, or fault.Invalid; never another error or
 // a panic (a client mistake must never become a 500).
 func FuzzValidateParams(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"older_than":"7d"}`, `{"target_rows_per_fragment":1e400}`,
@@ -236,8 +238,8 @@ func FuzzValidateParams(f *testing.F) {
 		typ := Types[int(which)%len(Types)]
 		p, err := ValidateParams(typ, []byte(body))
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("%s %q: %v is not ErrInvalid", typ, body, err)
+			if !errors.Is(err, fault.Invalid) {
+				t.Fatalf("%s %q: %v is not fault.Invalid", typ, body, err)
 			}
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 func TestSubmitStoresSubmittedTask(t *testing.T) {
@@ -32,11 +33,11 @@ func TestSubmitStoresSubmittedTask(t *testing.T) {
 	if !got.CreatedAt.Equal(task.CreatedAt) {
 		t.Fatalf("created_at stored %v, returned %v", got.CreatedAt, task.CreatedAt)
 	}
-	if _, err := s.Submit(context.Background(), tb, TypeCleanup, []byte(`{}`)); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("invalid cleanup = %v, want ErrInvalid", err)
+	if _, err := s.Submit(context.Background(), tb, TypeCleanup, []byte(`{}`)); !errors.Is(err, fault.Invalid) {
+		t.Fatalf("invalid cleanup = %v, want fault.Invalid", err)
 	}
-	if _, err := s.Submit(context.Background(), tb, Type("lance_bogus"), nil); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("bogus type = %v, want ErrInvalid", err)
+	if _, err := s.Submit(context.Background(), tb, Type("lance_bogus"), nil); !errors.Is(err, fault.Invalid) {
+		t.Fatalf("bogus type = %v, want fault.Invalid", err)
 	}
 }
 
@@ -64,12 +65,12 @@ func TestDeleteByState(t *testing.T) {
 		id   string
 		want error
 	}{
-		{"submitted", submitted.ID, ErrConflict},
-		{"running", running.ID, ErrConflict},
+		{"submitted", submitted.ID, fault.Conflict},
+		{"running", running.ID, fault.Conflict},
 		{"completed", completed.ID, nil},
 		{"failed", failed.ID, nil},
-		{"completed again", completed.ID, ErrNotFound},
-		{"unknown", strings.Repeat("a", 32), ErrNotFound},
+		{"completed again", completed.ID, fault.NotFound},
+		{"unknown", strings.Repeat("a", 32), fault.NotFound},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,8 +81,8 @@ func TestDeleteByState(t *testing.T) {
 		})
 	}
 	other := lanceTable(t, store, "mybucket", "ns", "other")
-	if err := s.Delete(ctx, other.ID, submitted.ID); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("delete through another table = %v, want ErrNotFound", err)
+	if err := s.Delete(ctx, other.ID, submitted.ID); !errors.Is(err, fault.NotFound) {
+		t.Fatalf("delete through another table = %v, want fault.NotFound", err)
 	}
 }
 
@@ -99,8 +100,8 @@ func TestTasksBelongToTableID(t *testing.T) {
 	if again.ID == tb.ID {
 		t.Fatal("re-created table kept its id")
 	}
-	if _, err := s.Get(ctx, again.ID, old.ID); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("old task through new table = %v, want ErrNotFound", err)
+	if _, err := s.Get(ctx, again.ID, old.ID); !errors.Is(err, fault.NotFound) {
+		t.Fatalf("old task through new table = %v, want fault.NotFound", err)
 	}
 	list, next, err := s.List(ctx, again.ID, ListOptions{Type: TypeCompact})
 	if err != nil || len(list) != 0 || next != "" {
@@ -150,8 +151,8 @@ func TestListPages(t *testing.T) {
 		t.Fatalf("listed %d of 25", len(seen))
 	}
 	for _, m := range []string{"garbage", "dDE6MTox", encodeMarker(1, "zz")} {
-		if _, _, err := s.List(context.Background(), tb.ID, ListOptions{Type: TypeCleanup, Marker: m}); !errors.Is(err, ErrInvalid) {
-			t.Errorf("marker %q = %v, want ErrInvalid", m, err)
+		if _, _, err := s.List(context.Background(), tb.ID, ListOptions{Type: TypeCleanup, Marker: m}); !errors.Is(err, fault.Invalid) {
+			t.Errorf("marker %q = %v, want fault.Invalid", m, err)
 		}
 	}
 }
@@ -178,7 +179,7 @@ func TestQuotaUnderConcurrentSubmitters(t *testing.T) {
 				switch {
 				case err == nil:
 					accepted = append(accepted, task.ID)
-				case errors.Is(err, ErrQuota):
+				case errors.Is(err, fault.Quota):
 					refused++
 				default:
 					t.Errorf("Submit: %v", err)
@@ -206,7 +207,7 @@ func TestQuotaUnderConcurrentSubmitters(t *testing.T) {
 	other := lanceTable(t, store, "mybucket", "ns", "other")
 	mustSubmit(t, s, other, TypeCompact, "")
 	// Finishing and deleting a task frees its place.
-	if _, err := s.Submit(context.Background(), tb, TypeCompact, nil); !errors.Is(err, ErrQuota) {
+	if _, err := s.Submit(context.Background(), tb, TypeCompact, nil); !errors.Is(err, fault.Quota) {
 		t.Fatalf("over quota = %v", err)
 	}
 	first := mustGet(t, s, tb.ID, accepted[0])

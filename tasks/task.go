@@ -4,9 +4,10 @@
 package tasks
 
 import (
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/floe/floe/fault"
 )
 
 // Type is a task type; it is also the plugin job type that runs the task.
@@ -92,37 +93,15 @@ const restartMessage = "floe restarted while this task was running and its job d
 // deleting finished tasks frees room.
 const MaxTasksPerType = 1000
 
-// Error kinds; test with errors.Is.
-var (
-	ErrInvalid  = errors.New("invalid input")
-	ErrNotFound = errors.New("task not found")
-	ErrConflict = errors.New("task state conflict")
-	ErrQuota    = errors.New("task quota exceeded")
-)
-
-// Error carries a kind and a sentence for the caller, and for invalid
-// parameters the parameter at fault, so a form can show the sentence next
-// to it.
-type Error struct {
-	Kind    error
-	Field   string // "" when no one parameter is at fault
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap lets errors.Is match the kind.
-func (e *Error) Unwrap() error { return e.Kind }
-
 func invalidf(format string, args ...any) error {
-	return &Error{Kind: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+	return &fault.Error{Kind: fault.Invalid, Message: fmt.Sprintf(format, args...)}
 }
 
 // fieldf is an invalid-input error about one parameter.
 func fieldf(field, format string, args ...any) error {
-	return &Error{Kind: ErrInvalid, Field: field, Message: fmt.Sprintf(format, args...)}
+	return &fault.Error{Kind: fault.Invalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 func notFound(id string) error {
-	return &Error{Kind: ErrNotFound, Message: fmt.Sprintf("task %q does not exist for this table (it may have been deleted)", id)}
+	return &fault.Error{Kind: fault.NotFound, Field: "task", Message: fmt.Sprintf("task %q does not exist for this table (it may have been deleted)", id)}
 }

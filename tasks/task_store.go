@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -90,7 +91,7 @@ func (s *Service) insert(ctx context.Context, t Task) error {
 			return fmt.Errorf("tasks: count: %w", err)
 		}
 		if n >= MaxTasksPerType {
-			return &Error{Kind: ErrQuota, Message: fmt.Sprintf(
+			return &fault.Error{Kind: fault.Quota, Message: fmt.Sprintf(
 				"this table already holds %d %s tasks, the most floe keeps; delete finished tasks to make room", n, t.Type)}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO lance_tasks
@@ -116,8 +117,8 @@ func (s *Service) Get(ctx context.Context, tableID, taskID string) (Task, error)
 }
 
 // Delete removes a finished (completed or failed) task; it never undoes what
-// the task did. A submitted or running task is ErrConflict; an unknown one
-// ErrNotFound.
+// the task did. A submitted or running task is fault.Conflict; an unknown one
+// fault.NotFound.
 func (s *Service) Delete(ctx context.Context, tableID, taskID string) error {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM lance_tasks
 		WHERE id = ? AND table_id = ? AND status IN ('completed', 'failed')`, taskID, tableID)
@@ -139,6 +140,6 @@ func (s *Service) Delete(ctx context.Context, tableID, taskID string) error {
 	if Status(status).Terminal() { // finished between the two statements; try once more
 		return s.Delete(ctx, tableID, taskID)
 	}
-	return &Error{Kind: ErrConflict, Message: fmt.Sprintf(
+	return &fault.Error{Kind: fault.Conflict, Message: fmt.Sprintf(
 		"task %s is %s; only completed or failed tasks can be deleted, so wait for it to finish", taskID, status)}
 }

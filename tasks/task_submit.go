@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 )
 
 // Submit validates a submission body for the table, stores the task as
@@ -38,7 +39,7 @@ func (s *Service) Submit(ctx context.Context, table catalog.Table, typ Type, bod
 // looking up its table for the job's names.
 func (s *Service) dispatch(ctx context.Context, t Task) bool {
 	table, err := s.store.GetTableByID(ctx, t.TableID)
-	if errors.Is(err, catalog.ErrNotFound) {
+	if errors.Is(err, fault.NotFound) {
 		s.finish(ctx, JobUpdate{State: "failed", Error: "the table was dropped before the task could run"}, t.ID)
 		return false
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/floe/floe/fault"
 )
 
 // The kinds of failure a caller maps to a status. ErrNotExist and ErrExist
@@ -17,18 +19,35 @@ var (
 	ErrBadLocation = errors.New("location is not valid")
 )
 
-// Error is a failure with a sentence a client can act on. Kind is one of the
-// sentinels above; errors.Is matches it.
-type Error struct {
-	Kind    error
-	Message string
+// errorf builds the domain error for a failure of one of the kinds above:
+// the sentinel stays in the chain (errors.Is(err, ErrOutside) holds) and
+// the fault kind is what every surface maps to its answer.
+func errorf(kind error, format string, args ...any) error {
+	return &fault.Error{Kind: faultKind(kind), Field: faultField(kind), Message: fmt.Sprintf(format, args...), Err: kind}
 }
 
-func (e *Error) Error() string { return e.Message }
-func (e *Error) Unwrap() error { return e.Kind }
+func faultKind(kind error) fault.Kind {
+	switch kind {
+	case ErrNotExist:
+		return fault.NotFound
+	case ErrExist:
+		return fault.AlreadyExists
+	case ErrUnavailable, ErrPermission:
+		// A store that refuses floe's own credentials is floe's problem,
+		// not the client's: it is answered like an unreachable store.
+		return fault.Unavailable
+	case ErrNoConditionalPut:
+		return fault.Unsupported
+	}
+	return fault.Invalid
+}
 
-func errorf(kind error, format string, args ...any) error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+func faultField(kind error) string {
+	switch kind {
+	case ErrUnavailable, ErrPermission, ErrNoConditionalPut:
+		return "storage"
+	}
+	return "location"
 }
 
 // IsClientError reports whether err is a refusal of the location itself

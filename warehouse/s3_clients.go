@@ -2,7 +2,6 @@ package warehouse
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,16 +53,16 @@ func (b *S3) Vend(ctx context.Context, mode VendMode, loc Location) (*Credential
 	}
 	if mode == VendSTS {
 		if b.sts == nil {
-			return nil, &Error{Kind: ErrPermission, Message: "floe has no STS role to assume (--s3-sts-role-arn) to vend scoped keys"}
+			return nil, errorf(ErrPermission, "floe has no STS role to assume (--s3-sts-role-arn) to vend scoped keys")
 		}
 		return b.sts.credentials(ctx, loc)
 	}
 	if b.creds == nil {
-		return nil, &Error{Kind: ErrPermission, Message: fmt.Sprintf("floe has no credentials for the S3 store at %s to hand out", b.endpoint)}
+		return nil, errorf(ErrPermission, "floe has no credentials for the S3 store at %s to hand out", b.endpoint)
 	}
 	c, err := b.creds.Retrieve(ctx)
 	if err != nil {
-		return nil, &Error{Kind: ErrPermission, Message: fmt.Sprintf("floe has no credentials for the S3 store at %s to hand out: %v", b.endpoint, err)}
+		return nil, errorf(ErrPermission, "floe has no credentials for the S3 store at %s to hand out: %v", b.endpoint, err)
 	}
 	out := &Credentials{AccessKeyID: c.AccessKeyID, SecretAccessKey: c.SecretAccessKey, SessionToken: c.SessionToken}
 	if c.CanExpire {

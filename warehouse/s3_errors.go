@@ -46,26 +46,22 @@ func (b *S3) fail(op string, loc Location, err error) error {
 	switch {
 	case status == 0:
 		// No HTTP answer at all: refused, reset, timed out, DNS.
-		return &Error{Kind: ErrUnavailable, Message: fmt.Sprintf(
-			"the S3 store at %s cannot be reached (%v); check that it is running and the endpoint is right", b.endpoint, rootCause(err))}
+		return errorf(ErrUnavailable, "the S3 store at %s cannot be reached (%v); check that it is running and the endpoint is right", b.endpoint, rootCause(err))
 	case code == "NoSuchBucket":
-		return &Error{Kind: ErrNotExist, Message: fmt.Sprintf(
-			"the S3 store at %s has no bucket %q; create it or fix --warehouse", b.endpoint, loc.Bucket())}
+		return errorf(ErrNotExist, "the S3 store at %s has no bucket %q; create it or fix --warehouse", b.endpoint, loc.Bucket())
 	case code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound:
-		return &Error{Kind: ErrNotExist, Message: fmt.Sprintf("%s does not exist", loc)}
+		return errorf(ErrNotExist, "%s does not exist", loc)
 	case op == "create" && (code == "PreconditionFailed" || status == http.StatusPreconditionFailed ||
 		code == "ConditionalRequestConflict"):
 		// 409 ConditionalRequestConflict is AWS's answer while another
 		// conditional PUT of the same key is in flight: that writer wins.
-		return &Error{Kind: ErrExist, Message: fmt.Sprintf("%s already exists", loc)}
+		return errorf(ErrExist, "%s already exists", loc)
 	case code == "PreconditionFailed" || status == http.StatusPreconditionFailed:
-		return &Error{Kind: ErrUnavailable, Message: fmt.Sprintf("%s changed while it was being read; read it again", loc)}
+		return errorf(ErrUnavailable, "%s changed while it was being read; read it again", loc)
 	case status == http.StatusForbidden || code == "AccessDenied" || code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch":
-		return &Error{Kind: ErrPermission, Message: fmt.Sprintf(
-			"the S3 store at %s refused to %s %s (%s); check floe's credentials and their rights on the bucket", b.endpoint, op, loc, orStatus(code, status))}
+		return errorf(ErrPermission, "the S3 store at %s refused to %s %s (%s); check floe's credentials and their rights on the bucket", b.endpoint, op, loc, orStatus(code, status))
 	case status >= 500 || status == http.StatusTooManyRequests:
-		return &Error{Kind: ErrUnavailable, Message: fmt.Sprintf(
-			"the S3 store at %s failed to %s %s (%s); try again", b.endpoint, op, loc, orStatus(code, status))}
+		return errorf(ErrUnavailable, "the S3 store at %s failed to %s %s (%s); try again", b.endpoint, op, loc, orStatus(code, status))
 	}
 	return fmt.Errorf("warehouse: %s %s on the S3 store at %s: %w", op, loc, b.endpoint, err)
 }
@@ -125,9 +121,8 @@ func (b *S3) Check(ctx context.Context) error {
 	case errors.Is(err, ErrExist):
 		return nil
 	case err == nil:
-		return &Error{Kind: ErrNoConditionalPut, Message: fmt.Sprintf(
-			"the S3 store at %s ignores If-None-Match: * on PUT, so two writers could replace each other's table metadata; "+
-				"use a store that supports conditional writes (AWS S3, SeaweedFS, MinIO)", b.endpoint)}
+		return errorf(ErrNoConditionalPut, "the S3 store at %s ignores If-None-Match: * on PUT, so two writers could replace each other's table metadata; "+
+			"use a store that supports conditional writes (AWS S3, SeaweedFS, MinIO)", b.endpoint)
 	default:
 		return err
 	}

@@ -3,7 +3,6 @@ package warehouse
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -151,11 +150,11 @@ func (v *stsVendor) assume(ctx context.Context, loc Location) (*Credentials, err
 		DurationSeconds: aws.Int32(int32(stsSessionDuration / time.Second)),
 	})
 	if err != nil {
-		return nil, &Error{Kind: ErrPermission, Message: fmt.Sprintf("the store's STS refused AssumeRole of %s: %v", v.role, err)}
+		return nil, errorf(ErrPermission, "the store's STS refused AssumeRole of %s: %v", v.role, err)
 	}
 	c := out.Credentials
 	if c == nil || c.AccessKeyId == nil || c.SecretAccessKey == nil || c.SessionToken == nil || c.Expiration == nil {
-		return nil, &Error{Kind: ErrPermission, Message: fmt.Sprintf("the store's STS answered AssumeRole of %s without complete credentials", v.role)}
+		return nil, errorf(ErrPermission, "the store's STS answered AssumeRole of %s without complete credentials", v.role)
 	}
 	return &Credentials{AccessKeyID: *c.AccessKeyId, SecretAccessKey: *c.SecretAccessKey, SessionToken: *c.SessionToken, Expires: *c.Expiration}, nil
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"github.com/floe/floe/persist"
 	"log/slog"
 	"time"
+
+	"github.com/floe/floe/persist"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 	"github.com/spf13/cobra"
@@ -129,7 +130,7 @@ func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
 
 // exitCode maps errors to exit statuses: 2 for a user's mistake, 1 otherwise.
 func exitCode(err error) int {
-	var ce *catalog.Error
+	var ce *fault.Error
 	if errors.As(err, &ce) {
 		return 2
 	}
