@@ -46,6 +46,8 @@ const (
 	Unsupported Kind = "unsupported"
 	// TooLarge: a request body over its surface's cap.
 	TooLarge Kind = "too large"
+	// MethodNotAllowed: the route exists but not for this method.
+	MethodNotAllowed Kind = "method not allowed"
 )
 
 // Error is a refusal with a kind, the field it concerns ("name", "bucket",
