@@ -35,7 +35,8 @@ FUZZ_TARGETS := \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody \
 	./handlers:FuzzSafeNext \
-	./lancemeta:FuzzDecodeManifest
+	./lancemeta:FuzzDecodeManifest \
+	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath
 
 ## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
 fuzz:

@@ -353,17 +353,23 @@ func (b *S3) List(ctx context.Context, prefix Location, fn func(Entry) error) er
 // CreateExclusive PUTs with If-None-Match: *, which the store refuses when
 // the key exists. Check proves at start that the store honours it.
 func (b *S3) CreateExclusive(ctx context.Context, loc Location, data []byte) error {
+	_, err := b.CreateExclusiveETag(ctx, loc, data)
+	return err
+}
+
+// CreateExclusiveETag is CreateExclusive answering the new object's ETag.
+func (b *S3) CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error) {
 	k, _ := key(loc)
-	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
+	out, err := b.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:      aws.String(loc.Bucket()),
 		Key:         aws.String(k),
 		Body:        bytes.NewReader(data),
 		IfNoneMatch: aws.String("*"),
 	})
 	if err != nil {
-		return b.fail("create", loc, err)
+		return "", b.fail("create", loc, err)
 	}
-	return nil
+	return aws.ToString(out.ETag), nil
 }
 
 // WriteFile PUTs an object, replacing any; S3 PUTs are atomic.

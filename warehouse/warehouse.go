@@ -125,3 +125,21 @@ func (w *Warehouse) checkBelow(loc Location) error {
 	}
 	return nil
 }
+
+// ETagCreator is implemented by stores that answer a write with the new
+// object's entity tag (S3); the local disk has none.
+type ETagCreator interface {
+	CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error)
+}
+
+// CreateExclusiveETag is CreateExclusive that also returns the stored
+// object's entity tag where the store gives one ("" on the local disk).
+func (w *Warehouse) CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error) {
+	if err := w.checkBelow(loc); err != nil {
+		return "", err
+	}
+	if t, ok := w.backend.(ETagCreator); ok {
+		return t.CreateExclusiveETag(ctx, loc, data)
+	}
+	return "", w.backend.CreateExclusive(ctx, loc, data)
+}
