@@ -19,6 +19,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"sync"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -56,6 +57,14 @@ type Commit struct {
 	// Scheme is the naming scheme the client uses ("V1", "V2"); "" takes
 	// it from the manifest's name.
 	Scheme string
+	// Size and ETag are what the client says it wrote (0 and "" when it
+	// does not say). With both, on a store that copies in place (S3), floe
+	// copies the staged manifest to its final name without reading it:
+	// the copy is conditional on that entity tag, so what is committed is
+	// exactly what the client wrote. Otherwise floe reads the manifest and
+	// checks it records the version.
+	Size int64
+	ETag string
 	// Who commits: the API key's id and name.
 	KeyID, Principal string
 }
@@ -81,57 +90,54 @@ type staged struct {
 	final   warehouse.Location
 	data    []byte
 	copy    bool // staging is not the final name: write the final one
+	inPlace bool // copy inside the store on the client's size and e_tag; data stays nil
 }
 
 // Create commits the versions, all or none: every manifest is checked
-// first (it must lie directly in its table's _versions/, be named for its
-// version, exist, and record that version), then the catalog reserves every
-// number in one transaction, then the final manifests are written. A
-// number taken already is catalog.ErrConflict (Field "version"); a version
-// some writer put straight into _versions/ behind floe's back is adopted
-// into the record and answered as the same conflict, so the client reloads
-// and commits on top of it.
-func (s *Service) Create(ctx context.Context, commits []Commit) ([]Version, error) {
+// (it must lie directly in its table's _versions/, be named for its
+// version, exist, and record that version), the catalog reserves every
+// number in one transaction (the manifests are read meanwhile), then the
+// final manifests are written and the records finalized. A number taken
+// already is catalog.ErrConflict (Field "version"); a version some writer
+// put straight into _versions/ behind floe's back is adopted into the
+// record and answered as the same conflict, so the client reloads and
+// commits on top of it. The staging files of a committed batch are left
+// for Committed.Tidy, which the caller runs once the client has its answer.
+func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, error) {
 	wh := s.store.Storage()
 	plan := make([]staged, len(commits))
 	for i, c := range commits {
-		p, err := s.stage(ctx, wh, c)
+		p, err := s.stage(wh, c)
 		if err != nil {
-			return nil, err
+			return Committed{}, err
 		}
 		plan[i] = p
 	}
-	batch := make([]catalog.LanceReservation, len(plan))
-	imported := map[string]bool{}
-	for i, p := range plan {
-		batch[i].Version = catalog.LanceVersion{
-			TableID: p.c.Table.ID, Version: p.c.Version, ManifestPath: p.final.String(),
-			ManifestSize: int64(len(p.data)), KeyID: p.c.KeyID, Principal: p.c.Principal,
+	// Reading the manifests (a GET each) overlaps the reservation's
+	// database round trips; both are done before anything is written.
+	loaded := make(chan error, 1)
+	go func() { loaded <- s.loadAll(ctx, wh, plan) }()
+	reserved, err := s.reserve(ctx, plan)
+	if lerr := <-loaded; lerr != nil {
+		if err == nil {
+			_ = s.store.ReleaseLanceVersions(context.WithoutCancel(ctx), reserved)
 		}
-		if imported[p.c.Table.ID] {
-			continue
-		}
-		imported[p.c.Table.ID] = true
-		im, err := s.importable(ctx, p.c.Table)
-		if err != nil {
-			return nil, err
-		}
-		if !p.copy { // the client finalized it itself: recorded below, not imported
-			im = withoutVersion(im, p.c.Version)
-		}
-		batch[i].Imported = im
+		return Committed{}, lerr
 	}
-	if err := s.store.ReserveLanceVersions(ctx, batch); err != nil {
+	if err != nil {
 		if errors.Is(err, catalog.ErrConflict) {
 			for _, p := range plan {
 				s.settle(ctx, p.c.Table)
 			}
+			s.dropStaged(ctx, wh, plan)
 		}
-		return nil, err
+		return Committed{}, err
 	}
-	reserved := make([]catalog.LanceVersion, len(batch))
-	for i := range batch {
-		reserved[i] = batch[i].Version
+	for i, p := range plan {
+		reserved[i].ManifestSize = int64(len(p.data))
+		if p.inPlace {
+			reserved[i].ManifestSize = p.c.Size
+		}
 	}
 	done, adopted, err := s.writeFinals(ctx, wh, plan, reserved)
 	if err != nil || len(adopted) > 0 {
@@ -150,28 +156,97 @@ func (s *Service) Create(ctx context.Context, commits []Commit) ([]Version, erro
 		}
 		_ = s.store.ReleaseLanceVersions(context.WithoutCancel(ctx), reserved)
 		if err != nil {
-			return nil, err
+			return Committed{}, err
 		}
+		s.dropStaged(ctx, wh, plan)
 		v := adopted[0]
-		return nil, &catalog.Error{Kind: catalog.ErrConflict, Field: "version",
+		return Committed{}, &catalog.Error{Kind: catalog.ErrConflict, Field: "version",
 			Message: "version " + itoa(v.Version) + " was written to the table's _versions/ directly, not through floe; floe recorded it: load the latest version and commit on top of it"}
 	}
 	if err := s.store.FinalizeLanceVersions(ctx, reserved); err != nil {
-		return nil, err // the records stay reserved; settle finalizes them (their finals are written)
+		return Committed{}, err // the records stay reserved; settle finalizes them (their finals are written)
 	}
-	out := make([]Version, len(reserved))
+	out := Committed{Versions: make([]Version, len(reserved)), wh: wh}
 	for i, p := range plan {
 		if p.copy {
-			_ = wh.Delete(context.WithoutCancel(ctx), p.staging) // best effort: an orphan staging file is harmless
+			out.staging = append(out.staging, p.staging)
 		}
-		out[i] = fromRecord(reserved[i])
-		out[i].Time = s.now().UTC()
+		out.Versions[i] = fromRecord(reserved[i])
+		out.Versions[i].Time = s.now().UTC()
 	}
 	return out, nil
 }
 
-// stage checks one commit's manifest and reads it.
-func (s *Service) stage(ctx context.Context, wh *warehouse.Warehouse, c Commit) (staged, error) {
+// Committed is what Create committed.
+type Committed struct {
+	Versions []Version
+	staging  []warehouse.Location
+	wh       *warehouse.Warehouse
+}
+
+// Tidy removes the committed versions' staging files (best effort: an
+// orphan staging file is harmless, no reader looks at it). Callers run it
+// after answering, so the client does not wait for it.
+func (c Committed) Tidy(ctx context.Context) {
+	for _, loc := range c.staging {
+		_ = c.wh.Delete(ctx, loc)
+	}
+}
+
+// maxParallelReads bounds the manifest reads of one batch in flight.
+const maxParallelReads = 8
+
+// loadAll reads and checks every commit's manifest, a few at a time.
+func (s *Service) loadAll(ctx context.Context, wh *warehouse.Warehouse, plan []staged) error {
+	errs := make([]error, len(plan))
+	sem := make(chan struct{}, maxParallelReads)
+	var wg sync.WaitGroup
+	for i := range plan {
+		if plan[i].inPlace {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = s.load(ctx, wh, &plan[i])
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// reserve asks the catalog for every commit's number (with the history of
+// tables it has no record of yet); reserved is the records as asked.
+func (s *Service) reserve(ctx context.Context, plan []staged) ([]catalog.LanceVersion, error) {
+	batch := make([]catalog.LanceReservation, len(plan))
+	imported := map[string]bool{}
+	for i, p := range plan {
+		batch[i].Version = catalog.LanceVersion{
+			TableID: p.c.Table.ID, Version: p.c.Version, ManifestPath: p.final.String(),
+			KeyID: p.c.KeyID, Principal: p.c.Principal,
+		}
+		if imported[p.c.Table.ID] {
+			continue
+		}
+		imported[p.c.Table.ID] = true
+		im, err := s.importable(ctx, p.c.Table)
+		if err != nil {
+			return nil, err
+		}
+		if !p.copy { // the client finalized it itself: recorded below, not imported
+			im = withoutVersion(im, p.c.Version)
+		}
+		batch[i].Imported = im
+	}
+	reserved := make([]catalog.LanceVersion, len(batch))
+	for i := range batch {
+		reserved[i] = batch[i].Version
+	}
+	return reserved, s.store.ReserveLanceVersions(ctx, batch)
+}
+
+// stage checks one commit's manifest path and names (no storage call).
+func (s *Service) stage(wh *warehouse.Warehouse, c Commit) (staged, error) {
 	tableLoc, err := wh.Parse(c.Table.Location)
 	if err != nil {
 		return staged{}, catalog.Invalid("location", "the table's location cannot be read: "+err.Error())
@@ -199,26 +274,33 @@ func (s *Service) stage(ctx context.Context, wh *warehouse.Warehouse, c Commit) 
 	default:
 		return staged{}, catalog.Invalid("naming_scheme", "naming_scheme "+quote(c.Scheme)+" is not one Lance has; send V1 or V2")
 	}
-	data, err := readManifest(ctx, wh, loc)
-	if errors.Is(err, fs.ErrNotExist) {
-		return staged{}, catalog.Invalid("manifest_path", "no manifest at "+quote(c.Manifest)+"; write the manifest first, then create the version")
-	}
-	if err != nil {
-		return staged{}, err
-	}
-	m, err := lancemeta.Decode(data)
-	if err != nil {
-		return staged{}, catalog.Invalid("manifest_path", "the file at "+quote(c.Manifest)+" is not a Lance manifest: "+err.Error())
-	}
-	if m.Version != c.Version {
-		return staged{}, catalog.Invalid("manifest_path", "the manifest at "+quote(c.Manifest)+" records version "+itoa(m.Version)+", not "+itoa(c.Version))
-	}
-	p := staged{c: c, staging: loc, data: data, copy: isStaged}
+	p := staged{c: c, staging: loc, copy: isStaged}
+	p.inPlace = isStaged && c.Size > 0 && c.Size <= maxManifestFile && c.ETag != "" && wh.CopiesInPlace()
 	p.final = dir.MustJoin(catalog.ManifestName(c.Version, v2))
 	if !isStaged {
 		p.final = loc
 	}
 	return p, nil
+}
+
+// load reads a commit's manifest and checks it records the version.
+func (s *Service) load(ctx context.Context, wh *warehouse.Warehouse, p *staged) error {
+	data, err := readManifest(ctx, wh, p.staging)
+	if errors.Is(err, fs.ErrNotExist) {
+		return catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
+	}
+	if err != nil {
+		return err
+	}
+	m, err := lancemeta.Decode(data)
+	if err != nil {
+		return catalog.Invalid("manifest_path", "the file at "+quote(p.c.Manifest)+" is not a Lance manifest: "+err.Error())
+	}
+	if m.Version != p.c.Version {
+		return catalog.Invalid("manifest_path", "the manifest at "+quote(p.c.Manifest)+" records version "+itoa(m.Version)+", not "+itoa(p.c.Version))
+	}
+	p.data = data
+	return nil
 }
 
 // readManifest reads a manifest file whole, refusing one past the bound.
@@ -246,17 +328,34 @@ func (s *Service) writeFinals(ctx context.Context, wh *warehouse.Warehouse, plan
 		if !p.copy {
 			continue
 		}
-		etag, err := wh.CreateExclusiveETag(ctx, p.final, p.data)
+		var etag string
+		var err error
+		if p.inPlace {
+			etag, err = wh.CopyExclusive(ctx, p.staging, p.final, p.c.ETag)
+		} else {
+			etag, err = wh.CreateExclusiveETag(ctx, p.final, p.data)
+		}
 		switch {
 		case err == nil:
 			reserved[i].ETag = etag
 			done = append(done, i)
+		case errors.Is(err, fs.ErrNotExist):
+			return done, adopted, catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
+		case errors.Is(err, warehouse.ErrChanged):
+			return done, adopted, &catalog.Error{Kind: catalog.ErrConflict, Field: "manifest_path",
+				Message: "the manifest at " + quote(p.c.Manifest) + " is no longer the one the client wrote (its e_tag changed); write it again and retry"}
 		case errors.Is(err, fs.ErrExist):
 			there, rerr := readManifest(ctx, wh, p.final)
 			if rerr != nil {
 				return done, adopted, rerr
 			}
-			if bytes.Equal(there, p.data) { // our own earlier attempt
+			mine := p.data
+			if p.inPlace {
+				if mine, rerr = readManifest(ctx, wh, p.staging); rerr != nil {
+					return done, adopted, rerr
+				}
+			}
+			if bytes.Equal(there, mine) { // our own earlier attempt
 				continue
 			}
 			v := reserved[i]
@@ -356,6 +455,18 @@ func (s *Service) settle(ctx context.Context, t catalog.Table) {
 	}
 	if len(free) > 0 {
 		_ = s.store.ReleaseLanceVersions(ctx, free)
+	}
+}
+
+// dropStaged removes the staging manifests of a refused commit: floe
+// refused it for good (the number is taken), so the client builds a new
+// manifest for its next attempt and nobody reads these. Lance clients keep
+// them "until the commit outcome is resolved", which for a refusal is never.
+func (s *Service) dropStaged(ctx context.Context, wh *warehouse.Warehouse, plan []staged) {
+	for _, p := range plan {
+		if p.copy {
+			_ = wh.Delete(context.WithoutCancel(ctx), p.staging)
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package lancerest
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/lancecommit"
@@ -57,13 +60,32 @@ func createTableVersion(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 	if e != nil {
 		return e
 	}
-	vs, err := s.commits.Create(r.Context(), []lancecommit.Commit{commit})
+	res, err := s.commits.Create(r.Context(), []lancecommit.Commit{commit})
 	if err != nil {
 		return commitError(err, c.id, c.delim)
 	}
-	return writeJSON(w, struct {
+	return answerThenTidy(w, r, res, struct {
 		Version tableVersion `json:"version"`
-	}{versionJSON(vs[0])})
+	}{versionJSON(res.Versions[0])})
+}
+
+// answerThenTidy sends the answer whole (with its length, flushed), then
+// removes the commit's staging files: the client goes on while floe
+// tidies, so an append through floe does not wait for that DELETE.
+func answerThenTidy(w http.ResponseWriter, r *http.Request, res lancecommit.Committed, v any) *Error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return asError(err, CodeInternal)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	res.Tidy(context.WithoutCancel(r.Context()))
+	return nil
 }
 
 // batchCreateTableVersions: POST /v1/table/version/batch-create. All the
@@ -81,15 +103,15 @@ func batchCreateTableVersions(s *Server, w http.ResponseWriter, r *http.Request,
 		}
 		commits[i] = cm
 	}
-	vs, err := s.commits.Create(r.Context(), commits)
+	res, err := s.commits.Create(r.Context(), commits)
 	if err != nil {
 		return commitError(err, nil, c.delim)
 	}
-	out := make([]tableVersion, len(vs))
-	for i, v := range vs {
+	out := make([]tableVersion, len(res.Versions))
+	for i, v := range res.Versions {
 		out[i] = versionJSON(v)
 	}
-	return writeJSON(w, struct {
+	return answerThenTidy(w, r, res, struct {
 		Versions []tableVersion `json:"versions"`
 	}{out})
 }
@@ -129,10 +151,14 @@ func (s *Server) versionCommit(r *http.Request, c *call, id []string, req create
 	if c.key.ID == "" {
 		principal = "anonymous"
 	}
-	return lancecommit.Commit{
+	cm := lancecommit.Commit{
 		Table: t, Version: uint64(*req.Version), Manifest: req.ManifestPath, Scheme: req.NamingScheme,
 		KeyID: c.key.ID, Principal: principal,
-	}, nil
+	}
+	if req.ManifestSize != nil && *req.ManifestSize > 0 && req.ETag != nil {
+		cm.Size, cm.ETag = *req.ManifestSize, *req.ETag
+	}
+	return cm, nil
 }
 
 // commitError maps a commit's failure: a version taken is the spec's

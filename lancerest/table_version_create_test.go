@@ -74,8 +74,15 @@ func TestCreateTableVersion(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "_versions", catalog.ManifestName(1, true))); err != nil {
 		t.Fatalf("the final manifest is not there: %v", err)
 	}
-	if _, err := os.Stat("/" + s1); !os.IsNotExist(err) {
-		t.Errorf("the staging manifest was not removed: %v", err)
+	// The staging file goes once the answer is out (the client does not
+	// wait for that delete).
+	gone := false
+	for deadline := time.Now().Add(10 * time.Second); !gone && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		_, err := os.Stat("/" + s1)
+		gone = os.IsNotExist(err)
+	}
+	if !gone {
+		t.Errorf("the staging manifest %s was not removed", s1)
 	}
 	again := stage(t, dir, 1, "bbbb")
 	s2 := stage(t, dir, 2, "cccc")
@@ -144,11 +151,13 @@ func TestBatchVersionsAllOrNone(t *testing.T) {
 	e.run(t, []step{
 		{name: "one conflicting entry fails all", path: "/v1/table/version/batch-create",
 			body: `{"entries":[` + entry("u", 1, u1) + `,` + entry("t", 1, t1) + `]}`, status: 409, code: 14},
+		{name: "and the refused manifests are gone", path: "/v1/table/version/batch-create",
+			body: `{"entries":[` + entry("u", 1, u1) + `]}`, status: 400, code: 13, want: []string{"no manifest at"}},
 		{name: "u has nothing", path: "/v1/table/mvb$ns$u/version/list", status: 200, code: -1, want: []string{`{"versions":[]}`}},
 		{name: "no entries", path: "/v1/table/version/batch-create", body: `{"entries":[]}`, status: 400, code: 13},
 		{name: "entry without id", path: "/v1/table/version/batch-create", body: `{"entries":[{"version":1,"manifest_path":"x"}]}`, status: 400, code: 13},
 		{name: "both", path: "/v1/table/version/batch-create",
-			body: `{"entries":[` + entry("u", 1, u1) + `,` + entry("t", 2, stage(t, dirT, 2, "d")) + `]}`, status: 200, code: -1,
+			body: `{"entries":[` + entry("u", 1, stage(t, dirU, 1, "e")) + `,` + entry("t", 2, stage(t, dirT, 2, "d")) + `]}`, status: 200, code: -1,
 			want: []string{`{"versions":[{"version":1,`, `{"version":2,`}},
 		{name: "t at 2", path: "/v1/table/mvb$ns$t/version/list?descending=true", status: 200, code: -1, want: []string{`{"versions":[{"version":2,`}},
 	})
