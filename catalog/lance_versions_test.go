@@ -56,8 +56,16 @@ func TestLanceVersions(t *testing.T) {
 	}
 	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 5)}), ErrInvalid)
 	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 0)}), ErrInvalid)
+	// A finalized commit is a table change: floe asks a worker to observe
+	// the table at once (observe-on-commit), as for Iceberg commits.
+	var changed []string
+	s.OnTableChange(func(id string) { changed = append(changed, id) })
 	if err := s.FinalizeLanceVersions(ctx, []LanceVersion{first.Version}); err != nil {
 		t.Fatal(err)
+	}
+	s.OnTableChange(nil)
+	if len(changed) != 1 || changed[0] != tb.ID {
+		t.Errorf("OnTableChange heard %v, want [%s]", changed, tb.ID)
 	}
 	wantKind(t, s.FinalizeLanceVersions(ctx, []LanceVersion{first.Version}), ErrConflict) // twice: not reserved any more
 	got, ok, err := s.LanceVersionAt(ctx, tb.ID, 0)

@@ -80,7 +80,11 @@ export async function runJob(spec, ctx) {
     progress('observing', 5, 'reading figures before the job');
     const before = await observeTable(table);
     checkCanceled(signal);
-    const out = await impl.run(table, plan, before, { progress, signal, catalog, ref });
+    const out = await impl.run(table, plan, before, { progress, signal, catalog, ref, managed: d.managed });
+    // On a managed table every commit the job made went through floe's
+    // CreateTableVersion (LanceDB opened it through the namespace), so the
+    // catalog's version record already holds them.
+    if (d.managed) (out.extra ||= {}).commits = 'through floe (managed versioning): every version this job made is in the catalog\'s version record';
     checkCanceled(signal);
     progress('observing', 95, 'reading figures after the job');
     // The work is done; figures read afterwards must not turn it into a
@@ -248,7 +252,7 @@ const cleanup = {
     if (p.get('error_if_tagged_old_versions')) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
     return { olderThanS: older, retainVersions: retain };
   },
-  async run(table, plan, before, { progress, signal }) {
+  async run(table, plan, before, { progress, signal, catalog, ref, managed }) {
     // LanceDB has no prune-only call: optimize() also compacts and refreshes
     // indices. Run that part first with no pruning, so the versions it makes
     // exist before the cutoff is chosen and count among the ones kept.
@@ -270,6 +274,13 @@ const cleanup = {
     await table.checkoutLatest();
     const left = (await table.listVersions()).map((v) => v.version).sort((a, b) => a - b);
     const removed = versions.map((v) => v.version).filter((v) => !left.includes(v));
+    // LanceDB 0.39 deletes the pruned manifests without telling the
+    // namespace; on a managed table floe's record would still list them.
+    let forgotten = null;
+    if (managed && removed.length) {
+      progress('recording', 90, `forgetting ${removed.length} pruned versions in floe's catalog`);
+      forgotten = await catalog.forgetVersions(ref, removed);
+    }
     const tagNote = cp.blocking.length
       ? `version ${cp.blocking[0].version} is tagged "${cp.blocking[0].name}" and LanceDB 0.39 cannot prune past a tagged version, so the cutoff moved to it: versions ${cp.keptForTags.join(', ')} were kept although the policy would have removed them (${cp.keptForTags.length} extra versions and the files only they reference stay on disk until the tag is deleted or moved)`
       : '';
@@ -286,6 +297,7 @@ const cleanup = {
         tagged_versions: Object.entries(tags).map(([name, version]) => ({ name, version })),
         tag_note: tagNote,
         bytes_removed: pruned.bytesRemoved,
+        ...(forgotten !== null ? { catalog_records_forgotten: forgotten } : {}),
       },
       summary: () => `removed ${removed.length} versions, kept ${left.length}` + (cp.keptForTags.length ? `; ${cp.keptForTags.length} kept because of tag "${cp.blocking[0].name}" on version ${cp.blocking[0].version}` : ''),
     };
