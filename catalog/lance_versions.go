@@ -87,8 +87,40 @@ func (s *Store) SetManagedVersioning(ctx context.Context, bucket string, on bool
 		if _, err := tx.ExecContext(ctx, `UPDATE buckets SET lance_managed_versioning = ? WHERE name = ?`, boolInt(on), bucket); err != nil {
 			return dbErr("set managed versioning", err)
 		}
+		// Touch one of the bucket's tables so the tables trigger tells
+		// every replica, in this transaction, to drop what it cached (the
+		// setting is cached beside the table entries); a bucket without
+		// tables has nothing cached that a describe could use.
+		if _, err := tx.ExecContext(ctx, `UPDATE tables SET modified_at = modified_at
+			WHERE id = (SELECT id FROM tables WHERE bucket = ? ORDER BY id LIMIT 1)`, bucket); err != nil {
+			return dbErr("set managed versioning", err)
+		}
 		return nil
 	})
+}
+
+// ManagedVersioning reports whether the bucket's Lance tables commit
+// through floe (Bucket.ManagedVersioning). Every DescribeTable asks, so on
+// PostgreSQL with a bus the answer is cached beside the table entries and
+// dropped with them (see tableCache).
+func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, error) {
+	now := time.Now()
+	if on, ok := s.tables.getFlag(bucket, now); ok {
+		return on, nil
+	}
+	epoch, session, cacheable := s.tables.begin()
+	var on int64
+	err := s.ro.QueryRowContext(ctx, `SELECT lance_managed_versioning FROM buckets WHERE name = ?`, bucket).Scan(&on)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, bucketNotFound(bucket)
+	}
+	if err != nil {
+		return false, dbErr("get bucket", err)
+	}
+	if cacheable {
+		s.tables.putFlag(bucket, on != 0, epoch, session, now)
+	}
+	return on != 0, nil
 }
 
 // ReserveLanceVersions records the versions in one transaction, all or

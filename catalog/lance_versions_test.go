@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/floe/floe/persist/notify"
+	"github.com/floe/floe/persist/pgtest"
 )
 
 // lanceTable makes a managed LANCE bucket "mvb" with table ns/t.
@@ -219,4 +224,45 @@ func TestLanceVersionsTwoStores(t *testing.T) {
 		}
 	}
 	t.Logf("%d versions committed, %d commits refused as conflicts", len(all), conflicts)
+}
+
+// TestManagedVersioningAcrossReplicas: B answers a bucket's setting from
+// memory, and once A's change to it has been heard on B, B's next answer is
+// the new setting.
+func TestManagedVersioningAcrossReplicas(t *testing.T) {
+	dsn, dir := pgtest.DSN(t), t.TempDir()
+	wh := filepath.Join(dir, "warehouse")
+	a, _ := replicaStore(t, dsn, wh, "A")
+	b, busB := replicaStore(t, dsn, wh, "B")
+	heard := make(chan struct{}, 16)
+	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} })
+	ctx := context.Background()
+	mustBucket(t, a, "mvb", FormatLance)
+	mustNamespace(t, a, "mvb", "ns")
+	mustTable(t, a, TableRef{Bucket: "mvb", Namespace: []string{"ns"}, Name: "t"}, FormatLance)
+	select {
+	case <-heard:
+	case <-time.After(30 * time.Second):
+		t.Fatal("B never heard the create")
+	}
+	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || on {
+		t.Fatalf("B reads %v, %v; want off", on, err)
+	}
+	if _, ok := b.tables.getFlag("mvb", time.Now()); !ok {
+		t.Fatal("B did not cache the setting it read")
+	}
+	if err := a.SetManagedVersioning(ctx, "mvb", true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-heard:
+	case <-time.After(30 * time.Second):
+		t.Fatal("B never heard A's change of the setting")
+	}
+	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || !on {
+		t.Fatalf("after A's change B reads %v, %v; want on", on, err)
+	}
+	if _, err := b.ManagedVersioning(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an unknown bucket = %v, want ErrNotFound", err)
+	}
 }

@@ -115,10 +115,23 @@ func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, erro
 	}
 	// Reading the manifests (a GET each) overlaps the reservation's
 	// database round trips; both are done before anything is written.
-	loaded := make(chan error, 1)
-	go func() { loaded <- s.loadAll(ctx, wh, plan) }()
+	// loadAll only reads plan; the bytes come back apart and join the
+	// plan once both are done.
+	type loadResult struct {
+		data [][]byte
+		err  error
+	}
+	loaded := make(chan loadResult, 1)
+	go func() {
+		data, err := s.loadAll(ctx, wh, plan)
+		loaded <- loadResult{data, err}
+	}()
 	reserved, err := s.reserve(ctx, plan)
-	if lerr := <-loaded; lerr != nil {
+	lr := <-loaded
+	for i := range plan {
+		plan[i].data = lr.data[i]
+	}
+	if lerr := lr.err; lerr != nil {
 		if err == nil {
 			_ = s.store.ReleaseLanceVersions(context.WithoutCancel(ctx), reserved)
 		}
@@ -196,8 +209,10 @@ func (c Committed) Tidy(ctx context.Context) {
 // maxParallelReads bounds the manifest reads of one batch in flight.
 const maxParallelReads = 8
 
-// loadAll reads and checks every commit's manifest, a few at a time.
-func (s *Service) loadAll(ctx context.Context, wh *warehouse.Warehouse, plan []staged) error {
+// loadAll reads and checks every commit's manifest, a few at a time,
+// answering the bytes by plan index (nil for in-place copies).
+func (s *Service) loadAll(ctx context.Context, wh *warehouse.Warehouse, plan []staged) ([][]byte, error) {
+	data := make([][]byte, len(plan))
 	errs := make([]error, len(plan))
 	sem := make(chan struct{}, maxParallelReads)
 	var wg sync.WaitGroup
@@ -208,11 +223,11 @@ func (s *Service) loadAll(ctx context.Context, wh *warehouse.Warehouse, plan []s
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			errs[i] = s.load(ctx, wh, &plan[i])
+			data[i], errs[i] = s.load(ctx, wh, plan[i])
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return data, errors.Join(errs...)
 }
 
 // reserve asks the catalog for every commit's number (with the history of
@@ -284,23 +299,22 @@ func (s *Service) stage(wh *warehouse.Warehouse, c Commit) (staged, error) {
 }
 
 // load reads a commit's manifest and checks it records the version.
-func (s *Service) load(ctx context.Context, wh *warehouse.Warehouse, p *staged) error {
+func (s *Service) load(ctx context.Context, wh *warehouse.Warehouse, p staged) ([]byte, error) {
 	data, err := readManifest(ctx, wh, p.staging)
 	if errors.Is(err, fs.ErrNotExist) {
-		return catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
+		return nil, catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, err := lancemeta.Decode(data)
 	if err != nil {
-		return catalog.Invalid("manifest_path", "the file at "+quote(p.c.Manifest)+" is not a Lance manifest: "+err.Error())
+		return nil, catalog.Invalid("manifest_path", "the file at "+quote(p.c.Manifest)+" is not a Lance manifest: "+err.Error())
 	}
 	if m.Version != p.c.Version {
-		return catalog.Invalid("manifest_path", "the manifest at "+quote(p.c.Manifest)+" records version "+itoa(m.Version)+", not "+itoa(p.c.Version))
+		return nil, catalog.Invalid("manifest_path", "the manifest at "+quote(p.c.Manifest)+" records version "+itoa(m.Version)+", not "+itoa(p.c.Version))
 	}
-	p.data = data
-	return nil
+	return data, nil
 }
 
 // readManifest reads a manifest file whole, refusing one past the bound.

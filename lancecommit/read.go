@@ -14,11 +14,7 @@ import (
 // Managed reports whether the table's commits go through floe: its bucket
 // has managed versioning on.
 func (s *Service) Managed(ctx context.Context, t catalog.Table) (bool, error) {
-	b, err := s.store.GetBucket(ctx, t.Bucket)
-	if err != nil {
-		return false, err
-	}
-	return b.ManagedVersioning, nil
+	return s.store.ManagedVersioning(ctx, t.Bucket)
 }
 
 // Query pages a version listing: After is the last version of the previous
