@@ -82,6 +82,9 @@ type CreateBucketInput struct {
 	Format Format
 	Owner  string
 	Tags   map[string]string
+	// ManagedVersioning: see Bucket.ManagedVersioning (LANCE or unset
+	// buckets only).
+	ManagedVersioning bool
 }
 
 // TableRef names a table.
