@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
 
@@ -125,11 +126,11 @@ func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, err
 
 // ReserveLanceVersions records the versions in one transaction, all or
 // none. Each must be the next version of its table (the latest recorded,
-// finalized or not, plus one): an existing number is ErrConflict (Field
+// finalized or not, plus one): an existing number is fault.Conflict (Field
 // "version"), the spec's put-if-not-exists refusal, and a gap is
-// ErrInvalid. Two writers racing for one number (in one process or on two
+// fault.Invalid. Two writers racing for one number (in one process or on two
 // replicas) meet at the primary key: the loser's insert fails and it gets
-// ErrConflict too. Reserved versions are unfinalized; see
+// fault.Conflict too. Reserved versions are unfinalized; see
 // FinalizeLanceVersions.
 func (s *Store) ReserveLanceVersions(ctx context.Context, batch []LanceReservation) error {
 	if len(batch) == 0 {
@@ -151,7 +152,7 @@ func (s *Store) ReserveLanceVersions(ctx context.Context, batch []LanceReservati
 			}
 			t, err := s.scanTable(tx.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, v.TableID))
 			if errors.Is(err, sql.ErrNoRows) || (err == nil && t.Format != FormatLance) {
-				return newErr(ErrNotFound, "table_id", "Lance table id %q does not exist; the table may have been dropped", v.TableID)
+				return newErr(fault.NotFound, "table_id", "Lance table id %q does not exist; the table may have been dropped", v.TableID)
 			}
 			if err != nil {
 				return dbErr("get table", err)
@@ -176,14 +177,14 @@ func (s *Store) ReserveLanceVersions(ctx context.Context, batch []LanceReservati
 			}
 			switch {
 			case v.Version <= last:
-				return newErr(ErrConflict, "version", "version %d of table %q exists already (the latest is %d); load the latest version and commit on top of it", v.Version, t.Name, last)
+				return newErr(fault.Conflict, "version", "version %d of table %q exists already (the latest is %d); load the latest version and commit on top of it", v.Version, t.Name, last)
 			case v.Version > last+1:
 				return Invalid("version", "table "+t.Name+"'s next version is "+itoa(last+1)+", not "+itoa(v.Version)+"; versions are committed one after another")
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO lance_versions(`+lanceVersionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`,
 				v.TableID, int64(v.Version), v.ManifestPath, v.ManifestSize, v.ETag, micros(s.now()), v.KeyID, v.Principal); err != nil {
 				if s.isUniqueViolation(err) {
-					return newErr(ErrConflict, "version", "version %d of table %q was just committed by another writer; load the latest version and commit on top of it", v.Version, t.Name)
+					return newErr(fault.Conflict, "version", "version %d of table %q was just committed by another writer; load the latest version and commit on top of it", v.Version, t.Name)
 				}
 				return dbErr("reserve version", err)
 			}
@@ -196,7 +197,7 @@ func (s *Store) ReserveLanceVersions(ctx context.Context, batch []LanceReservati
 // FinalizeLanceVersions marks reserved versions as committed, with the size
 // and entity tag of their final manifests, in one transaction, and tells
 // OnTableChange of each table. A version no longer reserved (released by
-// SettleLanceVersions because its writer seemed gone) is ErrConflict and
+// SettleLanceVersions because its writer seemed gone) is fault.Conflict and
 // nothing is finalized.
 func (s *Store) FinalizeLanceVersions(ctx context.Context, vs []LanceVersion) error {
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
@@ -208,7 +209,7 @@ func (s *Store) FinalizeLanceVersions(ctx context.Context, vs []LanceVersion) er
 				return dbErr("finalize version", err)
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
-				return newErr(ErrConflict, "version", "version %d was released before its commit finished (the commit took too long); load the latest version and commit again", v.Version)
+				return newErr(fault.Conflict, "version", "version %d was released before its commit finished (the commit took too long); load the latest version and commit again", v.Version)
 			}
 		}
 		return nil

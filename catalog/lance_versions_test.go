@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
 )
@@ -39,8 +40,8 @@ func TestLanceVersions(t *testing.T) {
 		t.Fatalf("bucket = %+v, %v; want managed versioning on", b, err)
 	}
 	mustBucket(t, s, "icb", FormatIceberg)
-	wantKind(t, s.SetManagedVersioning(ctx, "icb", true), ErrInvalid)
-	wantKind(t, s.SetManagedVersioning(ctx, "nope", true), ErrNotFound)
+	wantKind(t, s.SetManagedVersioning(ctx, "icb", true), fault.Invalid)
+	wantKind(t, s.SetManagedVersioning(ctx, "nope", true), fault.NotFound)
 
 	// The first commit of a table written before it was managed brings
 	// the versions found in _versions/ along.
@@ -55,12 +56,12 @@ func TestLanceVersions(t *testing.T) {
 	if latest, ok, _ := s.LanceVersionAt(ctx, tb.ID, 0); !ok || latest.Version != 2 {
 		t.Fatalf("latest while 3 is reserved = %+v, %v; want the imported 2", latest, ok)
 	}
-	ce := wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 3)}), ErrConflict)
+	ce := wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 3)}), fault.Conflict)
 	if ce.Field != "version" {
 		t.Errorf("conflict field = %q", ce.Field)
 	}
-	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 5)}), ErrInvalid)
-	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 0)}), ErrInvalid)
+	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 5)}), fault.Invalid)
+	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 0)}), fault.Invalid)
 	// A finalized commit is a table change: floe asks a worker to observe
 	// the table at once (observe-on-commit), as for Iceberg commits.
 	var changed []string
@@ -72,7 +73,7 @@ func TestLanceVersions(t *testing.T) {
 	if len(changed) != 1 || changed[0] != tb.ID {
 		t.Errorf("OnTableChange heard %v, want [%s]", changed, tb.ID)
 	}
-	wantKind(t, s.FinalizeLanceVersions(ctx, []LanceVersion{first.Version}), ErrConflict) // twice: not reserved any more
+	wantKind(t, s.FinalizeLanceVersions(ctx, []LanceVersion{first.Version}), fault.Conflict) // twice: not reserved any more
 	got, ok, err := s.LanceVersionAt(ctx, tb.ID, 0)
 	if err != nil || !ok || got.Version != 3 || got.Principal != "writer" || got.KeyID != "k1" || !got.Finalized || got.CreatedAt.IsZero() {
 		t.Fatalf("latest = %+v, %v, %v", got, ok, err)
@@ -107,7 +108,7 @@ func TestLanceVersions(t *testing.T) {
 	wantKind(t, func() error {
 		_, err := s.DeleteLanceVersions(ctx, tb.ID, []LanceVersionRange{{Start: 5, End: 0}})
 		return err
-	}(), ErrInvalid)
+	}(), fault.Invalid)
 	n, err := s.DeleteLanceVersions(ctx, tb.ID, []LanceVersionRange{{Start: 1, End: 3}})
 	if err != nil || n != 2 {
 		t.Fatalf("delete [1,3) = %d, %v", n, err)
@@ -134,7 +135,7 @@ func TestLanceVersions(t *testing.T) {
 	if has, _ := s.HasLanceVersions(ctx, tb.ID); has {
 		t.Error("records outlive their dropped table")
 	}
-	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 1)}), ErrNotFound)
+	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(tb, 1)}), fault.NotFound)
 }
 
 // TestLanceVersionsBatchAllOrNone: one conflicting entry leaves every
@@ -147,7 +148,7 @@ func TestLanceVersionsBatchAllOrNone(t *testing.T) {
 	if err := s.ReserveLanceVersions(ctx, []LanceReservation{reservation(a, 1)}); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(b, 1), reservation(a, 1)}), ErrConflict)
+	wantKind(t, s.ReserveLanceVersions(ctx, []LanceReservation{reservation(b, 1), reservation(a, 1)}), fault.Conflict)
 	if has, _ := s.HasLanceVersions(ctx, b.ID); has {
 		t.Fatal("a failed batch left a record for the other table")
 	}
@@ -159,7 +160,7 @@ func TestLanceVersionsBatchAllOrNone(t *testing.T) {
 // TestLanceVersionsTwoStores: writers on two stores of one database (two
 // replicas on PostgreSQL under TestPostgres, two processes on one SQLite
 // file otherwise) race for each next version of one table; every number is
-// accepted exactly once and the losers get ErrConflict.
+// accepted exactly once and the losers get fault.Conflict.
 func TestLanceVersionsTwoStores(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -183,8 +184,8 @@ func TestLanceVersionsTwoStores(t *testing.T) {
 					r := reservation(tb, latest.Version+1)
 					r.Version.Principal = fmt.Sprintf("s%d-w%d", si, w)
 					err = s.ReserveLanceVersions(ctx, []LanceReservation{r})
-					if errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid) {
-						// ErrInvalid: the latest read was of a version
+					if errors.Is(err, fault.Conflict) || errors.Is(err, fault.Invalid) {
+						// fault.Invalid: the latest read was of a version
 						// another writer reserved but had not finalized.
 						mu.Lock()
 						conflicts++
@@ -262,7 +263,7 @@ func TestManagedVersioningAcrossReplicas(t *testing.T) {
 	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || !on {
 		t.Fatalf("after A's change B reads %v, %v; want on", on, err)
 	}
-	if _, err := b.ManagedVersioning(ctx, "nope"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("an unknown bucket = %v, want ErrNotFound", err)
+	if _, err := b.ManagedVersioning(ctx, "nope"); !errors.Is(err, fault.NotFound) {
+		t.Errorf("an unknown bucket = %v, want fault.NotFound", err)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/lancemeta"
 	"github.com/floe/floe/warehouse"
 )
@@ -98,7 +99,7 @@ type staged struct {
 // version, exist, and record that version), the catalog reserves every
 // number in one transaction (the manifests are read meanwhile), then the
 // final manifests are written and the records finalized. A number taken
-// already is catalog.ErrConflict (Field "version"); a version some writer
+// already is fault.Conflict (Field "version"); a version some writer
 // put straight into _versions/ behind floe's back is adopted into the
 // record and answered as the same conflict, so the client reloads and
 // commits on top of it. The staging files of a committed batch are left
@@ -138,7 +139,7 @@ func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, erro
 		return Committed{}, lerr
 	}
 	if err != nil {
-		if errors.Is(err, catalog.ErrConflict) {
+		if errors.Is(err, fault.Conflict) {
 			for _, p := range plan {
 				s.settle(ctx, p.c.Table)
 			}
@@ -173,7 +174,7 @@ func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, erro
 		}
 		s.dropStaged(ctx, wh, plan)
 		v := adopted[0]
-		return Committed{}, &catalog.Error{Kind: catalog.ErrConflict, Field: "version",
+		return Committed{}, &fault.Error{Kind: fault.Conflict, Field: "version",
 			Message: "version " + itoa(v.Version) + " was written to the table's _versions/ directly, not through floe; floe recorded it: load the latest version and commit on top of it"}
 	}
 	if err := s.store.FinalizeLanceVersions(ctx, reserved); err != nil {
@@ -356,7 +357,7 @@ func (s *Service) writeFinals(ctx context.Context, wh *warehouse.Warehouse, plan
 		case errors.Is(err, fs.ErrNotExist):
 			return done, adopted, catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
 		case errors.Is(err, warehouse.ErrChanged):
-			return done, adopted, &catalog.Error{Kind: catalog.ErrConflict, Field: "manifest_path",
+			return done, adopted, &fault.Error{Kind: fault.Conflict, Field: "manifest_path",
 				Message: "the manifest at " + quote(p.c.Manifest) + " is no longer the one the client wrote (its e_tag changed); write it again and retry"}
 		case errors.Is(err, fs.ErrExist):
 			there, rerr := readManifest(ctx, wh, p.final)

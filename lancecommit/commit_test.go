@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/internal/lancetest"
 	"github.com/floe/floe/internal/s3test"
 	"github.com/floe/floe/warehouse"
@@ -93,15 +94,15 @@ func TestCopyInPlaceOnS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = commit(2, p2, etag2, size2)
-	var ce *catalog.Error
-	if !errors.Is(err, catalog.ErrConflict) || !errors.As(err, &ce) || ce.Field != "manifest_path" {
+	var ce *fault.Error
+	if !errors.Is(err, fault.Conflict) || !errors.As(err, &ce) || ce.Field != "manifest_path" {
 		t.Fatalf("commit of a rewritten staging file = %v; want a manifest_path conflict", err)
 	}
 	if ok, _ := wh.Exists(ctx, dir.MustJoin(catalog.ManifestName(2, true))); ok {
 		t.Fatal("a refused commit left its final manifest")
 	}
 	_, err = commit(2, dir.MustJoin(catalog.ManifestName(2, true)+"-gone"), etag2, size2)
-	if !errors.Is(err, catalog.ErrInvalid) {
+	if !errors.Is(err, fault.Invalid) {
 		t.Fatalf("commit of a missing staging file = %v; want invalid input", err)
 	}
 	p2, etag2, size2 = stageAt(2, "c")

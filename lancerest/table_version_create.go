@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -164,12 +165,12 @@ func (s *Server) versionCommit(r *http.Request, c *call, id []string, req create
 // commitError maps a commit's failure: a version taken is the spec's
 // ConcurrentModification (409 code 14), a table gone is 404 code 4.
 func commitError(err error, id []string, delim string) *Error {
-	var ce *catalog.Error
-	if errors.As(err, &ce) && errors.Is(err, catalog.ErrConflict) {
+	var ce *fault.Error
+	if errors.As(err, &ce) && errors.Is(err, fault.Conflict) {
 		return NewError(CodeConcurrentModification, ce.Message,
 			"Another writer committed this version first: load the table's latest version, rebase the change on it and commit the next version.")
 	}
-	if errors.Is(err, catalog.ErrNotFound) && id != nil {
+	if errors.Is(err, fault.NotFound) && id != nil {
 		return tableNotFound(id, delim)
 	}
 	return asError(err, CodeTableNotFound)

@@ -399,9 +399,9 @@ func (b *S3) CopyExclusive(ctx context.Context, src, dst Location, srcETag strin
 		return "", b.fail("copy", src, err)
 	}
 	if there, herr := b.Exists(ctx, dst); herr == nil && there {
-		return "", &Error{Kind: ErrExist, Message: fmt.Sprintf("%s already exists", dst)}
+		return "", errorf(ErrExist, "%s already exists", dst)
 	}
-	return "", &Error{Kind: ErrChanged, Message: fmt.Sprintf("%s is no longer the object its entity tag named; it was replaced or rewritten", src)}
+	return "", errorf(ErrChanged, "%s is no longer the object its entity tag named; it was replaced or rewritten", src)
 }
 
 // WriteFile PUTs an object, replacing any; S3 PUTs are atomic.
