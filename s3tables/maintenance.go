@@ -135,7 +135,7 @@ func (s *Server) putBucketMaintenance(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := catalog.MaintenanceKind(req.params["type"])
+	kind := catalog.MaintenanceKind(req.param("type"))
 	enabled, set, err := readMaintenanceValue(req, kind)
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *Server) putTableMaintenance(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind := catalog.MaintenanceKind(req.params["type"])
+	kind := catalog.MaintenanceKind(req.param("type"))
 	enabled, set, err := readMaintenanceValue(req, kind)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (s *Server) getNamespace(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	levels, err := namespaceLevels("namespace", req.params["namespace"])
+	levels, err := namespaceLevels("namespace", req.param("namespace"))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Server) deleteNamespace(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	levels, err := namespaceLevels("namespace", req.params["namespace"])
+	levels, err := namespaceLevels("namespace", req.param("namespace"))
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func (s *Server) createTable(req *request) (any, error) {
 	if err := req.decode(&in); err != nil {
 		return nil, err
 	}
-	ref, err := tableRef(bucket, req.params["namespace"], in.Name)
+	ref, err := tableRef(bucket, req.param("namespace"), in.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import "strings"
 // bucket (whose tags floe keeps); a table ARN is checked and reported as
 // having no tags (floe keeps none on tables).
 func (s *Server) tagTarget(req *request, a access) (bucket string, isTable bool, err error) {
-	arn := req.params["resourceArn"]
+	arn := req.param("resourceArn")
 	if strings.Contains(arn, "/table/") {
 		bucket, id, err := s.parseTableARN("resourceArn", arn)
 		if err != nil {
