@@ -50,6 +50,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestRenameTable", Fn: TestRenameTable},
 	{Name: "TestCommitTable", Fn: TestCommitTable},
 	{Name: "TestViews", Fn: TestViews},
+	{Name: "TestTableTags", Fn: TestTableTags},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

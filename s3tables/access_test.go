@@ -127,14 +127,19 @@ func TestErrors(t *testing.T) {
 					Destinations: []types.ReplicationDestination{{DestinationTableBucketARN: &scoped}}}}}})
 			return err
 		}, "BadRequestException", new(*types.BadRequestException), "does not manage replication"},
-		{"tags on a table", func(ctx context.Context) error {
+		{"a table tag key too long", func(ctx context.Context) error {
 			tb, err := e.store.GetTable(ctx, catalog.TableRef{Bucket: "shared", Namespace: []string{"ns"}, Name: "t"})
 			if err != nil {
 				return err
 			}
-			_, err = e.client(e.rw).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String(shared + "/table/" + tb.ID), Tags: map[string]string{"a": "b"}})
+			_, err = e.client(e.rw).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String(shared + "/table/" + tb.ID),
+				Tags: map[string]string{strings.Repeat("k", 129): "b"}})
 			return err
-		}, "BadRequestException", new(*types.BadRequestException), "tag the table's bucket"},
+		}, "BadRequestException", new(*types.BadRequestException), "a tag key is 1–128 characters"},
+		{"tags on a table that is not there", func(ctx context.Context) error {
+			_, err := e.client(e.rw).ListTagsForResource(ctx, &sdk.ListTagsForResourceInput{ResourceArn: aws.String(shared + "/table/7d1c0c4e-4b7e-4b8e-9f39-3a5f1f9c2b11")})
+			return err
+		}, "NotFoundException", new(*types.NotFoundException), "no table has the ARN"},
 		{"read-only key tags", func(ctx context.Context) error {
 			_, err := e.client(e.ro).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: &shared, Tags: map[string]string{"a": "b"}})
 			return err
