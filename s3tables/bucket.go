@@ -14,7 +14,7 @@ type bucketSummary struct {
 	CreatedAt      string `json:"createdAt"`
 	TableBucketID  string `json:"tableBucketId"`
 	Type           string `json:"type"`
-	Format         string `json:"format,omitempty"` // floe's extension: LANCE, ICEBERG or absent (both)
+	Format         string `json:"format,omitempty"` // floe's extension: LANCE, ICEBERG, or absent for a bucket made before formats (it takes both)
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -28,7 +28,7 @@ func (s *Server) createTableBucket(req *request) (any, error) {
 	var in struct {
 		Name       string            `json:"name"`
 		Tags       map[string]string `json:"tags"`
-		Format     string            `json:"format"` // floe's extension; absent = accepts both formats
+		Format     string            `json:"format"` // floe's extension; absent = ICEBERG, as in AWS
 		Encryption *struct {
 			SSEAlgorithm string `json:"sseAlgorithm"`
 		} `json:"encryptionConfiguration"`
@@ -50,7 +50,13 @@ func (s *Server) createTableBucket(req *request) (any, error) {
 	}
 	f, err := catalog.ParseFormat(in.Format)
 	if err != nil {
-		return nil, badRequest("format", "format must be ICEBERG, LANCE or absent (the bucket then accepts both)")
+		return nil, badRequest("format", "format must be ICEBERG, LANCE or absent (an Iceberg bucket, as AWS makes)")
+	}
+	if f == catalog.FormatUnset {
+		f = catalog.FormatIceberg // S3 Tables buckets hold Iceberg tables
+	}
+	if err := s.checkServed(f, "a table bucket"); err != nil {
+		return nil, err
 	}
 	if err := s.allow(req, in.Name, write); err != nil {
 		return nil, err

@@ -33,6 +33,11 @@ type Config struct {
 	Account string // default DefaultAccount
 	// Now is the clock the signature window is checked against; nil = time.Now.
 	Now func() time.Time
+	// FormatsOff are the formats whose catalog floe serve switched off
+	// (--iceberg "" or --lance ""): a bucket or table of such a format
+	// would have no endpoint, so this API refuses to make one, as the
+	// console does. nil: both catalogs run.
+	FormatsOff []catalog.Format
 	// Metrics records every request (floe_http_requests_total and its
 	// duration, surface "s3tables"); nil records nothing.
 	Metrics *edge.Metrics

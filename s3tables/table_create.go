@@ -34,6 +34,9 @@ func (s *Server) createTable(req *request) (any, error) {
 	default:
 		return nil, badRequest("format", "format must be ICEBERG, or LANCE (floe's extension: the table is declared as a Lance dataset root)")
 	}
+	if err := s.checkServed(f, "a table"); err != nil {
+		return nil, err
+	}
 	if len(in.Encryption) > 0 && string(in.Encryption) != "null" {
 		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out")
 	}
