@@ -120,7 +120,7 @@ func TestErrors(t *testing.T) {
 			_, err := e.client(e.rw).PutTableBucketEncryption(ctx, &sdk.PutTableBucketEncryptionInput{TableBucketARN: &shared,
 				EncryptionConfiguration: &types.EncryptionConfiguration{SseAlgorithm: types.SSEAlgorithmAes256}})
 			return err
-		}, "BadRequestException", new(*types.BadRequestException), "does not manage encryption"},
+		}, "BadRequestException", new(*types.BadRequestException), "does not encrypt at rest"},
 		{"replication is not managed", func(ctx context.Context) error {
 			_, err := e.client(e.rw).PutTableBucketReplication(ctx, &sdk.PutTableBucketReplicationInput{TableBucketARN: &shared,
 				Configuration: &types.TableBucketReplicationConfiguration{Role: aws.String("r"), Rules: []types.TableBucketReplicationRule{{

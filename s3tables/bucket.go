@@ -1,6 +1,7 @@
 package s3tables
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -26,12 +27,10 @@ func (s *Server) bucketSummary(b catalog.Bucket) bucketSummary {
 
 func (s *Server) createTableBucket(req *request) (any, error) {
 	var in struct {
-		Name       string            `json:"name"`
-		Tags       map[string]string `json:"tags"`
-		Format     string            `json:"format"` // floe's extension; absent = ICEBERG, as in AWS
-		Encryption *struct {
-			SSEAlgorithm string `json:"sseAlgorithm"`
-		} `json:"encryptionConfiguration"`
+		Name         string            `json:"name"`
+		Tags         map[string]string `json:"tags"`
+		Format       string            `json:"format"` // floe's extension; absent = ICEBERG, as in AWS
+		Encryption   json.RawMessage   `json:"encryptionConfiguration"`
 		StorageClass *struct {
 			StorageClass string `json:"storageClass"`
 		} `json:"storageClassConfiguration"`
@@ -41,9 +40,6 @@ func (s *Server) createTableBucket(req *request) (any, error) {
 	}
 	if in.Name == "" {
 		return nil, badRequest("name", "name is required: 3–63 characters of a-z, 0-9 and -, starting and ending with a letter or digit")
-	}
-	if in.Encryption != nil {
-		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out and "+encryptionHint)
 	}
 	if in.StorageClass != nil && in.StorageClass.StorageClass != "" && in.StorageClass.StorageClass != "STANDARD" {
 		return nil, badRequest("storageClassConfiguration", "floe stores every table in one storage class; leave storageClassConfiguration out or set it to STANDARD")
@@ -59,6 +55,13 @@ func (s *Server) createTableBucket(req *request) (any, error) {
 		return nil, err
 	}
 	if err := s.allow(req, in.Name, write); err != nil {
+		return nil, err
+	}
+	enc, err := readEncryption("encryptionConfiguration", in.Encryption)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkEncryption(req, "encryptionConfiguration", enc); err != nil {
 		return nil, err
 	}
 	b, err := s.cfg.Store.CreateBucket(req.ctx, catalog.CreateBucketInput{Name: in.Name, Format: f, Owner: req.key.Name, Tags: in.Tags})

@@ -43,8 +43,14 @@ const (
 func newTestEnv(t testing.TB, opts ...func(*s3tables.Config)) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
+	return newTestEnvOn(t, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}, opts...)
+}
+
+// newTestEnvOn is newTestEnv on a catalog opened with o.
+func newTestEnvOn(t testing.TB, o catalog.Options, opts ...func(*s3tables.Config)) *testEnv {
+	t.Helper()
 	ctx := context.Background()
-	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	st, err := catalog.Open(ctx, o)
 	if err != nil {
 		t.Fatalf("catalog.Open: %v", err)
 	}

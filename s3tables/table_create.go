@@ -37,8 +37,12 @@ func (s *Server) createTable(req *request) (any, error) {
 	if err := s.checkServed(f, "a table"); err != nil {
 		return nil, err
 	}
-	if len(in.Encryption) > 0 && string(in.Encryption) != "null" {
-		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out")
+	enc, err := readEncryption("encryptionConfiguration", in.Encryption)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkEncryption(req, "encryptionConfiguration", enc); err != nil {
+		return nil, err
 	}
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if f == catalog.FormatLance {
