@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/s3tables"
+	"github.com/floe/floe/web"
 )
 
 // s3tablesConfig is what `floe serve` reads for the S3 Tables surface.
@@ -24,9 +26,18 @@ func (c *s3tablesConfig) addFlags(f *pflag.FlagSet) {
 }
 
 // s3tablesHandler serves the S3 Tables control API over the catalog, with
-// maintenance job status read from the plugin's jobs.
-func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin) http.Handler {
-	return s3tables.New(s3tables.Config{Store: st, Logger: log, Region: c.Region, Account: c.Account, Jobs: pluginJobs{p}})
+// maintenance job status read from the plugin's jobs; it refuses the
+// formats whose catalog is off (an empty bound address in surfaces).
+func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin, m *edge.Metrics, surfaces web.Surfaces) http.Handler {
+	var off []catalog.Format
+	if surfaces.Iceberg == "" {
+		off = append(off, catalog.FormatIceberg)
+	}
+	if surfaces.Lance == "" {
+		off = append(off, catalog.FormatLance)
+	}
+	return s3tables.New(s3tables.Config{Store: st, Logger: log, Region: c.Region, Account: c.Account, Jobs: pluginJobs{p},
+		Metrics: m, FormatsOff: off}).Handler()
 }
 
 // tableJobPage bounds the jobs read for one GetTableMaintenanceJobStatus:
