@@ -6,6 +6,7 @@ import (
 	"github.com/floe/floe/catalog"
 )
 
+// createTable answers CreateTable.
 func (s *Server) createTable(req *request) (any, error) {
 	bucket, err := s.bucketParam(req, write)
 	if err != nil {

@@ -27,63 +27,6 @@ func (s *Server) tagTarget(req *request, a access) (bucket, tableID string, err 
 	return bucket, "", s.allow(req, bucket, a)
 }
 
-// listTags answers ListTagsForResource: a bucket's or a table's tags.
-func (s *Server) listTags(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, read)
-	if err != nil {
-		return nil, err
-	}
-	var tags map[string]string
-	if tableID != "" {
-		if tags, err = s.cfg.Store.TableTags(req.ctx, tableID); err != nil {
-			return nil, err
-		}
-	} else {
-		b, err := s.cfg.Store.GetBucket(req.ctx, bucket)
-		if err != nil {
-			return nil, err
-		}
-		tags = b.Tags
-	}
-	if tags == nil {
-		tags = map[string]string{}
-	}
-	return struct {
-		Tags map[string]string `json:"tags"`
-	}{tags}, nil
-}
-
-// tagResource answers TagResource: sets tags on a bucket or a table.
-func (s *Server) tagResource(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, write)
-	if err != nil {
-		return nil, err
-	}
-	var in struct {
-		Tags map[string]string `json:"tags"`
-	}
-	if err := req.decode(&in); err != nil {
-		return nil, err
-	}
-	if len(in.Tags) == 0 {
-		return nil, badRequest("tags", "tags is required: at least one key and value")
-	}
-	return nil, s.updateTags(req, bucket, tableID, in.Tags, nil)
-}
-
-// untagResource answers UntagResource: removes tags by key.
-func (s *Server) untagResource(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, write)
-	if err != nil {
-		return nil, err
-	}
-	keys := req.query["tagKeys"]
-	if len(keys) == 0 {
-		return nil, badRequest("tagKeys", "tagKeys is required: the keys to remove")
-	}
-	return nil, s.updateTags(req, bucket, tableID, nil, keys)
-}
-
 func (s *Server) updateTags(req *request, bucket, tableID string, set map[string]string, remove []string) error {
 	if tableID != "" {
 		_, err := s.cfg.Store.UpdateTableTags(req.ctx, tableID, set, remove)
