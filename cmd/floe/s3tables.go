@@ -21,7 +21,7 @@ type s3tablesConfig struct {
 
 func (c *s3tablesConfig) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&c.Addr, "s3tables", "127.0.0.1:9102", `AWS S3 Tables control API (SigV4) address ("" = off)`)
-	f.StringVar(&c.Region, "s3tables-region", s3tables.DefaultRegion, "region in S3 Tables ARNs and SigV4 scopes")
+	f.StringVar(&c.Region, "s3tables-region", s3tables.DefaultRegion, "region in S3 Tables ARNs; SigV4 requests must be signed for it")
 	f.StringVar(&c.Account, "s3tables-account", s3tables.DefaultAccount, "account id in S3 Tables ARNs")
 }
 
