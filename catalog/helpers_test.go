@@ -53,6 +53,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestLanceVersions", Fn: TestLanceVersions},
 	{Name: "TestLanceVersionsBatchAllOrNone", Fn: TestLanceVersionsBatchAllOrNone},
 	{Name: "TestLanceVersionsTwoStores", Fn: TestLanceVersionsTwoStores},
+	{Name: "TestTableTags", Fn: TestTableTags},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

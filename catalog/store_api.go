@@ -103,6 +103,9 @@ type CreateTableInput struct {
 	// MetadataLocation is the Iceberg metadata JSON, if any.
 	MetadataLocation string
 	Properties       map[string]string
+	// Tags label a new table (S3 Tables' CreateTable tags); an existing
+	// table's tags are not touched.
+	Tags map[string]string
 }
 
 // ListTablesOptions filter a table listing.
