@@ -36,9 +36,6 @@ type server struct {
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
-	// adminPassword is the first admin's generated password, for the start
-	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
-	adminPassword string
 
 	closers   []closer // in the order opened; Close runs them backwards
 	closeOnce sync.Once
@@ -93,9 +90,6 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("event bus", func() error { s.bus.Close(); return nil })
 	s.st.CacheReads(s.bus) // on PostgreSQL: describes without a round trip, invalidated through the bus
 	s.register("catalog", s.st.Close)
-	if s.adminPassword, err = bootstrapAdmin(ctx, s.st, log); err != nil {
-		return nil, err
-	}
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
