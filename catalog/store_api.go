@@ -5,6 +5,7 @@ package catalog
 // (bucket.go, namespace.go, table_*.go, user.go, apikey.go).
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,7 +100,16 @@ type CreateTableInput struct {
 	Location string
 	// MetadataLocation is the Iceberg metadata JSON, if any.
 	MetadataLocation string
-	Properties       map[string]string
+	// FirstMetadata, when set, writes an Iceberg table's first metadata
+	// file under the location the catalog settled on and returns where it
+	// is. It runs inside the create's write transaction, just before the
+	// row is inserted with that metadata location, so the entry and its
+	// metadata commit together or not at all: a crash or a database outage
+	// can leave an unreferenced file, never an entry without metadata. A
+	// transaction retried whole calls it again; the caller removes the
+	// files it wrote that CreateTable did not keep.
+	FirstMetadata func(ctx context.Context, location string) (metadataLocation string, err error)
+	Properties    map[string]string
 }
 
 // ListTablesOptions filter a table listing.

@@ -139,6 +139,13 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 	if err := s.wh.MkdirAll(ctx, loc); err != nil {
 		return Table{}, storageErr("create table directory", err)
 	}
+	if in.FirstMetadata != nil {
+		ml, err := in.FirstMetadata(ctx, t.Location)
+		if err != nil {
+			return Table{}, err
+		}
+		t.MetadataLocation = ml
+	}
 	if t.Format == FormatLance {
 		t.State = StateDeclared
 		if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {

@@ -181,38 +181,70 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 	return s.createEntry(ctx, ref, md, true)
 }
 
-// createEntry makes the catalog entry, then writes the first metadata file
-// under the location the catalog gave and swaps it in. explicitLoc keeps
-// md.Location (a staged create already told the client where to write).
-// If anything fails after the entry exists, the entry is forgotten again.
+// createEntry makes the catalog entry and its first metadata file in one
+// step: the catalog calls back, inside its write transaction, to write the
+// file under the location it settled on, and inserts the row with that
+// metadata location. A crash or database outage in between leaves at most
+// an unreferenced metadata file, never a name that lists but does not load.
+// explicitLoc keeps md.Location (a staged create already told the client
+// where to write).
 func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool) (*Loaded, error) {
 	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties}
 	if explicitLoc {
 		in.Location = md.Location
 	}
-	t, created, err := s.store.CreateTable(ctx, in)
-	if err != nil {
-		return nil, fromCatalog(err, "namespace")
-	}
-	if !created {
-		return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
-	}
-	md.Location = t.Location
-	res, err := s.writeMetadata(md, 0)
-	if err == nil {
-		_, err = s.store.CommitTable(ctx, t.ID, t.VersionToken, res.MetadataLocation, md.Properties)
+	var (
+		written  []*Loaded // every file written; a retried transaction writes again
+		writeErr error
+	)
+	in.FirstMetadata = func(_ context.Context, location string) (string, error) {
+		md.Location = location
+		res, err := s.writeMetadata(md, 0)
 		if err != nil {
-			s.files.Remove(res.MetadataLocation)
+			writeErr = err
+			return "", err
+		}
+		written = append(written, res)
+		return res.MetadataLocation, nil
+	}
+	t, created, err := s.store.CreateTable(ctx, in)
+	var kept *Loaded
+	for _, w := range written {
+		if err == nil && created && w.MetadataLocation == t.MetadataLocation {
+			kept = w
+			continue
+		}
+		// A file the catalog did not keep is removed, unless the outcome is
+		// unknown (the database went away around the commit): then it may
+		// be the table's, and an unreferenced file costs only its bytes.
+		if err == nil || refusedBeforeCommit(err) {
+			s.files.Remove(w.MetadataLocation)
 		}
 	}
-	if err != nil {
-		if _, ferr := s.store.ForgetTable(ctx, ref); ferr != nil {
-			s.log.Error("iceberg: undoing a failed create", "table", ref.String(), "err", ferr)
-		}
-		return nil, fromCatalog(err, "table")
+	switch {
+	case writeErr != nil:
+		return nil, writeErr
+	case err != nil:
+		return nil, fromCatalog(err, "namespace")
+	case !created:
+		return nil, newError(ErrAlreadyExists, "name", "table %q already exists", ref.Name)
+	case kept == nil:
+		return nil, fmt.Errorf("iceberg: the catalog created %s without its first metadata file", ref.Name)
 	}
-	s.cache.put(res.MetadataLocation, &cachedMetadata{res.Metadata, md})
-	return res, nil
+	s.cache.put(kept.MetadataLocation, &cachedMetadata{kept.Metadata, md})
+	return kept, nil
+}
+
+// refusedBeforeCommit reports a catalog refusal (the name is taken, the
+// namespace is missing, the location overlaps): nothing was committed. A
+// database or storage fault may have struck around the commit instead.
+func refusedBeforeCommit(err error) bool {
+	for _, kind := range []error{catalog.ErrNotFound, catalog.ErrAlreadyExists, catalog.ErrConflict, catalog.ErrNotEmpty, catalog.ErrInvalid} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
