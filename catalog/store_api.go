@@ -55,9 +55,11 @@ type Store struct {
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
 
-	// keyGen counts API-key revocations in this process; key caches
-	// compare it to drop what they hold (see KeyGeneration).
-	keyGen atomic.Uint64
+	// keyGen counts API-key revocations heard of (here, and from other
+	// replicas with FollowRevocations); key caches compare it to drop what
+	// they hold (see KeyGeneration).
+	keyGen  atomic.Uint64
+	revoked revocations // see FollowRevocations
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
 }

@@ -180,10 +180,13 @@ type Plugin struct {
 	reg     *registry
 	pending *pendingTable
 	keys    *keyCache
-	types   *jobTypes
-	jobs    *jobStore
-	sched   *scheduler
-	events  *hub
+	// recheckTokens (cap 1) asks recheckTokenLoop to check every stream's
+	// worker token now.
+	recheckTokens chan struct{}
+	types         *jobTypes
+	jobs          *jobStore
+	sched         *scheduler
+	events        *hub
 
 	observer *observer // targeted observes (observe_now.go)
 
@@ -222,6 +225,8 @@ func New(cfg Config) (*Plugin, error) {
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)
+	p.recheckTokens = make(chan struct{}, 1)
+	cfg.Store.OnWorkerTokenRevoked(p.workerTokenRevoked)
 	p.events = newHub()
 	p.events.forward = p.forwardEvent
 	p.types = newJobTypes(p)
@@ -237,6 +242,7 @@ func New(cfg Config) (*Plugin, error) {
 	p.wg.Go(func() { p.observeLoop(p.root) })
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })
+	p.wg.Go(func() { p.recheckTokenLoop(p.root) })
 	if cfg.Bus.Remote() {
 		events, stop := cfg.Bus.Subscribe(busTopicJob, busTopicWorker, busTopicJobType)
 		p.wg.Go(func() { p.relayRemoteEvents(p.root, events, stop) })

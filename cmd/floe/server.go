@@ -88,7 +88,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("database", s.db.Close) // closed after everything that uses it
 	s.bus = notify.New(s.db, notify.Options{Logger: log})
 	s.register("event bus", func() error { s.bus.Close(); return nil })
-	s.st.CacheReads(s.bus) // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
 	s.register("catalog", s.st.Close)
 	if err := s.bindAll(); err != nil {
 		return nil, err
