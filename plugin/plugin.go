@@ -77,8 +77,9 @@ type Options struct {
 	JobOrphanExpiry time.Duration
 	// JobRestartGrace is how long a job left assigned or running by a
 	// previous floe process waits for its worker to reconnect and say it
-	// still runs it; then the attempt is settled (retried or failed) so the
-	// job and its task do not look alive for the whole orphan expiry
+	// still runs it; then the job fails with JobRestartedError (not retried:
+	// whether the attempt finished is unknown) so the job and its task do
+	// not look alive for the whole orphan expiry
 	// (default 30s: a worker's reconnect backoff tops out at 30s, and a
 	// quick restart finds it retrying far sooner).
 	JobRestartGrace time.Duration
