@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/warehouse"
@@ -197,9 +198,11 @@ func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tabl
 		written  []*Loaded // every file written; a retried transaction writes again
 		writeErr error
 	)
-	in.FirstMetadata = func(_ context.Context, location string) (string, error) {
+	in.FirstMetadata = func(ctx context.Context, location string) (string, error) {
 		md.Location = location
-		res, err := s.writeMetadata(md, 0)
+		ctx, cancel := context.WithTimeout(ctx, firstMetadataTimeout)
+		defer cancel()
+		res, err := s.writeMetadataIn(ctx, md, 0)
 		if err != nil {
 			writeErr = err
 			return "", err
@@ -233,6 +236,16 @@ func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tabl
 	}
 	s.cache.put(kept.MetadataLocation, &cachedMetadata{kept.Metadata, md})
 	return kept, nil
+}
+
+// firstMetadataTimeout bounds a create's first metadata write: it runs
+// inside the catalog's write transaction, and every write of this process
+// queues behind it, so a store that hangs fails the create instead.
+const firstMetadataTimeout = 30 * time.Second
+
+// contextCreator is a fileStore whose exclusive create can be bounded.
+type contextCreator interface {
+	CreateExclusiveContext(ctx context.Context, loc string, data []byte) error
 }
 
 // refusedBeforeCommit reports a catalog refusal (the name is taken, the
@@ -298,6 +311,11 @@ func (s *Tables) checkTableLocation(bucket, loc string) error {
 
 // writeMetadata writes md as <location>/metadata/NNNNN-<uuid>.metadata.json.
 func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) {
+	return s.writeMetadataIn(context.Background(), md, version)
+}
+
+// writeMetadataIn is writeMetadata bounded by ctx where the store allows it.
+func (s *Tables) writeMetadataIn(ctx context.Context, md *tableMetadata, version int) (*Loaded, error) {
 	raw, err := md.encode()
 	if err != nil {
 		return nil, err
@@ -306,7 +324,11 @@ func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) 
 	if err != nil {
 		return nil, invalid("location", "table location: %v", err)
 	}
-	if err := s.files.CreateExclusive(loc, raw); err != nil {
+	create := s.files.CreateExclusive
+	if cc, ok := s.files.(contextCreator); ok {
+		create = func(loc string, data []byte) error { return cc.CreateExclusiveContext(ctx, loc, data) }
+	}
+	if err := create(loc, raw); err != nil {
 		if warehouse.IsClientError(err) {
 			return nil, invalid("location", "%v", err)
 		}
