@@ -124,6 +124,9 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	// the next thing written.
 	adminPassword, err := bootstrapAdmin(ctx, s.st, log)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before serving: the next start makes the admin
+		}
 		return err
 	}
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
