@@ -8,7 +8,7 @@ import (
 )
 
 // Bus topics of the credential triggers (migrations/postgres/
-// 0013_credentials_notify.sql): some API keys were deleted; one worker
+// 0015_credentials_notify.sql): some API keys were deleted; one worker
 // token was deleted, its id in the message.
 const (
 	busTopicAPIKeys = "catalog.api_keys"
