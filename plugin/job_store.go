@@ -177,9 +177,10 @@ func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 // their worker treated as gone: if that worker reconnects within
 // JobRestartGrace and still runs the job (its heartbeat lists it, or it
 // reports progress) the job is adopted; if the worker reconnects without it,
-// the attempt fails at once; if nothing is heard within the grace, the
-// attempt fails with JobRestartedError. A failed attempt is retried if
-// attempts remain, else the job is failed (and a task following it with it).
+// the attempt fails at once and is retried if attempts remain; if nothing is
+// heard within the grace, the job fails with JobRestartedError and is not
+// retried (whether the attempt finished is unknown), and a task following
+// it fails with it.
 func (st *jobStore) load(ctx context.Context) error {
 	if st.p.cfg.Shared {
 		// Replicas share the table: active jobs belong to whoever holds

@@ -77,8 +77,9 @@ type Options struct {
 	JobOrphanExpiry time.Duration
 	// JobRestartGrace is how long a job left assigned or running by a
 	// previous floe process waits for its worker to reconnect and say it
-	// still runs it; then the attempt is settled (retried or failed) so the
-	// job and its task do not look alive for the whole orphan expiry
+	// still runs it; then the job fails with JobRestartedError (not retried:
+	// whether the attempt finished is unknown) so the job and its task do
+	// not look alive for the whole orphan expiry
 	// (default 30s: a worker's reconnect backoff tops out at 30s, and a
 	// quick restart finds it retrying far sooner).
 	JobRestartGrace time.Duration
@@ -180,10 +181,13 @@ type Plugin struct {
 	reg     *registry
 	pending *pendingTable
 	keys    *keyCache
-	types   *jobTypes
-	jobs    *jobStore
-	sched   *scheduler
-	events  *hub
+	// recheckTokens (cap 1) asks recheckTokenLoop to check every stream's
+	// worker token now.
+	recheckTokens chan struct{}
+	types         *jobTypes
+	jobs          *jobStore
+	sched         *scheduler
+	events        *hub
 
 	observer *observer // targeted observes (observe_now.go)
 
@@ -222,6 +226,8 @@ func New(cfg Config) (*Plugin, error) {
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)
+	p.recheckTokens = make(chan struct{}, 1)
+	cfg.Store.OnWorkerTokenRevoked(p.workerTokenRevoked)
 	p.events = newHub()
 	p.events.forward = p.forwardEvent
 	p.types = newJobTypes(p)
@@ -237,6 +243,7 @@ func New(cfg Config) (*Plugin, error) {
 	p.wg.Go(func() { p.observeLoop(p.root) })
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })
+	p.wg.Go(func() { p.recheckTokenLoop(p.root) })
 	if cfg.Bus.Remote() {
 		events, stop := cfg.Bus.Subscribe(busTopicJob, busTopicWorker, busTopicJobType)
 		p.wg.Go(func() { p.relayRemoteEvents(p.root, events, stop) })

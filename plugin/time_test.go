@@ -22,7 +22,13 @@ type fakeWorker struct {
 }
 
 func injectWorker(p *Plugin, id string, caps ...*pluginpb.Capability) *fakeWorker {
-	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, catalog.WorkerToken{ID: "wt-test", Name: "tok"}, p.now())
+	// A real token: keys are minted only under a token that exists, and
+	// streams whose token is gone are closed.
+	tok, _, err := p.store.CreateWorkerToken(context.Background(), "tok")
+	if err != nil {
+		panic(err)
+	}
+	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, tok, p.now())
 	fw := &fakeWorker{s: s}
 	p.reg.add(s)
 	p.jobs.onConnect(s)

@@ -56,9 +56,10 @@ func (pr *process) stop(t *testing.T) {
 
 // TestSecurity_RestartSettlesOrphanedJobs: a compaction that was running
 // when floe was killed is settled once the restart grace passes without its
-// worker coming back — re-queued while attempts remain, else failed with a
-// sentence — and the task that follows it shows that at once, not after the
-// orphan expiry. (Issue 15, item 6.)
+// worker coming back — failed with a sentence, attempts left or not (issue
+// 23 item 9: it used to be re-queued while its task stayed "running") — and
+// the task that follows it shows that at once, not after the orphan expiry.
+// (Issue 15, item 6.)
 func TestSecurity_RestartSettlesOrphanedJobs(t *testing.T) {
 	const grace = 30 * time.Second
 	cases := []struct {
@@ -69,8 +70,11 @@ func TestSecurity_RestartSettlesOrphanedJobs(t *testing.T) {
 	}{
 		{name: "no attempts left: the job fails and so does its task", maxAttempts: 1,
 			wantJob: plugin.JobFailed, wantTask: StatusFailed},
-		{name: "attempts left: the job is re-queued and its task stays open", maxAttempts: 3,
-			wantJob: plugin.JobPending, wantTask: StatusRunning},
+		// Issue 23 item 9: a re-queued job left its task "running" while the
+		// console showed it pending; whether the attempt finished is
+		// unknown, so the job now ends, and its task with it.
+		{name: "attempts left: the job still ends, and so does its task", maxAttempts: 3,
+			wantJob: plugin.JobFailed, wantTask: StatusFailed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -118,9 +118,20 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if err := recordWarehouse(paths, s3b); err != nil {
 		return err
 	}
+	// The first admin is made only now, when every listener is bound and
+	// every service built: a start that fails (a port in use) leaves no
+	// user behind whose generated password nobody saw, and the box below is
+	// the next thing written.
+	adminPassword, err := bootstrapAdmin(ctx, s.st, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before serving: the next start makes the admin
+		}
+		return err
+	}
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
 		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
-	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, s.adminPassword)
+	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, adminPassword)
 	return s.Run(ctx)
 }
 

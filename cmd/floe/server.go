@@ -42,9 +42,6 @@ type server struct {
 	// the request series every HTTP surface's edge records into it.
 	registry *prometheus.Registry
 	metrics  *edge.Metrics
-	// adminPassword is the first admin's generated password, for the start
-	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
-	adminPassword string
 
 	closers   []closer // in the order opened; Close runs them backwards
 	closeOnce sync.Once
@@ -97,11 +94,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("database", s.db.Close) // closed after everything that uses it
 	s.bus = notify.New(s.db, notify.Options{Logger: log})
 	s.register("event bus", func() error { s.bus.Close(); return nil })
-	s.st.CacheReads(s.bus) // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
 	s.register("catalog", s.st.Close)
-	if s.adminPassword, err = bootstrapAdmin(ctx, s.st, log); err != nil {
-		return nil, err
-	}
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}

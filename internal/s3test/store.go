@@ -194,6 +194,7 @@ func (s *Store) stopLocked() {
 	if s.cmd == nil {
 		return
 	}
+	_ = signalStore(s.cmd.Process.Pid, false) // a frozen store hears no SIGTERM
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -297,4 +298,26 @@ func (s *Store) CPUTime() (time.Duration, error) {
 		return 0, errors.New("s3test: store not running")
 	}
 	return cpuTime(s.cmd.Process.Pid)
+}
+
+// Freeze suspends the store process (SIGSTOP): connections stay open and
+// every request hangs unanswered, as on a store that stalls, until Thaw.
+// Tests use it to hold a request at its storage step.
+func (s *Store) Freeze() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("s3test: store not running")
+	}
+	return signalStore(s.cmd.Process.Pid, true)
+}
+
+// Thaw resumes a frozen store (SIGCONT).
+func (s *Store) Thaw() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("s3test: store not running")
+	}
+	return signalStore(s.cmd.Process.Pid, false)
 }
