@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -76,8 +77,8 @@ func describeStore(b *testing.B, dbPath string) *catalog.Store {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
-	db := persisttest.OpenAt(b, dbPath)
-	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	db := persisttest.OpenAt(b, dbPath, dbschema.All()...)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}

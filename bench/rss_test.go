@@ -24,6 +24,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -66,8 +67,8 @@ func consoleRSS(b *testing.B) {
 	baseRSS, baseHeap := memNow(b)
 
 	dir := b.TempDir()
-	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"))
-	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	st, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}

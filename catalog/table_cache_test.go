@@ -22,7 +22,10 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ctx, db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
+	if err := db.Migrate(ctx, Migrations()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +131,10 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(context.Background(), db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
+		if err := db.Migrate(context.Background(), Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
 		if err != nil {
 			t.Fatal(err)
 		}

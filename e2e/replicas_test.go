@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
@@ -50,9 +51,12 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := dbschema.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
 	bus := notify.New(db, notify.Options{Replica: name, Logger: log})
 	<-bus.Listening()
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: warehouse})
+	store, err := catalog.New(db, catalog.Options{Warehouse: warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ type Store struct {
 // ErrTooLarge is returned for attribute blobs over the size cap.
 var ErrTooLarge = errors.New("observe: attributes too large")
 
-// New applies the observation migrations (owner "observe"), loads the
+// New loads the
 // persisted observations (newest first, up to cap) and starts the background
 // flusher. cap <= 0 means DefaultCap. Call Close to flush.
 func New(db *persist.DB, cap int) (*Store, error) {
@@ -103,9 +103,6 @@ func New(db *persist.DB, cap int) (*Store, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
-	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("observe: %w", err)
-	}
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}

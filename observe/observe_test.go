@@ -20,6 +20,9 @@ func openDB(t testing.TB, dir string) *persist.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Migrate(context.Background(), Migrations()); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 

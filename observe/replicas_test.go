@@ -22,6 +22,9 @@ func TestObservationReachesOtherReplica(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := db.Migrate(context.Background(), Migrations()); err != nil {
+			t.Fatal(err)
+		}
 		s, err := New(db, 0)
 		if err != nil {
 			t.Fatal(err)

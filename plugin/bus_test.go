@@ -30,7 +30,8 @@ func newReplica(t *testing.T, dsn, warehouse, name string, opts Options) *harnes
 	if h.db, err = persist.Open(ctx, persist.Options{Path: dsn}); err != nil {
 		t.Fatal(err)
 	}
-	if h.store, err = catalog.New(ctx, h.db, catalog.Options{Warehouse: warehouse}); err != nil {
+	migrate(t, h.db)
+	if h.store, err = catalog.New(h.db, catalog.Options{Warehouse: warehouse}); err != nil {
 		t.Fatal(err)
 	}
 	if h.obs, err = observe.New(h.db, 0); err != nil {

@@ -50,11 +50,22 @@ func openStore(t testing.TB, dir string) (*persist.DB, *catalog.Store) {
 	if err != nil {
 		t.Fatalf("open database: %v", err)
 	}
-	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	migrate(t, db)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
 	return db, st
+}
+
+// migrate applies what floe serve's composition root would for the
+// plugin's tests: the catalog's, the observations' and the plugin's
+// migrations.
+func migrate(t testing.TB, db *persist.DB) {
+	t.Helper()
+	if err := db.Migrate(context.Background(), catalog.Migrations(), observe.Migrations(), Migrations()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

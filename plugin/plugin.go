@@ -8,7 +8,6 @@ package plugin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -216,9 +215,6 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	p.welcomeParams = jobParamsToProto(cfg.JobParams)
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
-	if err := cfg.DB.Migrate(p.root, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("plugin: %w", err)
-	}
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)

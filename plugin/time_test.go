@@ -71,7 +71,8 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	migrate(t, db)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
@@ -41,7 +42,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"), dbschema.All()...)
 	return newEnvOn(t, pdb, filepath.Join(dir, "wh"))
 }
 
@@ -49,7 +50,7 @@ func newEnv(t *testing.T) *env {
 // database and warehouse.
 func newEnvOn(t *testing.T, pdb *persist.DB, wh string) *env {
 	t.Helper()
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: wh})
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: wh})
 	if err != nil {
 		t.Fatal(err)
 	}

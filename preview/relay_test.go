@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -25,6 +26,9 @@ func replicaPair(t *testing.T) (a, b *env, dbB *persist.DB) {
 	open := func(name string) (*env, *persist.DB) {
 		db, err := persist.Open(context.Background(), persist.Options{Path: dsn})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dbschema.Migrate(context.Background(), db); err != nil {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{Replica: name})

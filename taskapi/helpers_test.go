@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
@@ -40,8 +41,8 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}

@@ -29,7 +29,10 @@ func startProcess(t *testing.T, dir string, opts plugin.Options) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	if err := db.Migrate(ctx, testMigrations()...); err != nil {
+		t.Fatal(err)
+	}
+	store, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}

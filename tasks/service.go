@@ -3,7 +3,6 @@ package tasks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -56,8 +55,9 @@ const (
 	startupTimeout = 30 * time.Second
 )
 
-// New applies the task migrations (owner "tasks") and returns the task
-// service over db. runner may be nil: tasks then wait as submitted.
+// New returns the task service over db, which the task migrations
+// (Migrations) have been applied to. runner may be nil: tasks then wait as
+// submitted.
 //
 // Recovery on start: a task left running by a previous process is marked
 // failed (code FloeRestarted) because its job cannot be re-attached; a task
@@ -76,9 +76,6 @@ func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logge
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
-	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("tasks: %w", err)
-	}
 	if err := s.recover(ctx); err != nil {
 		// The service still works; the stale rows stay as they are and the
 		// next start tries again.

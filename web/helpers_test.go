@@ -20,6 +20,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -93,7 +94,6 @@ func TestMain(m *testing.M) {
 func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
-	ctx := context.Background()
 	db, err := os.ReadFile(templateDB)
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +101,8 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -31,6 +32,9 @@ func newReplicaPair(t testing.TB) (a, b *liveEnv) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := dbschema.Migrate(context.Background(), db); err != nil {
+			t.Fatal(err)
+		}
 		bus := notify.New(db, notify.Options{Replica: name})
 		select {
 		case <-bus.Listening():
@@ -42,7 +46,7 @@ func newReplicaPair(t testing.TB) (a, b *liveEnv) {
 	}
 	a = open("A")
 	b = open("B")
-	st, err := catalog.New(context.Background(), a.db, catalog.Options{Warehouse: wh, BcryptCost: bcrypt.MinCost})
+	st, err := catalog.New(a.db, catalog.Options{Warehouse: wh, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}

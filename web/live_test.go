@@ -21,6 +21,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
@@ -65,7 +66,7 @@ func newLiveEnv(t testing.TB) *liveEnv {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	return newLiveEnvOn(t, pdb, filepath.Join(dir, "warehouse"), nil)
 }
 
@@ -74,7 +75,7 @@ func newLiveEnv(t testing.TB) *liveEnv {
 func newLiveEnvOn(t testing.TB, pdb *persist.DB, warehouse string, bus *notify.Bus) *liveEnv {
 	t.Helper()
 	ctx := context.Background()
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: warehouse})
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}

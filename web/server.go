@@ -3,7 +3,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -61,8 +60,6 @@ const (
 	sessionLifetime    = 12 * time.Hour
 	sessionIdleTimeout = time.Hour
 	sessionCookieName  = "floe_session"
-	// startupTimeout bounds the session migrations New runs.
-	startupTimeout = 30 * time.Second
 )
 
 // Server is the console. Create with New; serve Handler().
@@ -89,9 +86,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("web: Config.DB is required")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
-	defer cancel()
-	sessionStore, err := sessions.New(ctx, cfg.DB, nil)
+	sessionStore, err := sessions.New(cfg.DB, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ const housekeepingInterval = 30 * time.Second
 // newServices builds the services over the server's catalog and registers
 // each with the server as soon as it exists, so a later failure closes it.
 func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*services, error) {
-	sess, err := sessions.New(ctx, s.db, nil)
+	sess, err := sessions.New(s.db, nil)
 	if err != nil {
 		return nil, err
 	}
