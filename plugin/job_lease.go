@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // claimBatch bounds the jobs one replica claims per pass, so a replica that
@@ -68,7 +70,7 @@ func (st *jobStore) leaseLoop(ctx context.Context) {
 // renew extends the lease of every active job this replica holds.
 func (st *jobStore) renew(ctx context.Context) error {
 	_, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET lease_until = ?
-		WHERE owner = ? AND state IN (?,?,?)`, msOf(st.p.now().Add(st.p.cfg.JobLease)), st.p.cfg.ReplicaID,
+		WHERE owner = ? AND state IN (?,?,?)`, persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), st.p.cfg.ReplicaID,
 		string(JobPending), string(JobAssigned), string(JobRunning))
 	return err
 }
@@ -97,7 +99,7 @@ type leaseCand struct {
 // workers can run, and assigned or running jobs whose holder died (those
 // are failed with a sentence; see the file comment).
 func (st *jobStore) claim(ctx context.Context) error {
-	now := msOf(st.p.now())
+	now := persist.Micros(st.p.now())
 	rows, err := st.p.db.QueryContext(ctx, `SELECT id, job_type, state, owner FROM plugin_jobs
 		WHERE state IN (?,?,?) AND lease_until < ? ORDER BY created_at LIMIT ?`,
 		string(JobPending), string(JobAssigned), string(JobRunning), now, claimBatch)
@@ -123,7 +125,7 @@ func (st *jobStore) claim(ctx context.Context) error {
 		}
 		res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = ?, lease_until = ?
 			WHERE id = ? AND state = ? AND lease_until < ?`, st.p.cfg.ReplicaID,
-			msOf(st.p.now().Add(st.p.cfg.JobLease)), c.id, c.state, now)
+			persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), c.id, c.state, now)
 		if err != nil {
 			return err
 		}
@@ -216,7 +218,7 @@ func (p *Plugin) claimDetection(ctx context.Context, jobType string, interval ti
 	now := p.now()
 	res, err := p.db.ExecContext(ctx, `INSERT INTO plugin_detection_runs(job_type, started_at, owner) VALUES (?,?,?)
 		ON CONFLICT(job_type) DO UPDATE SET started_at = excluded.started_at, owner = excluded.owner
-		WHERE plugin_detection_runs.started_at <= ?`, jobType, msOf(now), p.cfg.ReplicaID, msOf(now.Add(-interval)))
+		WHERE plugin_detection_runs.started_at <= ?`, jobType, persist.Micros(now), p.cfg.ReplicaID, persist.Micros(now.Add(-interval)))
 	if err != nil {
 		return false, err
 	}
@@ -240,10 +242,10 @@ func (st *jobStore) finishAnywhere(ctx context.Context, id string, state JobStat
 	if err != nil || !j.State.Active() {
 		return j, err
 	}
-	now := msOf(st.p.now())
+	now := persist.Micros(st.p.now())
 	res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = ?, lease_until = ?
 		WHERE id = ? AND state = ? AND lease_until < ?`, st.p.cfg.ReplicaID,
-		msOf(st.p.now().Add(st.p.cfg.JobLease)), id, string(j.State), now)
+		persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), id, string(j.State), now)
 	if err != nil {
 		return Job{}, err
 	}

@@ -78,13 +78,11 @@ func scanJob(r scanner) (Job, error) {
 	}
 	_ = json.Unmarshal([]byte(result), &res)
 	j.Result, j.ResultJSON = res.Map, res.JSON
-	ms := persist.FromMicros
-	j.CreatedAt, j.UpdatedAt, j.StartedAt, j.FinishedAt = ms(created), ms(updated), ms(started), ms(finished)
-	j.NextAttemptAt, j.DeadlineAt, j.LastProgressAt = ms(next), ms(deadline), ms(progress)
+	us := persist.FromMicros
+	j.CreatedAt, j.UpdatedAt, j.StartedAt, j.FinishedAt = us(created), us(updated), us(started), us(finished)
+	j.NextAttemptAt, j.DeadlineAt, j.LastProgressAt = us(next), us(deadline), us(progress)
 	return j, nil
 }
-
-func msOf(t time.Time) int64 { return persist.Micros(t) }
 
 // write stores a job under this replica's lease. With Options.Shared the
 // update only lands while this replica still holds the lease (or nobody
@@ -104,7 +102,7 @@ func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
 	guard, args := "", []any{}
 	if st.p.cfg.Shared {
 		guard = ` WHERE plugin_jobs.owner = excluded.owner OR plugin_jobs.lease_until < ?`
-		args = append(args, msOf(now))
+		args = append(args, persist.Micros(now))
 	}
 	res, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_jobs(`+jobColumns+`, owner, lease_until)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -117,9 +115,9 @@ func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
 		last_progress_at = excluded.last_progress_at, owner = excluded.owner, lease_until = excluded.lease_until`+guard,
 		append([]any{j.ID, j.Type, j.Lane, j.ObjectID, j.DedupeKey, string(params), j.Summary, j.Source, string(j.State),
 			j.Attempts, j.MaxAttempts, j.WorkerID, j.Percent, j.Stage, j.Message, string(metrics), string(result),
-			j.ResultSummary, j.Error, msOf(j.CreatedAt), msOf(j.UpdatedAt), msOf(j.StartedAt), msOf(j.FinishedAt),
-			msOf(j.NextAttemptAt), msOf(j.DeadlineAt), msOf(j.LastProgressAt), st.p.cfg.ReplicaID,
-			msOf(now.Add(st.p.cfg.JobLease))}, args...)...)
+			j.ResultSummary, j.Error, persist.Micros(j.CreatedAt), persist.Micros(j.UpdatedAt), persist.Micros(j.StartedAt), persist.Micros(j.FinishedAt),
+			persist.Micros(j.NextAttemptAt), persist.Micros(j.DeadlineAt), persist.Micros(j.LastProgressAt), st.p.cfg.ReplicaID,
+			persist.Micros(now.Add(st.p.cfg.JobLease))}, args...)...)
 	if err != nil {
 		return false, fmt.Errorf("plugin: write job %s: %w", j.ID, err)
 	}
