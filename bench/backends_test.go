@@ -10,6 +10,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -85,6 +86,7 @@ func describeStore(b *testing.B, dbPath string) *catalog.Store {
 	// As floe serve does: the bus turns the table cache on for PostgreSQL
 	// (on SQLite it does nothing).
 	bus := notify.New(db, notify.Options{})
+	runtest.Start(b, bus)
 	b.Cleanup(func() { bus.Close(); st.Close() })
 	<-bus.Listening()
 	st.CacheReads(bus)

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -30,6 +31,7 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 		t.Fatal(err)
 	}
 	bus := notify.New(db, notify.Options{Replica: name})
+	runtest.Start(t, bus)
 	t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
 	select {
 	case <-bus.Listening():
@@ -139,6 +141,7 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{})
+		runtest.Start(t, bus)
 		t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
 		s.CacheReads(bus)
 		mustBucket(t, s, "bkt", FormatIceberg)

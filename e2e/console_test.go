@@ -24,6 +24,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/web"
 )
@@ -68,6 +69,7 @@ func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, s)
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	t.Cleanup(srv.Close)
 	return srv, store

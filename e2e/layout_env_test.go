@@ -20,6 +20,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -86,6 +87,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p, s)
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()

@@ -3,7 +3,6 @@ package observe
 import (
 	"embed"
 	"io/fs"
-	"time"
 
 	"github.com/floe/floe/persist"
 )
@@ -15,9 +14,6 @@ var migrations embed.FS
 
 // MigrationOwner is the name observe's migrations are recorded under.
 const MigrationOwner = "observe"
-
-// startupTimeout bounds the migrations and the load New runs.
-const startupTimeout = 30 * time.Second
 
 // Migrations returns observe's migrations for persist.Migrate, which the
 // composition root runs for every owner when it opens the database.

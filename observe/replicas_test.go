@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -30,9 +31,11 @@ func TestObservationReachesOtherReplica(t *testing.T) {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{Replica: name})
+		runtest.Start(t, bus)
 		t.Cleanup(func() { s.Close(); bus.Close(); db.Close() })
 		<-bus.Listening()
 		s.Follow(bus)
+		runtest.Start(t, s)
 		return s
 	}
 	a, b := open("A"), open("B")

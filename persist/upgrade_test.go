@@ -120,6 +120,11 @@ func TestOldDatabaseUpgradesInPlace(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: tasks: %v", round, err)
 		}
+		for _, l := range []interface{ Load(context.Context) error }{obs, p, ts} {
+			if err := l.Load(ctx); err != nil {
+				t.Fatalf("round %d: load %T: %v", round, l, err)
+			}
+		}
 
 		checks := []struct {
 			name string

@@ -39,6 +39,7 @@ type harness struct {
 	events <-chan Event
 
 	cancelSub func()
+	stop      func() error // ends the plugin's Run
 	closeOnce sync.Once
 }
 
@@ -70,6 +71,28 @@ func migrate(t testing.TB, db *persist.DB) {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// start loads p and runs it as floe serve's composition root does; stop
+// ends Run and returns its error once Run (and every goroutine of the
+// plugin) has returned.
+func start(t testing.TB, p *Plugin) (stop func() error) {
+	t.Helper()
+	if err := p.Load(context.Background()); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
+}
+
 func newHarness(t *testing.T, opts Options) *harness {
 	t.Helper()
 	return newHarnessIn(t, t.TempDir(), opts)
@@ -92,6 +115,7 @@ func newHarnessIn(t testing.TB, dir string, opts Options) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.stop = start(t, h.p)
 	h.events, h.cancelSub = h.p.Subscribe()
 	h.lis = bufconn.Listen(1 << 20)
 	h.srv = grpc.NewServer()
@@ -120,6 +144,9 @@ func (h *harness) close() {
 		defer cancel()
 		if err := h.p.Shutdown(sctx); err != nil {
 			t.Errorf("shutdown: %v", err)
+		}
+		if err := h.stop(); err != nil {
+			t.Errorf("run: %v", err)
 		}
 		h.cancelSub()
 		h.obs.Close()

@@ -81,8 +81,9 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop := start(t, p)
 	return p, func() {
-		if err := p.Shutdown(context.Background()); err != nil {
+		if err := stop(); err != nil {
 			t.Error(err)
 		}
 		st.Close()

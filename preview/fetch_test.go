@@ -20,6 +20,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
@@ -63,6 +64,7 @@ func newEnvOn(t *testing.T, pdb *persist.DB, wh string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p)
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
 	p.Register(srv)

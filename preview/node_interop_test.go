@@ -13,6 +13,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -49,6 +50,7 @@ func TestNodeWorkerInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,9 @@ func newService(t testing.TB, store *catalog.Store, runner JobRunner) *Service {
 	if err != nil {
 		t.Fatalf("tasks.New: %v", err)
 	}
+	if err := s.Load(context.Background()); err != nil {
+		t.Fatalf("tasks Load: %v", err)
+	}
 	return s
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -116,6 +117,7 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, s)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}

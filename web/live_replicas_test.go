@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -36,6 +37,7 @@ func newReplicaPair(t testing.TB) (a, b *liveEnv) {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{Replica: name})
+		runtest.Start(t, bus)
 		select {
 		case <-bus.Listening():
 		case <-time.After(liveWait):

@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -125,14 +126,25 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
-		go s.live.run() // stopped by Close
 	}
 	return s, nil
 }
 
-// Close stops the live-progress hub and closes every open /live websocket
-// (http.Server.Shutdown does not touch hijacked connections). Call it when
-// the console stops; it is safe to call more than once.
+// Run pushes live progress to the open /live websockets until ctx ends,
+// then closes every one of them (http.Server.Shutdown does not touch
+// hijacked connections) and returns. Without a plugin channel it only
+// waits.
+func (s *Server) Run(ctx context.Context) error {
+	if s.live == nil {
+		<-ctx.Done()
+		return nil
+	}
+	s.live.run(ctx)
+	return nil
+}
+
+// Close closes every open /live websocket and refuses new ones; Run does
+// it as it stops. It is safe to call more than once.
 func (s *Server) Close() {
 	if s.live != nil {
 		s.live.close()

@@ -18,6 +18,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -70,6 +71,7 @@ func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p, s)
 	srv := httptest.NewServer(s.Handler())
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()
