@@ -76,18 +76,32 @@ func (st *jobStore) renew(ctx context.Context) error {
 }
 
 // release hands a pending job this replica cannot run to the others and
-// forgets it. Called under st.mu.
-func (st *jobStore) releaseLocked(ctx context.Context, r *jobRec) {
+// forgets it. The database is written before the job mutex is taken: a job
+// that is no longer pending here by then (cancelled, expired) keeps what
+// that change stored, since the release only touches a pending row this
+// replica holds.
+func (st *jobStore) release(ctx context.Context, id string) {
 	res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = '', lease_until = 0
-		WHERE id = ? AND owner = ? AND state = ?`, r.ID, st.p.cfg.ReplicaID, string(JobPending))
+		WHERE id = ? AND owner = ? AND state = ?`, id, st.p.cfg.ReplicaID, string(JobPending))
 	if err != nil {
-		st.p.log.Warn("could not release a job to other replicas", "job", r.ID, "err", err)
+		st.p.log.Warn("could not release a job to other replicas", "job", id, "err", err)
 		return
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		st.logLocked(ctx, r, "released by replica %s: none of its workers runs %s", st.p.cfg.ReplicaID, r.Type)
+	released, _ := res.RowsAffected()
+	st.mu.Lock()
+	r, ok := st.active[id]
+	var line activityLine
+	logged := false
+	if ok && r.State == JobPending {
+		if released == 1 {
+			line, logged = st.reserveLineLocked(r, "released by replica %s: none of its workers runs %s", st.p.cfg.ReplicaID, r.Type)
+		}
+		st.forgetLocked(r)
 	}
-	st.forgetLocked(r)
+	st.mu.Unlock()
+	if logged {
+		st.insertActivity(ctx, line)
+	}
 }
 
 // leaseCand is a job another replica released or let expire.
