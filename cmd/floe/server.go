@@ -37,6 +37,8 @@ type server struct {
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
+	// metricsAddr is the bound --metrics address; "" when it is off.
+	metricsAddr string
 	// adminPassword is the first admin's generated password, for the start
 	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
 	adminPassword string
@@ -152,7 +154,7 @@ func (s *server) bindAll() error {
 		{"iceberg", s.cfg.Iceberg, &s.surfaces.Iceberg},
 		{"s3tables", s.cfg.S3.Addr, &s.surfaces.S3Tables},
 		{"grpc", s.cfg.GRPC, &s.surfaces.GRPC},
-		{"metrics", s.cfg.Metrics, new(string)},
+		{"metrics", s.cfg.Metrics, &s.metricsAddr},
 	} {
 		if b.addr == "" {
 			continue
@@ -163,6 +165,7 @@ func (s *server) bindAll() error {
 		}
 		s.register(b.name+" listener", closeListener(ln))
 		*b.set = ln.Addr().String()
+		s.log.Debug("listening", "surface", b.name, "addr", *b.set)
 		if b.name == "grpc" {
 			s.grpcLn = ln
 			continue
