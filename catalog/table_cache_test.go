@@ -9,6 +9,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -23,11 +24,15 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ctx, db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
+	if err := db.Migrate(ctx, Migrations()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bus := notify.New(db, notify.Options{Replica: name})
+	runtest.Start(t, bus)
 	t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
 	select {
 	case <-bus.Listening():
@@ -129,11 +134,15 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(context.Background(), db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
+		if err := db.Migrate(context.Background(), Migrations()); err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{})
+		runtest.Start(t, bus)
 		t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
 		s.CacheReads(bus)
 		mustBucket(t, s, "bkt", FormatIceberg)

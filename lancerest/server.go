@@ -1,7 +1,10 @@
 // Package lancerest serves the Lance Namespace REST API (/v1/...) over the
-// catalog: namespaces and table entries only. Data-plane operations answer
-// Unsupported, because LanceDB and Lance write datasets straight to storage at
-// the location the catalog hands out.
+// catalog: namespaces; table entries (declare, register, describe with the
+// detailed metadata lancemeta reads from the manifest, rename, drop,
+// deregister); table versions and tags from the dataset's own _versions/ and
+// _refs/tags/ files; and restore, run as a job on a Lance worker. Data-plane
+// operations answer Unsupported, because LanceDB and Lance write datasets
+// straight to storage at the location the catalog hands out.
 package lancerest
 
 import (

@@ -77,7 +77,8 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	migrate(t, db)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +87,9 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop := start(t, p)
 	return p, func() {
-		if err := p.Shutdown(context.Background()); err != nil {
+		if err := stop(); err != nil {
 			t.Error(err)
 		}
 		st.Close()

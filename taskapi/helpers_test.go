@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
@@ -41,8 +42,8 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}

@@ -20,6 +20,8 @@ type process struct {
 	store *catalog.Store
 	p     *plugin.Plugin
 	s     *Service
+	// stopRun ends the plugin's Run and waits for it.
+	stopRun func() error
 }
 
 func startProcess(t *testing.T, dir string, opts plugin.Options) *process {
@@ -29,7 +31,10 @@ func startProcess(t *testing.T, dir string, opts plugin.Options) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	if err := db.Migrate(ctx, testMigrations()...); err != nil {
+		t.Fatal(err)
+	}
+	store, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +47,21 @@ func startProcess(t *testing.T, dir string, opts plugin.Options) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &process{db: db, store: store, p: p, s: s}
+	if err := p.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(runCtx) }()
+	return &process{db: db, store: store, p: p, s: s, stopRun: func() error { cancel(); return <-ran }}
 }
 
 func (pr *process) stop(t *testing.T) {
 	t.Helper()
-	if err := pr.p.Shutdown(context.Background()); err != nil {
+	if err := pr.stopRun(); err != nil {
 		t.Error(err)
 	}
 	pr.store.Close()

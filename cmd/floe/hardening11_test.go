@@ -40,66 +40,48 @@ var boxPassword = regexp.MustCompile(`Password: (\S+)`)
 func TestHardening11FirstStartFailureKeepsAdminPasswordShown(t *testing.T) {
 	t.Setenv("FLOE_ADMIN_PASSWORD", "") // empty: the generated-password path
 	data := t.TempDir()
-	addrs := map[string]string{}
-	for _, name := range surfaceFlags {
-		addrs[name] = freeAddr(t)
-	}
-	args := func() []string {
-		a := []string{"serve", "--data", data}
-		for _, name := range surfaceFlags {
-			a = append(a, "--"+name, addrs[name])
-		}
-		return a
-	}
 
-	// First start: the plugin channel's port is taken, so the start fails
-	// after the catalog was opened and migrated.
-	hold, err := net.Listen("tcp", addrs["grpc"])
+	// First start: the plugin channel's port is taken (held by this test,
+	// so nothing else can take it), so the start fails after the catalog
+	// was opened and migrated.
+	hold, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, code := run(t, args()...)
+	args := []string{"serve", "--data", data, "--grpc", hold.Addr().String()}
+	for _, name := range []string{"http", "lance", "iceberg", "s3tables"} {
+		args = append(args, "--"+name, "127.0.0.1:0")
+	}
+	out, code := run(t, args...)
 	hold.Close()
 	if code == 0 || !strings.Contains(out, "grpc: listen on") {
 		t.Fatalf("first start: code %d, output %q; want the grpc bind failure", code, out)
 	}
 
 	// Second start: it must show a password that signs the admin in.
-	addrs["grpc"] = freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := newRootCmd()
-	var buf lockedBuffer
-	cmd.SetOut(&buf)
-	cmd.SetErr(&buf)
-	cmd.SetArgs(args())
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	srv := startServe(t, ctx, "--data", data)
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		srv.wait(t)
 	})
 	deadline := time.Now().Add(60 * time.Second)
 	var password string
 	for password == "" {
-		select {
-		case err := <-done:
-			done <- err
-			t.Fatalf("second start ended: %v\n%s", err, buf.String())
-		default:
-		}
-		if strings.Contains(buf.String(), "floe is running") {
-			m := boxPassword.FindStringSubmatch(buf.String())
+		if strings.Contains(srv.out.String(), "floe is running") {
+			m := boxPassword.FindStringSubmatch(srv.out.String())
 			if m == nil {
-				t.Fatalf("the second start's box shows no password, so the admin's password was never shown:\n%s", buf.String())
+				t.Fatalf("the second start's box shows no password, so the admin's password was never shown:\n%s", srv.out.String())
 			}
 			password = m[1]
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no start box within a minute:\n%s", buf.String())
+			t.Fatalf("no start box within a minute:\n%s", srv.out.String())
 		}
 		time.Sleep(20 * time.Millisecond) // polling interval, not an assertion
 	}
+	addrs := srv.addrs
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	form := url.Values{"username": {"admin"}, "password": {password}}
 	resp, err := client.PostForm("http://"+addrs["http"]+"/login", form)

@@ -110,6 +110,27 @@ func waitReady(t *testing.T, p *floeProc, console string) {
 	}
 }
 
+// waitStartedProc reads the addresses a floe process bound from its
+// "floe started" line.
+func waitStartedProc(t *testing.T, p *floeProc) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if a := startedAddrs(p.log.String()); a != nil {
+			return a
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("floe exited before it started:\n%s", p.log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("floe did not start within a minute:\n%s", p.log.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval
+	}
+}
+
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
@@ -133,9 +154,12 @@ func TestHardening9KilledFloeEndsRunningTaskWithinGrace(t *testing.T) {
 		t.Fatalf("worker-token create: %s", out)
 	}
 	workerToken := lastLine(out)
-	console, lance, grpcAddr := freeAddr(t), freeAddr(t), freeAddr(t)
-	args := []string{"serve", "--data", data, "--http", console, "--lance", lance, "--grpc", grpcAddr, "--iceberg", "", "--s3tables", ""}
-	consoleURL, lanceURL := "http://"+console, "http://"+lance
+	// The first start binds port 0 and the restart takes the same addresses
+	// again (a worker and clients find floe where it was).
+	serveArgs := func(console, lance, grpcAddr string) []string {
+		return []string{"serve", "--log-json", "--data", data, "--http", console, "--lance", lance, "--grpc", grpcAddr, "--iceberg", "", "--s3tables", ""}
+	}
+	var consoleURL, lanceURL, grpcAddr string
 
 	api := func(method, path, host, body string) (int, string) {
 		t.Helper()
@@ -157,7 +181,9 @@ func TestHardening9KilledFloeEndsRunningTaskWithinGrace(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 
-	first := startFloeProc(t, bin, args...)
+	first := startFloeProc(t, bin, serveArgs("127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0")...)
+	addrs := waitStartedProc(t, first)
+	consoleURL, lanceURL, grpcAddr = "http://"+addrs["http"], "http://"+addrs["lance"], addrs["grpc"]
 	waitReady(t, first, consoleURL)
 	for _, p := range []string{"/v1/namespace/hb9/create", "/v1/namespace/hb9$ns/create", "/v1/table/hb9$ns$t/declare"} {
 		if st, body := api("POST", p, "", `{}`); st != http.StatusOK {
@@ -242,7 +268,7 @@ func TestHardening9KilledFloeEndsRunningTaskWithinGrace(t *testing.T) {
 	first.kill()
 	w.Close()
 	restarted := time.Now()
-	second := startFloeProc(t, bin, args...)
+	second := startFloeProc(t, bin, serveArgs(addrs["http"], addrs["lance"], grpcAddr)...)
 	waitReady(t, second, consoleURL)
 
 	// Within the grace (and a few scheduler ticks): ended, with a sentence.
