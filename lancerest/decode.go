@@ -37,6 +37,9 @@ func withBody(r *http.Request, fn func([]byte) *Error) *Error {
 		}
 	}()
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, maxBodyBytes+1))
+	if errors.As(err, new(*http.MaxBytesError)) { // the edge's cap, for a body without a length
+		return tooLarge()
+	}
 	if err != nil {
 		return invalid("request body could not be read", "Send the whole JSON body with the request.")
 	}
