@@ -11,12 +11,15 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 )
 
@@ -36,6 +39,10 @@ type server struct {
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
+	// httpMetrics is the one request series of the REST surfaces, in
+	// metricsReg, which /metrics serves beside the console's registry.
+	httpMetrics *edge.Metrics
+	metricsReg  *prometheus.Registry
 	// adminPassword is the first admin's generated password, for the start
 	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
 	adminPassword string
@@ -114,16 +121,18 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	// One set of OAuth2 access tokens: issued by the Iceberg REST, accepted
 	// by it, the Lance REST and the task API alike.
 	tokens := apikey.NewTokens(s.st, nil)
+	s.metricsReg = prometheus.NewRegistry()
+	s.httpMetrics = edge.NewMetrics(s.metricsReg)
 	for i := range s.https {
 		switch s.https[i].name {
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.httpMetrics)
 		case "iceberg":
 			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
 		case "metrics":
-			s.https[i].h = metricsMux(s.console.MetricsHandler())
+			s.https[i].h = metricsMux(promhttp.HandlerFor(prometheus.Gatherers{s.console.MetricsGatherer(), s.metricsReg}, promhttp.HandlerOpts{}))
 		case "s3tables":
 			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
 		}
