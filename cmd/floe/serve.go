@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -84,16 +85,18 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 }
 
 // newLogger logs text for people at a terminal and JSON lines with --log-json.
-func newLogger(jsonLogs bool) *slog.Logger {
+func newLogger(out io.Writer, jsonLogs bool) *slog.Logger {
 	if jsonLogs {
-		return slog.New(slog.NewJSONHandler(os.Stderr, nil))
+		return slog.New(slog.NewJSONHandler(out, nil))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	return slog.New(slog.NewTextHandler(out, nil))
 }
 
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
-	log := newLogger(c.LogJSON)
+	logOut := newLogWriter(os.Stderr)
+	defer logOut.Close()
+	log := newLogger(logOut, c.LogJSON)
 	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
 		s3wh, err := openS3Warehouse(ctx, raw, c.S3Store, log)
 		if err != nil {
