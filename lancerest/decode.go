@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -36,15 +35,14 @@ func withBody(r *http.Request, fn func([]byte) *Error) *Error {
 			bodyPool.Put(buf)
 		}
 	}()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, maxBodyBytes+1))
-	if errors.As(err, new(*http.MaxBytesError)) { // the edge's cap, for a body without a length
+	// The edge caps the body at maxBodyBytes (MaxBytesReader) and refuses a
+	// longer Content-Length before this runs.
+	_, err := buf.ReadFrom(r.Body)
+	if errors.As(err, new(*http.MaxBytesError)) {
 		return tooLarge()
 	}
 	if err != nil {
 		return invalid("request body could not be read", "Send the whole JSON body with the request.")
-	}
-	if n > maxBodyBytes {
-		return tooLarge()
 	}
 	return fn(buf.Bytes())
 }
@@ -142,6 +140,9 @@ type idRequest struct {
 // decodeIDOnly decodes bodies that carry nothing but an id (DescribeNamespace,
 // NamespaceExists, TableExists, DropTable, DeregisterTable).
 func decodeIDOnly(body []byte, path []string) *Error {
+	if bodyIsPathID(body, path) {
+		return nil
+	}
 	var req idRequest
 	if e := decodeJSON(body, &req); e != nil {
 		return e
@@ -291,6 +292,9 @@ type describeTableRequest struct {
 }
 
 func decodeDescribeTable(body []byte, path []string) (describeTableRequest, *Error) {
+	if bodyIsPathID(body, path) {
+		return describeTableRequest{}, nil // no flags, no version: the plain describe
+	}
 	var req describeTableRequest
 	if e := decodeJSON(body, &req); e != nil {
 		return req, e
