@@ -64,8 +64,8 @@ func fromService(err error) *apiError {
 	}
 	fe, ok := fault.As(err)
 	if !ok {
-		if persist.IsUnreachable(err) {
-			return unavailable(err, "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly")
+		if persist.IsUnreachable(err) { // the tasks service hands the database's error on as it is
+			return unavailable(err, fault.Public(&fault.Error{Kind: fault.Unavailable, Field: "database"}))
 		}
 		return internal(err)
 	}
