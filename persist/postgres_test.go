@@ -13,7 +13,12 @@ import (
 	"github.com/floe/floe/persist/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(changeHelperEnv); path != "" {
+		os.Exit(changeHelper(path))
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 // backends lists where a test may open a database: a SQLite file and a
 // fresh PostgreSQL database. Each returns a path for Options.Path.

@@ -166,3 +166,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
+
+// MetricsGatherer is the console's registry, for a /metrics that serves
+// it beside the other surfaces' series.
+func (s *Server) MetricsGatherer() prometheus.Gatherer { return s.metrics.reg }

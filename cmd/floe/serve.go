@@ -95,7 +95,9 @@ func newLogger(w io.Writer, jsonLogs bool) *slog.Logger {
 
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
-	log := newLogger(cmd.ErrOrStderr(), c.LogJSON)
+	logOut := newLogWriter(cmd.ErrOrStderr())
+	defer logOut.Close()
+	log := newLogger(logOut, c.LogJSON)
 	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
 		s3wh, err := openS3Warehouse(ctx, raw, c.S3Store, log)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/floe/floe/web"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
 )
 
@@ -120,16 +121,18 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	// One set of OAuth2 access tokens: issued by the Iceberg REST, accepted
 	// by it, the Lance REST and the task API alike.
 	tokens := apikey.NewTokens(s.st, nil)
+	s.registry = prometheus.NewRegistry()
+	s.metrics = edge.NewMetrics(s.registry)
 	for i := range s.https {
 		switch s.https[i].name {
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics)
 		case "iceberg":
 			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
 		case "metrics":
-			s.https[i].h = metricsMux(s.console.MetricsHandler())
+			s.https[i].h = metricsMux(promhttp.HandlerFor(prometheus.Gatherers{s.console.MetricsGatherer(), s.registry}, promhttp.HandlerOpts{}))
 		case "s3tables":
 			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics, s.surfaces)
 		}
