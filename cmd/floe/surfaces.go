@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 	"github.com/floe/floe/taskapi"
@@ -36,8 +37,9 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 }
 
 // icebergHandler serves the Iceberg REST catalog.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) http.Handler {
-	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens}
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) http.Handler {
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens,
+		Metrics: m}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
