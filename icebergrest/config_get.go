@@ -6,7 +6,9 @@ import (
 )
 
 // getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
-// client must use for that bucket. A client that names no warehouse gets the
+// client must use for that bucket; the warehouse may also be the bucket's
+// ARN, as engines configured for AWS S3 Tables name it, and the prefix is
+// then the bucket's name all the same. A client that names no warehouse gets the
 // default bucket when one is configured, otherwise a 400 saying how to name
 // one: an answer without a prefix would send it to routes that cannot work.
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {

@@ -66,12 +66,14 @@ const (
 // bucketHandler serves one route inside a bucket-catalog.
 type bucketHandler func(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error
 
-// in serves h inside the bucket the route's {prefix} names, once the caller
-// may read or write it.
+// in serves h inside the bucket the route's {prefix} names (a bucket's name
+// or its ARN), once the caller may read or write it. The handler sees the
+// bucket's name as {prefix}, whichever form the client sent.
 func (s *Server) in(a access, h bucketHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := s.openBucket(r, r.PathValue("prefix"), a)
 		if err == nil {
+			r.SetPathValue("prefix", b.Name)
 			err = h(w, r, b)
 		}
 		if err != nil {

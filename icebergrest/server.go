@@ -1,5 +1,5 @@
 // Package icebergrest serves the Iceberg REST catalog over floe's catalog
-// (one catalog per ICEBERG or unset bucket, prefix = bucket). Its
+// (one catalog per ICEBERG or unset bucket, prefix = bucket or its ARN). Its
 // routes sit on one edge.Surface (routes.go), which makes request ids, logs,
 // counts and authenticates (API keys, OAuth bearers, SigV4); the handlers
 // parse requests, call the Iceberg library (package iceberg) and render the
@@ -43,6 +43,10 @@ type Config struct {
 	// (Authorization: AWS4-HMAC-SHA256 …, as engines configured for AWS S3
 	// Tables send them); nil refuses signed requests with a sentence.
 	SigV4 edge.Authenticator
+	// Region and Account are those of the S3 Tables ARNs a client may name
+	// as its warehouse (arn:aws:s3tables:<region>:<account>:bucket/<name>,
+	// --s3tables-region and --s3tables-account); empty accepts any.
+	Region, Account string
 	// Metrics records every request (the one shared set of floe's HTTP
 	// series); nil records nothing.
 	Metrics *edge.Metrics
@@ -55,9 +59,10 @@ type Server struct {
 	log     *slog.Logger
 	storage StorageConfiger
 	tokens  *apikey.Tokens
-	// defaultBucket: see Config.DefaultBucket.
-	defaultBucket string
-	edge          *edge.Surface
+	// defaultBucket, region, account: see Config.
+	defaultBucket   string
+	region, account string
+	edge            *edge.Surface
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -82,6 +87,8 @@ func New(cfg Config) *Server {
 		storage: cfg.Storage,
 
 		defaultBucket: cfg.DefaultBucket,
+		region:        cfg.Region,
+		account:       cfg.Account,
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
@@ -100,10 +107,14 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() http.Handler { return s.edge }
 
 // openBucket authorizes the request's key (checked by the edge before any
-// route runs) for the bucket it names, then resolves the bucket: a key scoped elsewhere is 403 before anything
+// route runs) for the bucket it names — by name or by the bucket's ARN —
+// then resolves the bucket: a key scoped elsewhere is 403 before anything
 // about the bucket leaks.
 func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.Bucket, error) {
-	name := prefix
+	name, arn, err := s.bucketName(prefix)
+	if err != nil {
+		return catalog.Bucket{}, err
+	}
 	if err := s.authorize(r, name, a); err != nil {
 		return catalog.Bucket{}, err
 	}
@@ -122,6 +133,9 @@ func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.B
 	}
 	if b.Format == catalog.FormatLance {
 		return catalog.Bucket{}, badRequest("bucket %q holds Lance tables; it is served by the Lance REST catalog, not Iceberg", name)
+	}
+	if arn.floe && prefix != b.ARN {
+		return catalog.Bucket{}, s.foreignARN(prefix)
 	}
 	return b, nil
 }

@@ -36,10 +36,11 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 	})
 }
 
-// icebergHandler serves the Iceberg REST catalog.
+// icebergHandler serves the Iceberg REST catalog. Its warehouse may be a
+// bucket's S3 Tables ARN, of the region and account the S3 Tables API uses.
 func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) http.Handler {
 	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens,
-		Metrics: m}
+		Region: c.S3.Region, Account: c.S3.Account, Metrics: m}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
