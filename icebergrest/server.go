@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
@@ -63,11 +64,22 @@ type Server struct {
 	defaultBucket   string
 	region, account string
 	edge            *edge.Surface
+	bodyTimeout     time.Duration // bodyReadTimeout; tests shorten it
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
 // snapshots, never data, so 8 MiB is far more than any real client sends.
 const maxBodyBytes = 8 << 20
+
+// MaxBody is the surface's body cap, for the SigV4 verifier floe serve
+// hands in (it reads and hashes the body before the handler).
+const MaxBody = maxBodyBytes
+
+// bodyReadTimeout bounds how long a request's body may take to arrive: a
+// client sending at 300 KB/s still gets a full MaxBody through, while one
+// trickling a byte at a time cannot hold a connection (and the SigV4
+// verifier's read of the body) for longer.
+const bodyReadTimeout = 30 * time.Second
 
 // New builds a Server.
 func New(cfg Config) *Server {
@@ -89,17 +101,33 @@ func New(cfg Config) *Server {
 		defaultBucket: cfg.DefaultBucket,
 		region:        cfg.Region,
 		account:       cfg.Account,
+		bodyTimeout:   bodyReadTimeout,
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
 		Encode:  s.writeError,
-		Auth:    credentials{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens})},
+		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens})},
 		MaxBody: maxBodyBytes,
 		Log:     log,
 		Metrics: cfg.Metrics,
+		Wrap:    s.bodyDeadline,
 	})
 	s.routes(s.edge)
 	return s
+}
+
+// bodyDeadline gives every request's body bodyReadTimeout to arrive,
+// before authentication reads it. The server resets the deadline for the
+// connection's next request.
+func (s *Server) bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// Not every ResponseWriter reaches a connection (a recorder in
+			// tests); such a request simply has no deadline.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Handler serves the Iceberg REST routes, to be mounted at the root of the

@@ -11,17 +11,17 @@ import (
 // sigV4Scheme starts the Authorization header of a SigV4-signed request.
 const sigV4Scheme = "AWS4-HMAC-SHA256"
 
-// credentials is the Iceberg REST's one authentication step: a request
+// authenticator is the Iceberg REST's one authentication step: a request
 // signed with SigV4 (Authorization: AWS4-HMAC-SHA256 …, as engines send it
 // when configured for AWS S3 Tables) goes to the SigV4 verifier; anything
 // else — x-api-key, a Bearer key or access token, or nothing in anonymous
 // mode — to the API-key checker.
-type credentials struct {
+type authenticator struct {
 	sigv4 edge.Authenticator // nil: signed requests are refused
 	keys  edge.Authenticator
 }
 
-func (c credentials) Authenticate(r *http.Request) (edge.Principal, error) {
+func (c authenticator) Authenticate(r *http.Request) (edge.Principal, error) {
 	if !strings.HasPrefix(r.Header.Get("Authorization"), sigV4Scheme) {
 		return c.keys.Authenticate(r)
 	}
