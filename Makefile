@@ -7,7 +7,7 @@ BIN := bin/floe
 GOFILES = $$(git ls-files --cached --others --exclude-standard '*.go' | grep -v -E '(_templ|\.pb)\.go$$')
 DATA ?= ./floe-data
 
-.PHONY: run run-s3 build test test-go test-node fuzz lint vet fmt-check staticcheck lint-js fmt generate check-generated vendor bench node-deps clean
+.PHONY: run run-s3 build test test-go test-node fuzz lint vet fmt-check staticcheck lint-js lint-lock fmt generate check-generated vendor bench node-deps lock clean
 
 ## run: build floe and start it with a Lance worker on the embedded defaults
 run: build node-deps
@@ -35,7 +35,8 @@ FUZZ_TARGETS := \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody \
 	./handlers:FuzzSafeNext \
-	./lancemeta:FuzzDecodeManifest
+	./lancemeta:FuzzDecodeManifest \
+	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath
 
 ## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
 fuzz:
@@ -48,14 +49,23 @@ fuzz:
 test-node:
 	@if ls workers/lance/*.test.mjs >/dev/null 2>&1; then node --test workers/lance/; else echo "no worker tests yet"; fi
 
-# node-deps installs the pinned Node packages when the lock changed.
+# node-deps installs the pinned Node packages when the lock changed, exactly
+# as the lock says (npm ci; see lock for why the lock needs completing).
 node-deps:
 	@if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.floe-lock; then \
 		npm ci --no-audit --no-fund && cp package-lock.json node_modules/.floe-lock; \
 	fi
 
-## lint: vet, generated-code freshness, gofmt, staticcheck, templ fmt and eslint (workers/, static/js)
-lint: vet check-generated fmt-check staticcheck lint-js
+## lock: rewrite package-lock.json after changing package.json (npm, then the
+## platform builds the registry here does not serve: scripts/npm-lock.mjs)
+lock:
+	npm install --package-lock-only --no-audit --no-fund
+	node scripts/npm-lock.mjs
+	npm install --package-lock-only --no-audit --no-fund
+	node scripts/npm-lock.mjs --check
+
+## lint: vet, generated-code freshness, gofmt, staticcheck, templ fmt, eslint (workers/, static/js) and a complete lock
+lint: vet check-generated fmt-check staticcheck lint-js lint-lock
 	$(GO) tool templ fmt -fail views
 
 vet:
@@ -68,7 +78,10 @@ staticcheck:
 	$(GO) tool staticcheck ./...
 
 lint-js: node-deps
-	npx --no-install eslint workers static/js eslint.config.js
+	npx --no-install eslint workers static/js scripts/npm-lock.mjs eslint.config.js
+
+lint-lock:
+	node scripts/npm-lock.mjs --check
 
 fmt:
 	gofmt -w $(GOFILES)

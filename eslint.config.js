@@ -25,7 +25,7 @@ export default [
   { ignores: ["static/vendor/**", "node_modules/**", "bin/**", "floe-data/**"] },
   js.configs.recommended,
   {
-    files: ["workers/**/*.mjs", "eslint.config.js"],
+    files: ["workers/**/*.mjs", "scripts/**/*.mjs", "eslint.config.js"],
     languageOptions: {
       ecmaVersion: "latest",
       sourceType: "module",

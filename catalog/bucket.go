@@ -27,6 +27,9 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 	if in.Format != FormatUnset && in.Format != FormatLance && in.Format != FormatIceberg {
 		return Bucket{}, Invalid("format", "format must be LANCE, ICEBERG or unset")
 	}
+	if in.ManagedVersioning && in.Format == FormatIceberg {
+		return Bucket{}, Invalid("managed_versioning", "managed versioning coordinates Lance commits; an ICEBERG bucket's commits already go through the Iceberg REST catalog")
+	}
 	if len(in.Tags) > maxBucketTags {
 		return Bucket{}, Invalid("tags", fmt.Sprintf("a bucket may have at most %d tags", maxBucketTags))
 	}
@@ -37,6 +40,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 		Owner:     in.Owner,
 		Tags:      map[string]string{},
 		CreatedAt: s.now().UTC(),
+
+		ManagedVersioning: in.ManagedVersioning,
 	}
 	for k, v := range in.Tags {
 		b.Tags[k] = v
@@ -50,8 +55,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 			return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO buckets(name, format, arn, owner, tags, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt)); err != nil {
+			`INSERT INTO buckets(name, format, arn, owner, tags, created_at, lance_managed_versioning) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt), boolInt(b.ManagedVersioning)); err != nil {
 			if s.isUniqueViolation(err) {
 				return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 			}
@@ -71,15 +76,16 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 // bucketColumns selects a bucket with its visible table count, which
 // triggers keep in buckets.table_count (migration 0003), so listing buckets
 // reads one row per bucket however many tables they hold.
-const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at, b.table_count`
+const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at, b.table_count, b.lance_managed_versioning`
 
 func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
 	var b Bucket
 	var format, tags string
-	var created int64
-	if err := sc.Scan(&b.Name, &format, &b.ARN, &b.Owner, &tags, &created, &b.TableCount); err != nil {
+	var created, managed int64
+	if err := sc.Scan(&b.Name, &format, &b.ARN, &b.Owner, &tags, &created, &b.TableCount, &managed); err != nil {
 		return Bucket{}, err
 	}
+	b.ManagedVersioning = managed != 0
 	b.Format = Format(format)
 	b.Tags = decodeMap(tags)
 	b.CreatedAt = fromMicros(created)

@@ -59,6 +59,11 @@ type Bucket struct {
 	Tags       map[string]string
 	CreatedAt  time.Time
 	TableCount int // filled by ListBuckets and GetBucket
+	// ManagedVersioning makes floe the commit authority of the bucket's
+	// Lance tables: DescribeTable answers managed_versioning true, clients
+	// commit each version through CreateTableVersion and the catalog keeps
+	// the version list (lance_versions.go). Off unless asked for.
+	ManagedVersioning bool
 }
 
 // Namespace is one namespace level path inside a bucket.

@@ -50,6 +50,10 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestRenameTable", Fn: TestRenameTable},
 	{Name: "TestCommitTable", Fn: TestCommitTable},
 	{Name: "TestViews", Fn: TestViews},
+	{Name: "TestLanceVersions", Fn: TestLanceVersions},
+	{Name: "TestLanceVersionsBatchAllOrNone", Fn: TestLanceVersionsBatchAllOrNone},
+	{Name: "TestLanceVersionsTwoStores", Fn: TestLanceVersionsTwoStores},
+	{Name: "TestTableTags", Fn: TestTableTags},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

@@ -82,6 +82,9 @@ type CreateBucketInput struct {
 	Format Format
 	Owner  string
 	Tags   map[string]string
+	// ManagedVersioning: see Bucket.ManagedVersioning (LANCE or unset
+	// buckets only).
+	ManagedVersioning bool
 }
 
 // TableRef names a table.
@@ -100,6 +103,9 @@ type CreateTableInput struct {
 	// MetadataLocation is the Iceberg metadata JSON, if any.
 	MetadataLocation string
 	Properties       map[string]string
+	// Tags label a new table (S3 Tables' CreateTable tags); an existing
+	// table's tags are not touched.
+	Tags map[string]string
 }
 
 // ListTablesOptions filter a table listing.

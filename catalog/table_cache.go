@@ -42,8 +42,16 @@ type tableCache struct {
 	bus   *notify.Bus // nil: off
 	epoch atomic.Uint64
 
-	mu sync.Mutex
-	m  map[tableKey]cachedTable
+	mu    sync.Mutex
+	m     map[tableKey]cachedTable
+	flags map[string]cachedFlag // bucket → managed versioning, stamped like m
+}
+
+// cachedFlag is a bucket's managed-versioning setting as read at an epoch.
+type cachedFlag struct {
+	on             bool
+	epoch, session uint64
+	at             time.Time
 }
 
 type tableKey struct{ bucket, namespace, name string }
@@ -111,4 +119,27 @@ func (c *tableCache) put(k tableKey, t Table, epoch, session uint64, now time.Ti
 		c.m = make(map[tableKey]cachedTable) // drop all: cheap, and rare
 	}
 	c.m[k] = cachedTable{t: t.clone(), epoch: epoch, session: session, at: now}
+}
+
+func (c *tableCache) getFlag(bucket string, now time.Time) (on, ok bool) {
+	epoch, session, live := c.begin()
+	if !live {
+		return false, false
+	}
+	c.mu.Lock()
+	e, hit := c.flags[bucket]
+	c.mu.Unlock()
+	if !hit || e.epoch != epoch || e.session != session || now.Sub(e.at) > maxCachedTableAge {
+		return false, false
+	}
+	return e.on, true
+}
+
+func (c *tableCache) putFlag(bucket string, on bool, epoch, session uint64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flags == nil || len(c.flags) >= maxCachedTables {
+		c.flags = make(map[string]cachedFlag)
+	}
+	c.flags[bucket] = cachedFlag{on: on, epoch: epoch, session: session, at: now}
 }

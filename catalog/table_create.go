@@ -48,6 +48,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if in.Format != FormatLance && in.Format != FormatIceberg {
 		return Table{}, false, Invalid("format", "table format must be LANCE or ICEBERG")
 	}
+	if err := validateTags(in.Tags); err != nil {
+		return Table{}, false, err
+	}
 	explicit, err := resolveLocation(in.Location)
 	if err != nil {
 		return Table{}, false, err
@@ -156,6 +159,11 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 			return Table{}, newErr(fault.AlreadyExists, "name", "table %q already exists", in.Name)
 		}
 		return Table{}, dbErr("insert table", err)
+	}
+	if len(in.Tags) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE tables SET tags = ? WHERE id = ?`, encodeMap(in.Tags), t.ID); err != nil {
+			return Table{}, dbErr("tag table", err)
+		}
 	}
 	return t, nil
 }

@@ -8,7 +8,7 @@ package handlers
 // others are the newest releases these snippets were written for; nothing
 // here runs them.
 const (
-	lancedbJSVersion     = "0.31.0" // npm @lancedb/lancedb
+	lancedbJSVersion     = "0.39.0" // npm @lancedb/lancedb
 	icebergGoVersion     = "v0.7.0" // github.com/apache/iceberg-go
 	lancedbPyVersion     = "0.40.0" // PyPI lancedb
 	pylanceVersion       = "14.0.2" // PyPI pylance

@@ -74,23 +74,23 @@ func columnChoices(schema []observe.Field, vector bool) []views.MaintChoice {
 	return out
 }
 
-// engineFixed are the task parameters the bundled Lance worker (LanceDB 0.31
+// engineFixed are the task parameters the bundled Lance worker (LanceDB 0.39
 // optimize()) can only run at the engine's value: the form shows that value
 // read-only with the reason instead of an input whose other values would
 // fail the job. The sentences mirror workers/lance/lib/jobs.mjs refusals
 // (TestEngineFixedMatchesWorker keeps the two lists equal).
 var engineFixed = map[tasks.Type]map[string]string{
 	tasks.TypeCompact: {
-		"target_rows_per_fragment":        "LanceDB 0.31 optimize() always compacts to 1048576 rows per fragment.",
-		"max_rows_per_group":              "LanceDB 0.31 optimize() always writes groups of 1024 rows.",
-		"max_bytes_per_file":              "LanceDB 0.31 optimize() uses the engine's default file size.",
-		"materialize_deletions":           "LanceDB 0.31 optimize() always materializes deletions past the threshold.",
-		"materialize_deletions_threshold": "LanceDB 0.31 optimize() always uses 0.1.",
-		"compaction_mode":                 "LanceDB 0.31 optimize() only re-encodes.",
+		"target_rows_per_fragment":        "LanceDB 0.39 optimize() always compacts to 1048576 rows per fragment.",
+		"max_rows_per_group":              "LanceDB 0.39 optimize() always writes groups of 1024 rows.",
+		"max_bytes_per_file":              "LanceDB 0.39 optimize() uses the engine's default file size.",
+		"materialize_deletions":           "LanceDB 0.39 optimize() always materializes deletions past the threshold.",
+		"materialize_deletions_threshold": "LanceDB 0.39 optimize() always uses 0.1.",
+		"compaction_mode":                 "LanceDB 0.39 optimize() only re-encodes.",
 	},
 	tasks.TypeOptimizeIndices: {
-		"num_indices_to_merge": "LanceDB 0.31 optimize() merges new data into one delta with its defaults.",
-		"retrain":              "LanceDB 0.31 optimize() cannot retrain an index; rebuild it with a create index task and Replace.",
+		"num_indices_to_merge": "LanceDB 0.39 optimize() merges new data into one delta with its defaults.",
+		"retrain":              "LanceDB 0.39 optimize() cannot retrain an index; rebuild it with a create index task and Replace.",
 	},
 }
 

@@ -179,15 +179,16 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 	if md.TableUUID == "" {
 		md.TableUUID = uuid.NewString()
 	}
-	return s.createEntry(ctx, ref, md, true)
+	return s.createEntry(ctx, ref, md, true, nil)
 }
 
 // createEntry makes the catalog entry, then writes the first metadata file
 // under the location the catalog gave and swaps it in. explicitLoc keeps
 // md.Location (a staged create already told the client where to write).
 // If anything fails after the entry exists, the entry is forgotten again.
-func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool) (*Loaded, error) {
-	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties}
+// tags label the new entry.
+func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool, tags map[string]string) (*Loaded, error) {
+	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties, Tags: tags}
 	if explicitLoc {
 		in.Location = md.Location
 	}

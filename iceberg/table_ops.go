@@ -82,7 +82,7 @@ func (s *Tables) CreateTable(ctx context.Context, b catalog.Bucket, ns []string,
 		}
 		return &Loaded{"", raw, md}, nil
 	}
-	return s.createEntry(ctx, ref, md, in.Location != "")
+	return s.createEntry(ctx, ref, md, in.Location != "", in.Tags)
 }
 
 // DropTable removes a table from the catalog. With purge its files go too;

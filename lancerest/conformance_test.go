@@ -1,6 +1,7 @@
 package lancerest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin"
 )
 
@@ -33,6 +35,16 @@ func TestSpecConformance(t *testing.T) {
 	writeVersions(t, filepath.Join(e.warehouse, "lnc", "ns", "t1.lance"), v2(1), v2(2))
 	// A dataset the catalog does not know yet, for RegisterTable.
 	writeVersions(t, filepath.Join(e.warehouse, "lnc", "ns", "found.lance"), v2(1))
+	// The version-creating operations serve buckets with managed versioning.
+	if _, err := e.store.CreateBucket(context.Background(), catalog.CreateBucketInput{Name: "mvb", Format: catalog.FormatLance, ManagedVersioning: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.CreateNamespace(context.Background(), "mvb", []string{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.must("POST", "/v1/table/mvb$ns$t/declare", "")
+	mvDir := filepath.Join(e.warehouse, "mvb", "ns", "t.lance")
+	staged1, staged2 := stage(t, mvDir, 1, "a"), stage(t, mvDir, 2, "b")
 	type op struct {
 		id, method, path, body string
 		served                 bool
@@ -56,10 +68,10 @@ func TestSpecConformance(t *testing.T) {
 		{"RenameTable", "POST", "/v1/table/lnc$ns$t5/rename", `{"new_table_name":"t6"}`, true, nil},
 		{"UpdateTableSchemaMetadata", "POST", tbl + "/schema_metadata/update", `{}`, false, nil},
 		{"ListTableVersions", "POST", tbl + "/version/list", `{}`, true, []string{"versions"}},
-		{"CreateTableVersion", "POST", tbl + "/version/create", `{}`, false, nil},
+		{"CreateTableVersion", "POST", "/v1/table/mvb$ns$t/version/create", createBody(1, staged1), true, []string{"version"}},
 		{"DescribeTableVersion", "POST", tbl + "/version/describe", `{}`, true, []string{"version"}},
-		{"BatchDeleteTableVersions", "POST", tbl + "/version/delete", `{}`, false, nil},
-		{"BatchCreateTableVersions", "POST", "/v1/table/version/batch-create", `{}`, false, nil},
+		{"BatchCreateTableVersions", "POST", "/v1/table/version/batch-create", `{"entries":[{"id":["mvb","ns","t"],"version":2,"manifest_path":"` + staged2 + `"}]}`, true, []string{"versions"}},
+		{"BatchDeleteTableVersions", "POST", "/v1/table/mvb$ns$t/version/delete", `{"ranges":[{"start_version":1,"end_version":2}]}`, true, []string{"deleted_count"}},
 		{"BatchCommitTables", "POST", "/v1/table/batch-commit", `{}`, false, nil},
 		{"AlterTableAlterColumns", "POST", tbl + "/alter_columns", `{}`, false, nil},
 		{"UpdateFieldMetadata", "POST", tbl + "/update_field_metadata", `{}`, false, nil},

@@ -281,6 +281,8 @@ func decodeRegisterTable(body []byte, path []string) (registerTableRequest, *Err
 type describeTableRequest struct {
 	ID                   []string `json:"id"`
 	Version              *int64   `json:"version"`
+	Tag                  *string  `json:"tag"`
+	Branch               *string  `json:"branch"`
 	WithTableURI         *bool    `json:"with_table_uri"`
 	LoadDetailedMetadata *bool    `json:"load_detailed_metadata"`
 	CheckDeclared        *bool    `json:"check_declared"`

@@ -184,3 +184,43 @@ func TestNormMode(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDecodeVersionBodies(f *testing.F) {
+	fuzzBody(f, []string{
+		`{"version":1,"manifest_path":"w/b/t.lance/_versions/18446744073709551614.manifest-x","naming_scheme":"V2"}`,
+		`{"entries":[{"id":["a","b","t"],"version":2,"manifest_path":"x"}]}`, `{"entries":[{}]}`, `{"entries":[]}`,
+		`{"ranges":[{"start_version":1,"end_version":3}]}`, `{"ranges":[{"start_version":0,"end_version":-1}]}`,
+		`{"ranges":[{"start_version":3,"end_version":2}]}`, `{"ranges":[{"start_version":-1,"end_version":9}]}`,
+	}, func(b []byte, p []string) ([]string, *Error) {
+		if req, e := decodeCreateVersion(b, p); e != nil {
+			return nil, e
+		} else if req.ID != nil && !sameID(req.ID, p) {
+			panic("create accepted another table's id")
+		}
+		if req, e := decodeBatchCreateVersions(b); e == nil {
+			if len(req.Entries) == 0 || len(req.Entries) > maxVersionEntries {
+				panic("batch outside its bounds")
+			}
+			for _, en := range req.Entries {
+				if len(en.ID) == 0 {
+					panic("batch entry without an id")
+				}
+			}
+		} else if e.Code != CodeInvalidInput || e.Detail == "" {
+			panic("batch error without a sentence")
+		}
+		req, ranges, e := decodeDeleteVersions(b, p)
+		if e != nil {
+			return nil, e
+		}
+		if len(ranges) == 0 || len(ranges) > maxVersionRanges {
+			panic("ranges outside their bounds")
+		}
+		for _, r := range ranges {
+			if r.End != 0 && r.End <= r.Start {
+				panic("an empty or inverted range")
+			}
+		}
+		return req.ID, nil
+	})
+}

@@ -65,8 +65,8 @@ func TestHostileInput(t *testing.T) {
 		"/v1/table/lnc$ns$t1/add_columns", "/v1/table/lnc$ns$t1/alter_columns", "/v1/table/lnc$ns$t1/drop_columns",
 		"/v1/table/lnc$ns$t1/create_index", "/v1/table/lnc$ns$t1/create_scalar_index", "/v1/table/lnc$ns$t1/index/list",
 		"/v1/table/lnc$ns$t1/index/idx/stats", "/v1/table/lnc$ns$t1/index/idx/drop",
-		"/v1/table/lnc$ns$t1/branches/list", "/v1/table/lnc$ns$t1/version/create",
-		"/v1/table/lnc$ns$t1/restore", "/v1/table/lnc$ns$t1/stats", "/v1/table/version/batch-create",
+		"/v1/table/lnc$ns$t1/branches/list",
+		"/v1/table/lnc$ns$t1/restore", "/v1/table/lnc$ns$t1/stats",
 		"/v1/table/batch-commit", "/v1/transaction/abc/describe", "/v1/transaction/abc/alter",
 	}
 	var steps []step

@@ -50,7 +50,7 @@ func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *cal
 			return NewError(CodeNamespaceAlreadyExists, "namespace "+quote(name)+" already exists",
 				"Use mode ExistOk to accept an existing bucket.")
 		case modeExistOk:
-			return writeJSON(w, propsResponse{Properties: propsOrEmpty(b.Tags)})
+			return writeJSON(w, propsResponse{Properties: bucketProps(b)})
 		}
 		// Overwrite: the spec drops the namespace (and so its data) and creates it empty.
 		if ice, err := s.hasIcebergTables(ctx, b, nil); err != nil {
@@ -64,14 +64,61 @@ func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *cal
 	case !errors.Is(err, fault.NotFound):
 		return asError(err, CodeNamespaceNotFound)
 	}
-	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: req.Properties})
+	tags, managed, e := bucketProperties(req.Properties)
+	if e != nil {
+		return e
+	}
+	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: tags, ManagedVersioning: managed})
 	if err != nil {
 		if errors.Is(err, fault.AlreadyExists) && req.mode == modeExistOk {
 			return writeJSON(w, propsResponse{Properties: emptyProps})
 		}
 		return asError(err, CodeNamespaceNotFound)
 	}
-	return writeJSON(w, propsResponse{Properties: propsOrEmpty(nb.Tags)})
+	return writeJSON(w, propsResponse{Properties: bucketProps(nb)})
+}
+
+// ManagedVersioningProperty, set to "true" on a bucket's CreateNamespace,
+// creates it with managed versioning on (catalog.Bucket.ManagedVersioning);
+// DescribeNamespace of the bucket shows it. It is the bucket's setting, not
+// one of its tags.
+const ManagedVersioningProperty = "floe.managed_versioning"
+
+// bucketProperties splits CreateNamespace properties of a bucket into its
+// tags and the managed-versioning setting.
+func bucketProperties(props map[string]string) (map[string]string, bool, *Error) {
+	v, ok := props[ManagedVersioningProperty]
+	if !ok {
+		return props, false, nil
+	}
+	tags := make(map[string]string, len(props))
+	for k, val := range props {
+		if k != ManagedVersioningProperty {
+			tags[k] = val
+		}
+	}
+	switch v {
+	case "true":
+		return tags, true, nil
+	case "false":
+		return tags, false, nil
+	}
+	return nil, false, invalid(ManagedVersioningProperty+" must be true or false",
+		"Set it to true to have floe coordinate every commit of the bucket's tables (LanceDB 0.39 or newer), or leave it out.")
+}
+
+// bucketProps is a bucket's properties as the Lance API shows them: its
+// tags, and the managed-versioning setting when it is on.
+func bucketProps(b catalog.Bucket) map[string]string {
+	if !b.ManagedVersioning {
+		return propsOrEmpty(b.Tags)
+	}
+	out := make(map[string]string, len(b.Tags)+1)
+	for k, v := range b.Tags {
+		out[k] = v
+	}
+	out[ManagedVersioningProperty] = "true"
+	return out
 }
 
 func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call, req createNamespaceRequest) *Error {

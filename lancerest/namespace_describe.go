@@ -47,7 +47,7 @@ func (s *Server) namespaceProps(ctx context.Context, c *call) (map[string]string
 		return nil, e
 	}
 	if len(c.id) == 1 {
-		return propsOrEmpty(b.Tags), nil
+		return bucketProps(b), nil
 	}
 	ns, err := s.store.GetNamespace(ctx, c.id[0], c.id[1:])
 	if errors.Is(err, fault.NotFound) {

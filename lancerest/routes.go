@@ -54,8 +54,10 @@ func matchRoute(method, path string) (route, bool) {
 			return rt, true
 		}
 		switch rest {
-		case "batch-commit", "version/batch-create":
+		case "batch-commit":
 			return route{op: unsupported}, true
+		case "version/batch-create":
+			return post(method, batchCreateTableVersions), true
 		}
 		id, op, ok := strings.Cut(rest, "/")
 		if !ok || id == "" {
@@ -80,6 +82,10 @@ func matchRoute(method, path string) (route, bool) {
 			return withID(post(method, listTableVersions), id), true
 		case "version/describe":
 			return withID(post(method, describeTableVersion), id), true
+		case "version/create":
+			return withID(post(method, createTableVersion), id), true
+		case "version/delete":
+			return withID(post(method, batchDeleteTableVersions), id), true
 		case "tags/list":
 			return withID(post(method, listTableTags), id), true
 		case "tags/version":
@@ -141,7 +147,6 @@ var unsupportedTableOps = map[string]bool{
 	"explain_plan": true, "analyze_plan": true, "stats": true,
 	"add_columns": true, "alter_columns": true, "drop_columns": true,
 	"update_field_metadata": true, "backfill_column": true, "schema_metadata/update": true,
-	"version/create": true, "version/delete": true,
 	"create_index": true, "create_scalar_index": true, "index/list": true,
 	"branches/list": true, "branches/create": true, "branches/delete": true,
 }
@@ -161,5 +166,5 @@ func unsupportedTableOp(op string) bool {
 func unsupported(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	return NewError(CodeUnsupported,
 		"operation not supported: "+r.Method+" "+r.URL.Path,
-		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, creating or deleting versions, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
+		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
 }

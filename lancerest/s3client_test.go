@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) { s3test.Main(m) }
 
-// TestLanceDBOnS3 runs test/lancedb-s3 (LanceDB 0.31 through floe's Lance
+// TestLanceDBOnS3 runs test/lancedb-s3 (LanceDB 0.39 through floe's Lance
 // REST) on a warehouse in a real SeaweedFS store, then reads the store:
 // drop left no object of its table, deregister kept every one. It runs
 // once with floe's own keys vended and once with STS keys scoped to each

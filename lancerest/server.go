@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/lancecommit"
 )
 
 // Config configures a Server.
@@ -48,6 +49,9 @@ type Server struct {
 	observer Observer
 	// jobs: see Config.Jobs.
 	jobs JobRunner
+	// commits runs managed versioning (CreateTableVersion and the version
+	// reads) over the same store.
+	commits *lancecommit.Service
 
 	idPrefix string
 	seq      atomic.Uint64
@@ -68,6 +72,7 @@ func New(cfg Config) *Server {
 		storage:  cfg.Storage,
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
+		commits:  lancecommit.New(cfg.Store),
 		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
 }

@@ -63,7 +63,11 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	if e != nil {
 		return e
 	}
-	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: opts})
+	managed, e := s.managed(ctx, t)
+	if e != nil {
+		return e
+	}
+	return writeJSON(w, declareTableResponse{Location: t.Location, StorageOptions: opts, ManagedVersioning: managed})
 }
 
 type registerTableResponse struct {

@@ -1,6 +1,9 @@
 package lancerest
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"net/http"
 
 	"github.com/floe/floe/catalog"
@@ -65,15 +68,23 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if withURI {
 		resp.TableURI = tableURI(t.Location)
 	}
-	if req.Version != nil || detailed || checkDeclared {
-		var want uint64
-		if req.Version != nil {
-			want = uint64(*req.Version)
+	managed, e := s.managed(ctx, t)
+	if e != nil {
+		return e
+	}
+	resp.ManagedVersioning = managed
+	want, pinned, e := s.pinnedVersion(ctx, t, c, req)
+	if e != nil {
+		return e
+	}
+	if pinned || detailed || checkDeclared || managed {
+		latest, found, e := s.latestVersion(ctx, t, managed, want)
+		if e != nil {
+			return e
 		}
-		latest, found := s.versionScan(ctx, t.Location, want)
-		if req.Version != nil && !found {
-			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
-				"Leave version out for the latest, or pick one listed in the dataset's _versions/.")
+		if pinned && !found {
+			return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(int64(want)),
+				"Leave version out for the latest, or pick one listed by ListTableVersions.")
 		}
 		if latest > 0 && t.State != catalog.StateCreated {
 			s.observeCreated(ctx, t)
@@ -85,11 +96,13 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 		if detailed {
 			resp.Table = ref.Name
 			resp.Namespace = c.id[:len(c.id)-1]
-			if latest > 0 {
-				resp.Version = &latest
-			}
 		}
-		if req.Version != nil {
+		// A managed table always answers the catalog's latest version: it
+		// is the commit authority, and clients read that version.
+		if (detailed || managed) && latest > 0 {
+			resp.Version = &latest
+		}
+		if pinned {
 			v := want
 			resp.Version = &v
 		}
@@ -133,4 +146,70 @@ func flag(c *call, name string, body *bool) (bool, *Error) {
 		return false, e
 	}
 	return q || (body != nil && *body), nil
+}
+
+// pinnedVersion is the version a DescribeTable asks for: its version, or
+// the version its tag names (an unknown tag is 404 code 8, never the latest
+// silently); pinned is false when it asks for the latest. A branch other
+// than main is refused: floe serves main only.
+func (s *Server) pinnedVersion(ctx context.Context, t catalog.Table, c *call, req describeTableRequest) (uint64, bool, *Error) {
+	if e := branchParam(c, req.Branch); e != nil {
+		return 0, false, e
+	}
+	if req.Tag != nil && req.Version != nil {
+		return 0, false, invalid("version and tag name two versions", "Send either version or tag, not both.")
+	}
+	if req.Version != nil {
+		return uint64(*req.Version), true, nil
+	}
+	if req.Tag == nil {
+		return 0, false, nil
+	}
+	if !tagName.MatchString(*req.Tag) {
+		return 0, false, invalid("tag "+quote(*req.Tag)+" is not a valid tag name", "Pass a tag listed by ListTableTags.")
+	}
+	loc, err := s.store.Storage().Parse(t.Location)
+	if err == nil {
+		loc, err = loc.Join("_refs", "tags")
+	}
+	if err != nil {
+		return 0, false, asError(err, CodeTableNotFound)
+	}
+	tf, err := s.readTag(ctx, loc, *req.Tag)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, tagNotFound(c, *req.Tag)
+	}
+	if err != nil {
+		return 0, false, asError(err, CodeTableNotFound)
+	}
+	if tf.Branch != nil && *tf.Branch != "" && *tf.Branch != "main" {
+		return 0, false, NewError(CodeUnsupported, "tag "+quote(*req.Tag)+" names a version of branch "+quote(*tf.Branch),
+			"floe serves a table's main branch only.")
+	}
+	return tf.Version, true, nil
+}
+
+// latestVersion is a table's latest version (0: none yet) and whether want
+// (if non-zero) is one of its versions: from the catalog's record for a
+// managed table, else from the _versions/ listing.
+func (s *Server) latestVersion(ctx context.Context, t catalog.Table, managed bool, want uint64) (uint64, bool, *Error) {
+	if !managed {
+		latest, found := s.versionScan(ctx, t.Location, want)
+		return latest, found, nil
+	}
+	v, ok, err := s.commits.Describe(ctx, t, true, 0)
+	if err != nil {
+		return 0, false, asError(err, CodeTableNotFound)
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	if want == 0 || want == v.Version {
+		return v.Version, want != 0, nil
+	}
+	_, found, err := s.commits.Describe(ctx, t, true, want)
+	if err != nil {
+		return 0, false, asError(err, CodeTableNotFound)
+	}
+	return v.Version, found, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -33,16 +34,21 @@ type tagFile struct {
 var tagName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$`)
 
 type tagRequest struct {
-	ID      []string `json:"id"`
-	Tag     string   `json:"tag"`
-	Version *int64   `json:"version"`
-	Branch  *string  `json:"branch"`
+	ID        []string `json:"id"`
+	Tag       string   `json:"tag"`
+	Version   *int64   `json:"version"`
+	Branch    *string  `json:"branch"`
+	PageToken *string  `json:"page_token"`
+	Limit     *int     `json:"limit"`
 }
+
+// maxTagPage bounds one ListTableTags page; each tag is a file read.
+const maxTagPage = 1000
 
 // tagCall decodes a tag request and resolves its table; needTag and
 // needVersion say which fields the operation requires.
-func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, warehouse.Location, []tableVersion, *Error) {
-	var none warehouse.Location
+func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, tagTable, *Error) {
+	var none tagTable
 	var req tagRequest
 	if e := withBody(r, func(b []byte) *Error {
 		if e := decodeJSON(b, &req); e != nil {
@@ -50,32 +56,34 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		}
 		return checkBodyID(req.ID, c.id)
 	}); e != nil {
-		return req, none, nil, e
+		return req, none, e
 	}
 	if e := mainBranchOnly(req.Branch); e != nil {
-		return req, none, nil, e
+		return req, none, e
 	}
 	if needTag && !tagName.MatchString(req.Tag) {
-		return req, none, nil, invalid("tag "+quote(req.Tag)+" is not a valid tag name", "Tag names are 1-255 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' or '-'.")
+		return req, none, invalid("tag "+quote(req.Tag)+" is not a valid tag name", "Tag names are 1-255 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' or '-'.")
 	}
 	if needVersion && (req.Version == nil || *req.Version < 1) {
-		return req, none, nil, invalid("version is required and must be at least 1", "Pass a version listed by ListTableVersions.")
+		return req, none, invalid("version is required and must be at least 1", "Pass a version listed by ListTableVersions.")
 	}
 	t, e := s.readableTable(r, c)
 	if e != nil {
-		return req, none, nil, e
+		return req, none, e
 	}
 	if write {
 		if e := canWrite(c.key, t.Bucket); e != nil {
-			return req, none, nil, e
+			return req, none, e
 		}
 	}
-	versions, err := s.readVersions(r.Context(), t.Location)
-	if err != nil {
-		return req, none, nil, asError(err, CodeTableNotFound)
+	managed, e := s.managed(r.Context(), t)
+	if e != nil {
+		return req, none, e
 	}
-	if len(versions) == 0 {
-		return req, none, nil, NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no versions yet (it is only declared)",
+	if _, found, err := s.commits.Describe(r.Context(), t, managed, 0); err != nil {
+		return req, none, asError(err, CodeTableNotFound)
+	} else if !found {
+		return req, none, NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no versions yet (it is only declared)",
 			"Write the dataset first; tags name versions.")
 	}
 	loc, err := s.store.Storage().Parse(t.Location)
@@ -83,9 +91,17 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		loc, err = loc.Join("_refs", "tags")
 	}
 	if err != nil {
-		return req, none, nil, asError(err, CodeTableNotFound)
+		return req, none, asError(err, CodeTableNotFound)
 	}
-	return req, loc, versions, nil
+	return req, tagTable{dir: loc, table: t, managed: managed}, nil
+}
+
+// tagTable is a tag call's resolved table: its tag directory and whether
+// its versions come from the catalog's record.
+type tagTable struct {
+	dir     warehouse.Location
+	table   catalog.Table
+	managed bool
 }
 
 func tagNotFound(c *call, tag string) *Error {
@@ -93,13 +109,19 @@ func tagNotFound(c *call, tag string) *Error {
 		"List the table's tags with ListTableTags.")
 }
 
-// listTableTags: POST /v1/table/{id}/tags/list. Every tag on one page: a
-// table carries few tags.
+// listTableTags: POST /v1/table/{id}/tags/list. Tags by name, paged:
+// limit and page_token from the body or the query; the page token is the
+// last name of the previous page.
 func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	_, dir, _, e := s.tagCall(r, c, false, false, false)
+	req, tt, e := s.tagCall(r, c, false, false, false)
 	if e != nil {
 		return e
 	}
+	limit, after, e := tagPage(c, req)
+	if e != nil {
+		return e
+	}
+	dir := tt.dir
 	type contents struct {
 		Branch       *string `json:"branch,omitempty"`
 		Version      uint64  `json:"version"`
@@ -109,13 +131,19 @@ func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	var names []string
 	err := s.store.Storage().List(r.Context(), dir, func(en warehouse.Entry) error {
 		rel, _ := en.Loc.Rel(dir)
-		if name, ok := cutJSON(rel); ok && !strings.Contains(rel, "/") {
+		if name, ok := cutJSON(rel); ok && !strings.Contains(rel, "/") && name > after {
 			names = append(names, name)
 		}
 		return nil
 	})
 	if err != nil {
 		return asError(err, CodeTableNotFound)
+	}
+	slices.Sort(names)
+	var next string
+	if len(names) > limit {
+		names = names[:limit]
+		next = names[limit-1]
 	}
 	for _, name := range names {
 		tf, err := s.readTag(r.Context(), dir, name)
@@ -125,17 +153,43 @@ func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 		out[name] = contents{Branch: tf.Branch, Version: tf.Version, ManifestSize: tf.ManifestSize}
 	}
 	return writeJSON(w, struct {
-		Tags map[string]contents `json:"tags"`
-	}{out})
+		Tags      map[string]contents `json:"tags"`
+		PageToken string              `json:"page_token,omitempty"`
+	}{out, next})
+}
+
+// tagPage reads ListTableTags' limit and page_token (body first, then the
+// query string).
+func tagPage(c *call, req tagRequest) (limit int, after string, e *Error) {
+	if req.Limit != nil {
+		limit = *req.Limit
+	} else if limit, e = queryLimit(c); e != nil {
+		return 0, "", e
+	}
+	if limit < 0 {
+		return 0, "", invalid("limit must be a non-negative integer", "Pass limit 100, or leave it out for every tag (up to 1000).")
+	}
+	if limit == 0 || limit > maxTagPage {
+		limit = maxTagPage
+	}
+	if req.PageToken != nil {
+		after = *req.PageToken
+	} else if after, e = queryString(c, "page_token"); e != nil {
+		return 0, "", e
+	}
+	if after != "" && !tagName.MatchString(after) {
+		return 0, "", invalid("page_token "+quote(after)+" is not one this server gave", "Pass the page_token of the previous answer, or none for the first page.")
+	}
+	return limit, after, nil
 }
 
 // getTableTagVersion: POST /v1/table/{id}/tags/version.
 func getTableTagVersion(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, dir, _, e := s.tagCall(r, c, true, false, false)
+	req, tt, e := s.tagCall(r, c, true, false, false)
 	if e != nil {
 		return e
 	}
-	tf, err := s.readTag(r.Context(), dir, req.Tag)
+	tf, err := s.readTag(r.Context(), tt.dir, req.Tag)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tagNotFound(c, req.Tag)
 	}
@@ -158,18 +212,22 @@ func updateTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 }
 
 func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update bool) *Error {
-	req, dir, versions, e := s.tagCall(r, c, true, true, true)
+	req, tt, e := s.tagCall(r, c, true, true, true)
 	if e != nil {
 		return e
 	}
+	dir := tt.dir
 	ctx := r.Context()
-	i := slices.IndexFunc(versions, func(v tableVersion) bool { return v.Version == uint64(*req.Version) })
-	if i < 0 {
+	v, found, err := s.commits.Describe(ctx, tt.table, tt.managed, uint64(*req.Version))
+	if err != nil {
+		return asError(err, CodeTableNotFound)
+	}
+	if !found {
 		return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
 			"Pick a version listed by ListTableVersions.")
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
-	tf := tagFile{Version: versions[i].Version, CreatedAt: now, UpdatedAt: now, ManifestSize: versions[i].ManifestSize, Metadata: map[string]string{}}
+	tf := tagFile{Version: v.Version, CreatedAt: now, UpdatedAt: now, ManifestSize: v.Size, Metadata: map[string]string{}}
 	old, err := s.readTag(ctx, dir, req.Tag)
 	switch {
 	case update && errors.Is(err, fs.ErrNotExist):
@@ -212,11 +270,11 @@ func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update 
 
 // deleteTableTag: POST /v1/table/{id}/tags/delete.
 func deleteTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, dir, _, e := s.tagCall(r, c, true, false, true)
+	req, tt, e := s.tagCall(r, c, true, false, true)
 	if e != nil {
 		return e
 	}
-	path, err := dir.Join(req.Tag + ".json")
+	path, err := tt.dir.Join(req.Tag + ".json")
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}

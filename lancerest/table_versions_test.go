@@ -3,6 +3,7 @@ package lancerest
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,8 +20,10 @@ func TestTableVersions(t *testing.T) {
 		{name: "describe latest of a declared table", path: "/v1/table/lnc$ns$t1/version/describe", status: 404, code: 11},
 	})
 	writeVersions(t, loc, v2(1), v2(2), "3.manifest", v2(4), "not-a-manifest.txt")
+	// manifest_path is the object-store path Lance clients read: the local
+	// path without its leading slash.
 	manifest := func(name string) string {
-		b, _ := json.Marshal("file://" + filepath.Join(loc, "_versions", name))
+		b, _ := json.Marshal(strings.TrimPrefix(filepath.Join(loc, "_versions", name), "/"))
 		return `"manifest_path":` + string(b)
 	}
 	e.run(t, []step{
@@ -32,6 +35,17 @@ func TestTableVersions(t *testing.T) {
 			want: []string{`{"versions":[{"version":2,`, `{"version":1,`}, notWant: []string{`"version":3,`, "page_token"}},
 		{name: "second page ascending", path: "/v1/table/lnc$ns$t1/version/list", body: `{"limit":3,"page_token":"3"}`, status: 200, code: -1,
 			want: []string{`{"versions":[{"version":4,`}, notWant: []string{`"version":3,`}},
+		// The spec's REST binding passes these as query parameters, as
+		// LanceDB 0.39 sends them; a body value wins over the query's.
+		{name: "latest only, from the query", path: "/v1/table/lnc$ns$t1/version/list?limit=1&descending=true&delimiter=%24", status: 200, code: -1,
+			want: []string{`{"versions":[{"version":4,`, `"page_token":"4"`}, notWant: []string{`"version":3,`, `"version":1,`}},
+		{name: "query page token", path: "/v1/table/lnc$ns$t1/version/list?limit=2&page_token=2", status: 200, code: -1,
+			want: []string{`{"versions":[{"version":3,`, `{"version":4,`}, notWant: []string{`"version":2,`, "page_token"}},
+		{name: "body wins over query", path: "/v1/table/lnc$ns$t1/version/list?descending=true", body: `{"descending":false,"limit":1}`, status: 200, code: -1,
+			want: []string{`{"versions":[{"version":1,`}},
+		{name: "bad query limit", path: "/v1/table/lnc$ns$t1/version/list?limit=x", status: 400, code: 13},
+		{name: "bad query descending", path: "/v1/table/lnc$ns$t1/version/list?descending=maybe", status: 400, code: 13},
+		{name: "other branch in the query", path: "/v1/table/lnc$ns$t1/version/list?branch=dev", status: 406, code: 0},
 		{name: "bad page token", path: "/v1/table/lnc$ns$t1/version/list", body: `{"page_token":"x"}`, status: 400, code: 13},
 		{name: "negative limit", path: "/v1/table/lnc$ns$t1/version/list", body: `{"limit":-1}`, status: 400, code: 13},
 		{name: "other branch", path: "/v1/table/lnc$ns$t1/version/list", body: `{"branch":"dev"}`, status: 406, code: 0},
@@ -72,5 +86,14 @@ func TestTableTags(t *testing.T) {
 		{name: "other branch", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"b","version":1,"branch":"dev"}`, status: 406, code: 0},
 		{name: "delete", path: "/v1/table/lnc$ns$t1/tags/delete", body: `{"tag":"prod"}`, status: 200, code: -1},
 		{name: "delete again", path: "/v1/table/lnc$ns$t1/tags/delete", body: `{"tag":"prod"}`, status: 404, code: 8},
+		{name: "tag a", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"a","version":1}`, status: 200, code: -1},
+		{name: "tag b", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"b","version":2}`, status: 200, code: -1},
+		{name: "tag c", path: "/v1/table/lnc$ns$t1/tags/create", body: `{"tag":"c","version":2}`, status: 200, code: -1},
+		{name: "first page of tags", path: "/v1/table/lnc$ns$t1/tags/list", body: `{"limit":2}`, status: 200, code: -1,
+			want: []string{`"a":{"version":1`, `"b":{"version":2`, `"page_token":"b"`}, notWant: []string{`"c":`}},
+		{name: "next page of tags, from the query", path: "/v1/table/lnc$ns$t1/tags/list?limit=2&page_token=b", status: 200, code: -1,
+			want: []string{`"c":{"version":2`}, notWant: []string{`"a":`, `"b":`, "page_token"}},
+		{name: "bad tag page token", path: "/v1/table/lnc$ns$t1/tags/list", body: `{"page_token":"../x"}`, status: 400, code: 13},
+		{name: "negative tag limit", path: "/v1/table/lnc$ns$t1/tags/list", body: `{"limit":-1}`, status: 400, code: 13},
 	})
 }

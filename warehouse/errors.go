@@ -38,6 +38,8 @@ func faultKind(kind error) fault.Kind {
 		return fault.Unavailable
 	case ErrNoConditionalPut:
 		return fault.Unsupported
+	case ErrChanged:
+		return fault.Conflict
 	}
 	return fault.Invalid
 }

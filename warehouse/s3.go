@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -353,17 +354,54 @@ func (b *S3) List(ctx context.Context, prefix Location, fn func(Entry) error) er
 // CreateExclusive PUTs with If-None-Match: *, which the store refuses when
 // the key exists. Check proves at start that the store honours it.
 func (b *S3) CreateExclusive(ctx context.Context, loc Location, data []byte) error {
+	_, err := b.CreateExclusiveETag(ctx, loc, data)
+	return err
+}
+
+// CreateExclusiveETag is CreateExclusive answering the new object's ETag.
+func (b *S3) CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error) {
 	k, _ := key(loc)
-	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
+	out, err := b.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:      aws.String(loc.Bucket()),
 		Key:         aws.String(k),
 		Body:        bytes.NewReader(data),
 		IfNoneMatch: aws.String("*"),
 	})
 	if err != nil {
-		return b.fail("create", loc, err)
+		return "", b.fail("create", loc, err)
 	}
-	return nil
+	return aws.ToString(out.ETag), nil
+}
+
+// CopyExclusive copies src to dst inside the store with CopyObject and
+// If-None-Match: *, and with x-amz-copy-source-if-match when srcETag is
+// given. Both conditions answer 412; a HEAD of dst tells which failed.
+func (b *S3) CopyExclusive(ctx context.Context, src, dst Location, srcETag string) (string, error) {
+	sk, _ := key(src)
+	dk, _ := key(dst)
+	in := &s3.CopyObjectInput{
+		Bucket:      aws.String(dst.Bucket()),
+		Key:         aws.String(dk),
+		CopySource:  aws.String(src.Bucket() + "/" + (&url.URL{Path: sk}).EscapedPath()),
+		IfNoneMatch: aws.String("*"),
+	}
+	if srcETag != "" {
+		in.CopySourceIfMatch = aws.String(srcETag)
+	}
+	out, err := b.client.CopyObject(ctx, in)
+	if err == nil {
+		if out.CopyObjectResult != nil {
+			return aws.ToString(out.CopyObjectResult.ETag), nil
+		}
+		return "", nil
+	}
+	if !preconditionFailed(err) {
+		return "", b.fail("copy", src, err)
+	}
+	if there, herr := b.Exists(ctx, dst); herr == nil && there {
+		return "", errorf(ErrExist, "%s already exists", dst)
+	}
+	return "", errorf(ErrChanged, "%s is no longer the object its entity tag named; it was replaced or rewritten", src)
 }
 
 // WriteFile PUTs an object, replacing any; S3 PUTs are atomic.

@@ -25,6 +25,9 @@ var (
 	// ErrNoConditionalPut: the store ignores If-None-Match on PUT, so an
 	// exclusive create cannot be made safe there.
 	ErrNoConditionalPut = errors.New("store does not honour conditional PUT")
+	// ErrChanged: a copy's source is no longer the object the caller named
+	// by its entity tag.
+	ErrChanged = errors.New("object changed")
 )
 
 // fail turns an SDK error into an *Error whose Kind a caller can map and
@@ -64,6 +67,17 @@ func (b *S3) fail(op string, loc Location, err error) error {
 		return errorf(ErrUnavailable, "the S3 store at %s failed to %s %s (%s); try again", b.endpoint, op, loc, orStatus(code, status))
 	}
 	return fmt.Errorf("warehouse: %s %s on the S3 store at %s: %w", op, loc, b.endpoint, err)
+}
+
+// preconditionFailed reports an S3 412: a condition of the request did
+// not hold.
+func preconditionFailed(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "PreconditionFailed" {
+		return true
+	}
+	var re *awshttp.ResponseError
+	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusPreconditionFailed
 }
 
 func orStatus(code string, status int) string {

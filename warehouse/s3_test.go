@@ -64,6 +64,7 @@ func backendSpec(t *testing.T, w *Warehouse) {
 	ctx := t.Context()
 	tbl := w.Root().MustJoin("b", "ns", "t")
 	twin := w.Root().MustJoin("b", "ns", "t2") // shares tbl's name as a string prefix
+	copies := w.Root().MustJoin("copies")      // CopyExclusive's files, apart from tbl's
 	meta := tbl.MustJoin("metadata", "00000.json")
 	data := tbl.MustJoin("data", "part-0.parquet")
 	body := []byte("0123456789abcdef")
@@ -76,6 +77,35 @@ func backendSpec(t *testing.T, w *Warehouse) {
 		{"second exclusive create is ErrExist", func() error {
 			if err := w.CreateExclusive(ctx, meta, []byte("{}")); !errors.Is(err, ErrExist) {
 				return fmt.Errorf("got %v, want ErrExist", err)
+			}
+			return nil
+		}},
+		{"exclusive copy", func() error {
+			_, err := w.CopyExclusive(ctx, meta, copies.MustJoin("copy.json"), "")
+			if err != nil {
+				return err
+			}
+			got, err := w.ReadFile(ctx, copies.MustJoin("copy.json"))
+			if err != nil || string(got) != "{}" {
+				return fmt.Errorf("copy holds %q, %v", got, err)
+			}
+			return nil
+		}},
+		{"copy onto an existing file is ErrExist and leaves it", func() error {
+			if err := w.CreateExclusive(ctx, copies.MustJoin("taken.json"), []byte("mine")); err != nil {
+				return err
+			}
+			if _, err := w.CopyExclusive(ctx, meta, copies.MustJoin("taken.json"), ""); !errors.Is(err, ErrExist) {
+				return fmt.Errorf("got %v, want ErrExist", err)
+			}
+			if got, _ := w.ReadFile(ctx, copies.MustJoin("taken.json")); string(got) != "mine" {
+				return fmt.Errorf("the existing file now holds %q", got)
+			}
+			return nil
+		}},
+		{"copy of a missing file is ErrNotExist", func() error {
+			if _, err := w.CopyExclusive(ctx, copies.MustJoin("nope"), copies.MustJoin("x.json"), ""); !errors.Is(err, ErrNotExist) {
+				return fmt.Errorf("got %v, want ErrNotExist", err)
 			}
 			return nil
 		}},
@@ -317,4 +347,28 @@ func TestS3CheckDetectsIgnoredIfNoneMatch(t *testing.T) {
 
 func putInput(bucket, key string) *s3.PutObjectInput {
 	return &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("x")}
+}
+
+// TestS3CopyExclusiveETag: a copy names its source by entity tag; a source
+// rewritten since is ErrChanged, and the destination is not made.
+func TestS3CopyExclusiveETag(t *testing.T) {
+	w, _ := newS3(t)
+	ctx := t.Context()
+	src, dst := w.Root().MustJoin("t", "staged"), w.Root().MustJoin("t", "final")
+	etag, err := w.CreateExclusiveETag(ctx, src, []byte("first"))
+	if err != nil || etag == "" {
+		t.Fatalf("create = %q, %v; want an entity tag", etag, err)
+	}
+	if err := w.WriteFile(ctx, src, []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CopyExclusive(ctx, src, dst, etag); !errors.Is(err, ErrChanged) {
+		t.Fatalf("copy of a rewritten source = %v, want ErrChanged", err)
+	}
+	if ok, _ := w.Exists(ctx, dst); ok {
+		t.Fatal("the refused copy made its destination")
+	}
+	if !w.CopiesInPlace() {
+		t.Error("S3 does not say it copies in place")
+	}
 }

@@ -125,3 +125,56 @@ func (w *Warehouse) checkBelow(loc Location) error {
 	}
 	return nil
 }
+
+// ETagCreator is implemented by stores that answer a write with the new
+// object's entity tag (S3); the local disk has none.
+type ETagCreator interface {
+	CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error)
+}
+
+// CreateExclusiveETag is CreateExclusive that also returns the stored
+// object's entity tag where the store gives one ("" on the local disk).
+func (w *Warehouse) CreateExclusiveETag(ctx context.Context, loc Location, data []byte) (string, error) {
+	if err := w.checkBelow(loc); err != nil {
+		return "", err
+	}
+	if t, ok := w.backend.(ETagCreator); ok {
+		return t.CreateExclusiveETag(ctx, loc, data)
+	}
+	return "", w.backend.CreateExclusive(ctx, loc, data)
+}
+
+// ExclusiveCopier is implemented by stores that copy an object inside the
+// store (S3 CopyObject), so its bytes never pass through floe.
+type ExclusiveCopier interface {
+	CopyExclusive(ctx context.Context, src, dst Location, srcETag string) (string, error)
+}
+
+// CopiesInPlace reports whether CopyExclusive copies inside the store, the
+// bytes never passing through floe.
+func (w *Warehouse) CopiesInPlace() bool {
+	_, ok := w.backend.(ExclusiveCopier)
+	return ok
+}
+
+// CopyExclusive copies src to a new file dst, failing with ErrExist if dst
+// is there, and answers dst's entity tag ("" on the local disk). Where the
+// store keeps entity tags (S3) a non-empty srcETag must still be src's
+// (else ErrChanged): what is copied is exactly what the caller was told was
+// written. Stores without a server-side copy read src and create dst.
+func (w *Warehouse) CopyExclusive(ctx context.Context, src, dst Location, srcETag string) (string, error) {
+	if err := w.Check(src); err != nil {
+		return "", err
+	}
+	if err := w.checkBelow(dst); err != nil {
+		return "", err
+	}
+	if c, ok := w.backend.(ExclusiveCopier); ok {
+		return c.CopyExclusive(ctx, src, dst, srcETag)
+	}
+	data, err := w.backend.ReadFile(ctx, src)
+	if err != nil {
+		return "", err
+	}
+	return w.CreateExclusiveETag(ctx, dst, data)
+}

@@ -37,7 +37,7 @@ const formsSchema = `{"rows": 10, "schema": [
 // TestMaintenanceFormsFromSchema: with an observed schema, the index forms'
 // column fields are selects of the columns that fit, each carrying the
 // index types its type takes; a mismatch is refused with 422 at index_type;
-// settings LanceDB 0.31 cannot honour show their one value and the reason;
+// settings LanceDB 0.39 cannot honour show their one value and the reason;
 // help is help text, not an input-like box.
 func TestMaintenanceFormsFromSchema(t *testing.T) {
 	var obs *observe.Store

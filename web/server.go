@@ -3,6 +3,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -54,6 +55,10 @@ type Config struct {
 	// SnippetStore is the s3:// warehouse the Connect snippets describe;
 	// nil for a local one.
 	SnippetStore *handlers.SnippetStore
+	// Registry is the process's one Prometheus registry: the console adds
+	// its series to it and MetricsHandler serves all of it (the other
+	// surfaces' edge.Metrics too). nil: a registry of the console's own.
+	Registry *prometheus.Registry
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -118,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 		db:       cfg.DB,
 		log:      log,
 		sessions: sm,
-		metrics:  newMetrics(prometheus.NewRegistry()),
+		metrics:  newMetrics(cmp.Or(cfg.Registry, prometheus.NewRegistry())),
 		storage:  cfg.Storage,
 
 		secureCookies: cfg.SecureCookies,

@@ -32,7 +32,7 @@ func TestTableConnect(t *testing.T) {
 	}{
 		{"/buckets/vec/namespaces/prod/tables/items/connect",
 			[]string{"snippet-lancedb-js", "snippet-lancedb-python", "snippet-pylance", "snippet-duckdb-lance", "snippet-lance-spark", "table-connect-key-form"},
-			[]string{`db.openTable(&#34;items&#34;, [&#34;vec&#34;, &#34;prod&#34;])`, "process.env.FLOE_API_KEY", "@lancedb/lancedb@0.31.0", "http://127.0.0.1:9101"},
+			[]string{`db.openTable(&#34;items&#34;, [&#34;vec&#34;, &#34;prod&#34;])`, "process.env.FLOE_API_KEY", "@lancedb/lancedb@0.39.0", "http://127.0.0.1:9101"},
 			[]string{"<", "my_table", "snippet-pyiceberg"}},
 		{"/buckets/lake/namespaces/raw/tables/events/connect",
 			[]string{"snippet-iceberg-go", "snippet-pyiceberg", "snippet-duckdb-iceberg", "snippet-spark-iceberg"},

@@ -10,16 +10,18 @@ import (
 
 func newBucketCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bucket", Short: "Create, list and delete table buckets"}
-	cmd.AddCommand(newBucketCreateCmd(), newBucketListCmd(), newBucketDeleteCmd())
+	cmd.AddCommand(newBucketCreateCmd(), newBucketListCmd(), newBucketDeleteCmd(), newBucketManagedVersioningCmd())
 	return cmd
 }
 
 func newBucketCreateCmd() *cobra.Command {
 	var format, owner string
+	var managed bool
 	cmd := &cobra.Command{
 		Use:   "create NAME --format lance|iceberg",
 		Short: "Create a table bucket that holds tables of one format",
 		Example: `  floe bucket create vectors --format lance
+  floe bucket create vectors --format lance --managed-versioning
   floe bucket create lake --format iceberg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -31,18 +33,53 @@ func newBucketCreateCmd() *cobra.Command {
 				return usageError{"--format is required: lance or iceberg"}
 			}
 			return withStore(cmd, func(st *catalog.Store) error {
-				b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner})
+				b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner, ManagedVersioning: managed})
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, b.ARN)
+				if b.ManagedVersioning {
+					fmt.Fprintln(cmd.OutOrStdout(), "managed versioning is on: Lance clients commit every version through floe")
+				}
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "table format the bucket holds: lance or iceberg (required)")
 	cmd.Flags().StringVar(&owner, "owner", "cli", "owner recorded on the bucket")
+	cmd.Flags().BoolVar(&managed, "managed-versioning", false, "Lance buckets: floe coordinates every commit (clients need LanceDB 0.39 or newer; see README)")
 	return cmd
+}
+
+func newBucketManagedVersioningCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "managed-versioning NAME on|off",
+		Short: "Turn managed versioning of a Lance bucket on or off (floe as the commit authority of its tables)",
+		Long: `With managed versioning on, DescribeTable answers managed_versioning true and
+Lance clients that know it (LanceDB 0.39 and newer) commit each new version through
+floe's CreateTableVersion; the catalog records every version. Writers that go
+straight to storage (older clients, pylance without the namespace) are seen only
+when a commit through floe meets their version. Off (the default) leaves commits
+to the object store's conditional PUT, as before.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var on bool
+			switch args[1] {
+			case "on":
+				on = true
+			case "off":
+			default:
+				return usageError{"say on or off, not " + args[1]}
+			}
+			return withStore(cmd, func(st *catalog.Store) error {
+				if err := st.SetManagedVersioning(cmd.Context(), args[0], on); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "managed versioning of bucket %s is %s\n", args[0], args[1])
+				return nil
+			})
+		},
+	}
 }
 
 type bucketJSON struct {
@@ -53,6 +90,9 @@ type bucketJSON struct {
 	Tables  int               `json:"tables"`
 	Created time.Time         `json:"created"`
 	Tags    map[string]string `json:"tags,omitempty"`
+	// ManagedVersioning: floe is the commit authority of the bucket's
+	// Lance tables.
+	ManagedVersioning bool `json:"managed_versioning"`
 }
 
 func newBucketListCmd() *cobra.Command {
@@ -72,7 +112,7 @@ func newBucketListCmd() *cobra.Command {
 						return err
 					}
 					for _, b := range page {
-						out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags})
+						out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags, b.ManagedVersioning})
 						rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339)})
 					}
 					if next == "" {

@@ -3,13 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net"
+	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdk "github.com/aws/aws-sdk-go-v2/service/s3tables"
+	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 )
 
 // freeAddr finds a loopback port nothing listens on (the serve command
@@ -30,14 +35,16 @@ func freeAddr(t *testing.T) string {
 func TestServeS3Tables(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
-	addr := freeAddr(t)
+	addr, metrics := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := newRootCmd()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
-	cmd.SetArgs([]string{"serve", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "",
-		"--s3tables", addr, "--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333"})
+	// The Iceberg REST is on: a bucket made through S3 Tables is an Iceberg
+	// bucket, refused while that catalog is off.
+	cmd.SetArgs([]string{"serve", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "127.0.0.1:0",
+		"--s3tables", addr, "--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333", "--metrics", metrics})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	t.Cleanup(func() {
@@ -85,5 +92,27 @@ func TestServeS3Tables(t *testing.T) {
 	}
 	if listed, _ := run(t, "bucket", "list", data); !regexp.MustCompile(`via-serve`).MatchString(listed) {
 		t.Fatalf("floe bucket list does not show the bucket made through S3 Tables:\n%s", listed)
+	}
+	// Signed for another region than --s3tables-region: refused (#23 item 6).
+	other := sdk.New(c.Options(), func(o *sdk.Options) { o.Region = "eu-west-1"; o.RetryMaxAttempts = 1 })
+	var fe *types.ForbiddenException
+	if _, err := other.ListTableBuckets(rctx, &sdk.ListTableBucketsInput{}); !errors.As(err, &fe) {
+		t.Fatalf("a request signed for eu-west-1: err = %v, want ForbiddenException", err)
+	}
+	// The surface's requests are on the one /metrics.
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`floe_http_requests_total{route="PUT /buckets",status="200",surface="s3tables"} 1`,
+		`floe_http_requests_total{route="GET /buckets",status="403",surface="s3tables"} 1`,
+		"go_goroutines", // the console's collectors: one registry for both
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

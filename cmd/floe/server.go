@@ -18,6 +18,7 @@ import (
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 )
 
@@ -37,6 +38,10 @@ type server struct {
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
+	// registry is the one Prometheus registry /metrics serves; metrics is
+	// the request series every HTTP surface's edge records into it.
+	registry *prometheus.Registry
+	metrics  *edge.Metrics
 	// adminPassword is the first admin's generated password, for the start
 	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
 	adminPassword string
@@ -104,7 +109,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
+	s.registry = prometheus.NewRegistry()
+	s.metrics = edge.NewMetrics(s.registry)
+	s.console, err = web.New(web.Config{Registry: s.registry, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
 		SnippetStore: snippetStore(cfg.clients)})
 	if err != nil {
@@ -129,7 +136,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "metrics":
 			s.https[i].h = metricsMux(s.console.MetricsHandler())
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
+			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics, s.surfaces)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig

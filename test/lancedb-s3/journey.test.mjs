@@ -1,4 +1,4 @@
-// The LanceDB 0.31 REST-client journey on an S3 warehouse. The Go test
+// The LanceDB REST-client journey on an S3 warehouse. The Go test
 // TestLanceDBOnS3 (lancerest/s3client_test.go) starts a real SeaweedFS
 // store, floe's Lance REST on a catalog whose warehouse is on it, and runs
 // this file with FLOE_LANCE_URL and FLOE_API_KEY; it checks the objects

@@ -1,5 +1,5 @@
 // Detailed describe: the schema floe reads from the manifest in Go is the
-// schema LanceDB 0.31 reports for the same table, and the row and fragment
+// schema LanceDB (0.39, and 0.31 in its run) reports for the same table, and the row and fragment
 // counts match LanceDB's.
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -1,10 +1,16 @@
 // Shared helpers for the real-client tests. The Go test TestRealLanceDBClient
 // (lancerest/realclient_test.go) starts floe's Lance REST server on a real
 // catalog and runs these files with FLOE_LANCE_URL, FLOE_API_KEY,
-// FLOE_WAREHOUSE and FLOE_PHASE (online, then offline after the server stops).
-import { connectNamespace } from "@lancedb/lancedb";
+// FLOE_WAREHOUSE and FLOE_PHASE (online, then offline after the server stops),
+// once with LanceDB 0.39 (@lancedb/lancedb, what floe ships) and once with
+// 0.31 (the npm alias lancedb031), named by FLOE_LANCEDB_MODULE, so clients
+// a release behind keep working.
 import fs from "node:fs";
 import path from "node:path";
+
+// lancedb is the client module under test.
+export const lancedbModule = process.env.FLOE_LANCEDB_MODULE || "@lancedb/lancedb";
+export const lancedb = await import(lancedbModule);
 
 export const env = {
   url: process.env.FLOE_LANCE_URL ?? "",
@@ -25,7 +31,7 @@ export function skipUnless(phase) {
 // connect opens a namespace-backed LanceDB connection to floe, the same way
 // the console's Connect snippet does.
 export function connect() {
-  return connectNamespace("rest", { uri: env.url, headers: { "x-api-key": env.key } });
+  return lancedb.connectNamespace("rest", { uri: env.url, headers: { "x-api-key": env.key } });
 }
 
 // rest calls floe's Lance REST API directly (for operations the SDK does not

@@ -31,6 +31,18 @@ export function identOf(ref) {
   return [ref.bucket, ...(ref.namespace || []), ref.name].join(DELIM);
 }
 
+/** Ranges [start, end) covering the given version numbers, fewest first. */
+export function versionRanges(versions) {
+  const vs = [...new Set(versions)].sort((a, b) => a - b);
+  const out = [];
+  for (const v of vs) {
+    const last = out[out.length - 1];
+    if (last && last.end_version === v) last.end_version = v + 1;
+    else out.push({ start_version: v, end_version: v + 1 });
+  }
+  return out;
+}
+
 /** Errors that mean "the table is not there" rather than "the catalog failed". */
 export class TableGoneError extends Error {}
 
@@ -171,7 +183,24 @@ export class Catalog {
     const j = r.json || {};
     let tableId = j.table_id || j.properties?.table_id || r.headers.get('x-floe-table-id') || r.headers.get('x-oss-table-id') || '';
     if (!tableId && ref.namespace.length === 1) tableId = await this.taskApiTableId(ref);
-    return { tableId: tableId || ident, location: j.location || '', ident };
+    // managed: floe is the table's commit authority (managed versioning);
+    // LanceDB, opening it through the namespace, commits through floe.
+    return { tableId: tableId || ident, location: j.location || '', ident, managed: j.managed_versioning === true };
+  }
+
+  /**
+   * Forget the catalog's records of versions cleanup removed from storage
+   * (BatchDeleteTableVersions), for a managed table: LanceDB 0.39 deletes
+   * the manifests but does not tell the namespace. Returns how many
+   * records went.
+   */
+  async forgetVersions(ref, versions) {
+    if (!versions.length) return 0;
+    const ident = identOf(ref);
+    const p = `/v1/table/${encodeURIComponent(ident)}/version/delete?delimiter=${encodeURIComponent(DELIM)}`;
+    const r = await this.request('POST', p, { ranges: versionRanges(versions) });
+    if (r.status !== 200) throw Catalog.describeError(p, r);
+    return Number(r.json?.deleted_count ?? 0);
   }
 
   /**

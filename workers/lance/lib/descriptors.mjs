@@ -47,7 +47,7 @@ const onDemand = () => ({
   retry_backoff_seconds: 15, // a build lost with its worker is worth retrying soon
 });
 
-const engineNote = 'LanceDB 0.31 runs compaction, version pruning and index refresh in one optimize() call; the job result says which of them ran.';
+const engineNote = 'LanceDB 0.39 runs compaction, version pruning and index refresh in one optimize() call; the job result says which of them ran.';
 
 export const descriptors = {
   lance_compact: {

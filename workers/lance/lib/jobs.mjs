@@ -1,7 +1,7 @@
 // Execution of the six job types against a table resolved through floe's
 // Lance REST for this job alone. Each job reports progress by stage, returns
 // before/after figures, and says exactly which parts of LanceDB's combined
-// optimize() ran. A parameter LanceDB 0.31 cannot honour fails the job with
+// optimize() ran. A parameter LanceDB 0.39 cannot honour fails the job with
 // a sentence saying so; nothing is silently ignored.
 
 import * as lancedb from '@lancedb/lancedb';
@@ -80,7 +80,11 @@ export async function runJob(spec, ctx) {
     progress('observing', 5, 'reading figures before the job');
     const before = await observeTable(table);
     checkCanceled(signal);
-    const out = await impl.run(table, plan, before, { progress, signal, catalog, ref });
+    const out = await impl.run(table, plan, before, { progress, signal, catalog, ref, managed: d.managed });
+    // On a managed table every commit the job made went through floe's
+    // CreateTableVersion (LanceDB opened it through the namespace), so the
+    // catalog's version record already holds them.
+    if (d.managed) (out.extra ||= {}).commits = 'through floe (managed versioning): every version this job made is in the catalog\'s version record';
     checkCanceled(signal);
     progress('observing', 95, 'reading figures after the job');
     // The work is done; figures read afterwards must not turn it into a
@@ -121,7 +125,7 @@ function fail(error, permanent = false) {
 
 // ---- compaction ------------------------------------------------------------
 
-// What LanceDB 0.31's optimize() can honour: its own compaction settings.
+// What LanceDB 0.39's optimize() can honour: its own compaction settings.
 // (The parameters' definitions and defaults come from the console.)
 const engineCompaction = { target_rows_per_fragment: 1048576, max_rows_per_group: 1024, max_bytes_per_file: 0, materialize_deletions_threshold: 0.1 };
 
@@ -132,17 +136,17 @@ function refuse(name, value, why) {
 const compact = {
   plan(p) {
     const target = p.get('target_rows_per_fragment');
-    if (target !== engineCompaction.target_rows_per_fragment) refuse('target_rows_per_fragment', target, 'LanceDB 0.31 optimize() always compacts to 1048576 rows per fragment');
+    if (target !== engineCompaction.target_rows_per_fragment) refuse('target_rows_per_fragment', target, 'LanceDB 0.39 optimize() always compacts to 1048576 rows per fragment');
     const group = p.get('max_rows_per_group');
-    if (group !== engineCompaction.max_rows_per_group) refuse('max_rows_per_group', group, 'LanceDB 0.31 optimize() always writes groups of 1024 rows');
+    if (group !== engineCompaction.max_rows_per_group) refuse('max_rows_per_group', group, 'LanceDB 0.39 optimize() always writes groups of 1024 rows');
     const bytes = p.get('max_bytes_per_file');
-    if (bytes !== engineCompaction.max_bytes_per_file) refuse('max_bytes_per_file', bytes, 'LanceDB 0.31 optimize() uses the engine default file size');
+    if (bytes !== engineCompaction.max_bytes_per_file) refuse('max_bytes_per_file', bytes, 'LanceDB 0.39 optimize() uses the engine default file size');
     const mat = p.get('materialize_deletions');
-    if (!mat) refuse('materialize_deletions', mat, 'LanceDB 0.31 optimize() always materializes deletions past the threshold');
+    if (!mat) refuse('materialize_deletions', mat, 'LanceDB 0.39 optimize() always materializes deletions past the threshold');
     const thr = p.get('materialize_deletions_threshold');
-    if (thr !== 0 && thr !== engineCompaction.materialize_deletions_threshold) refuse('materialize_deletions_threshold', thr, 'LanceDB 0.31 optimize() always uses 0.1');
+    if (thr !== 0 && thr !== engineCompaction.materialize_deletions_threshold) refuse('materialize_deletions_threshold', thr, 'LanceDB 0.39 optimize() always uses 0.1');
     const mode = p.get('compaction_mode');
-    if (mode !== 'reencode') refuse('compaction_mode', mode, 'LanceDB 0.31 optimize() only re-encodes');
+    if (mode !== 'reencode') refuse('compaction_mode', mode, 'LanceDB 0.39 optimize() only re-encodes');
     return {};
   },
   async run(table, _plan, before, { progress }) {
@@ -152,7 +156,7 @@ const compact = {
     return {
       extra: {
         ran: 'compaction,index_refresh',
-        engine_note: 'LanceDB 0.31 optimize() compacts, prunes and refreshes indices in one call: compaction ran; pruning ran with a cutoff before the first version, so no version was removed; index refresh ran on every index.',
+        engine_note: 'LanceDB 0.39 optimize() compacts, prunes and refreshes indices in one call: compaction ran; pruning ran with a cutoff before the first version, so no version was removed; index refresh ran on every index.',
         fragments_removed: st.compaction.fragmentsRemoved,
         fragments_added: st.compaction.fragmentsAdded,
         files_removed: st.compaction.filesRemoved,
@@ -170,9 +174,9 @@ const optimizeIndices = {
   plan(p) {
     const names = p.get('index_names');
     const merge = p.get('num_indices_to_merge');
-    if (merge !== 0 && merge !== 1) refuse('num_indices_to_merge', merge, 'LanceDB 0.31 optimize() merges new data into one delta with its defaults');
+    if (merge !== 0 && merge !== 1) refuse('num_indices_to_merge', merge, 'LanceDB 0.39 optimize() merges new data into one delta with its defaults');
     const retrain = p.get('retrain');
-    if (retrain) refuse('retrain', true, 'LanceDB 0.31 optimize() cannot retrain an index (rebuild it with a create_*_index task and replace=true)');
+    if (retrain) refuse('retrain', true, 'LanceDB 0.39 optimize() cannot retrain an index (rebuild it with a create_*_index task and replace=true)');
     return { names };
   },
   async run(table, plan, before, { progress }) {
@@ -181,7 +185,7 @@ const optimizeIndices = {
       const missing = plan.names.filter((n) => !all.includes(n));
       if (missing.length) throw new ParamError(`index_names names ${missing.join(', ')}, which the table does not have (it has ${all.join(', ') || 'no indices'})`);
       const others = all.filter((n) => !plan.names.includes(n));
-      if (others.length) refuse('index_names', plan.names.join(','), `LanceDB 0.31 optimize() refreshes every index together, and this table also has ${others.join(', ')}`);
+      if (others.length) refuse('index_names', plan.names.join(','), `LanceDB 0.39 optimize() refreshes every index together, and this table also has ${others.join(', ')}`);
     }
     if (all.length === 0) {
       return { extra: { ran: 'none', engine_note: 'The table has no indices; optimize() was not called, so nothing was compacted or pruned either.' }, summary: () => 'no indices to optimize; nothing ran' };
@@ -191,7 +195,7 @@ const optimizeIndices = {
     return {
       extra: {
         ran: 'index_refresh,compaction',
-        engine_note: 'LanceDB 0.31 optimize() compacts, prunes and refreshes indices in one call: index refresh ran on every index; compaction ran too (see fragments_removed); pruning ran with a cutoff before the first version, so no version was removed.',
+        engine_note: 'LanceDB 0.39 optimize() compacts, prunes and refreshes indices in one call: index refresh ran on every index; compaction ran too (see fragments_removed); pruning ran with a cutoff before the first version, so no version was removed.',
         indices_refreshed: all,
         fragments_removed: st.compaction.fragmentsRemoved,
         fragments_added: st.compaction.fragmentsAdded,
@@ -248,7 +252,7 @@ const cleanup = {
     if (p.get('error_if_tagged_old_versions')) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
     return { olderThanS: older, retainVersions: retain };
   },
-  async run(table, plan, before, { progress, signal }) {
+  async run(table, plan, before, { progress, signal, catalog, ref, managed }) {
     // LanceDB has no prune-only call: optimize() also compacts and refreshes
     // indices. Run that part first with no pruning, so the versions it makes
     // exist before the cutoff is chosen and count among the ones kept.
@@ -270,14 +274,21 @@ const cleanup = {
     await table.checkoutLatest();
     const left = (await table.listVersions()).map((v) => v.version).sort((a, b) => a - b);
     const removed = versions.map((v) => v.version).filter((v) => !left.includes(v));
+    // LanceDB 0.39 deletes the pruned manifests without telling the
+    // namespace; on a managed table floe's record would still list them.
+    let forgotten = null;
+    if (managed && removed.length) {
+      progress('recording', 90, `forgetting ${removed.length} pruned versions in floe's catalog`);
+      forgotten = await catalog.forgetVersions(ref, removed);
+    }
     const tagNote = cp.blocking.length
-      ? `version ${cp.blocking[0].version} is tagged "${cp.blocking[0].name}" and LanceDB 0.31 cannot prune past a tagged version, so the cutoff moved to it: versions ${cp.keptForTags.join(', ')} were kept although the policy would have removed them (${cp.keptForTags.length} extra versions and the files only they reference stay on disk until the tag is deleted or moved)`
+      ? `version ${cp.blocking[0].version} is tagged "${cp.blocking[0].name}" and LanceDB 0.39 cannot prune past a tagged version, so the cutoff moved to it: versions ${cp.keptForTags.join(', ')} were kept although the policy would have removed them (${cp.keptForTags.length} extra versions and the files only they reference stay on disk until the tag is deleted or moved)`
       : '';
     const compactedFirst = pre.compaction.fragmentsRemoved > 0;
     return {
       extra: {
         ran: cp.cutoffMs !== null ? 'compaction,index_refresh,prune' : 'compaction,index_refresh',
-        engine_note: 'LanceDB 0.31 optimize() compacts, prunes and refreshes indices in one call: compaction and index refresh ran first without pruning' + (compactedFirst ? ` (it merged ${pre.compaction.fragmentsRemoved} fragments into ${pre.compaction.fragmentsAdded})` : ' (nothing to compact)') + (cp.cutoffMs !== null ? `; pruning then ran with a cutoff of ${new Date(cp.cutoffMs).toISOString()}` : '; nothing was old enough to prune, so pruning did not run'),
+        engine_note: 'LanceDB 0.39 optimize() compacts, prunes and refreshes indices in one call: compaction and index refresh ran first without pruning' + (compactedFirst ? ` (it merged ${pre.compaction.fragmentsRemoved} fragments into ${pre.compaction.fragmentsAdded})` : ' (nothing to compact)') + (cp.cutoffMs !== null ? `; pruning then ran with a cutoff of ${new Date(cp.cutoffMs).toISOString()}` : '; nothing was old enough to prune, so pruning did not run'),
         policy: { older_than_seconds: plan.olderThanS, retain_versions: plan.retainVersions },
         cutoff: cp.cutoffMs !== null ? new Date(cp.cutoffMs).toISOString() : '',
         versions_removed: removed,
@@ -286,6 +297,7 @@ const cleanup = {
         tagged_versions: Object.entries(tags).map(([name, version]) => ({ name, version })),
         tag_note: tagNote,
         bytes_removed: pruned.bytesRemoved,
+        ...(forgotten !== null ? { catalog_records_forgotten: forgotten } : {}),
       },
       summary: () => `removed ${removed.length} versions, kept ${left.length}` + (cp.keptForTags.length ? `; ${cp.keptForTags.length} kept because of tag "${cp.blocking[0].name}" on version ${cp.blocking[0].version}` : ''),
     };
@@ -331,7 +343,7 @@ const scalarIndex = {
 // ---- vector index --------------------------------------------------------------------
 
 const vectorTypes = ['IVF_FLAT', 'IVF_PQ', 'IVF_HNSW_SQ', 'IVF_HNSW_PQ', 'IVF_RQ'];
-// Which task parameters each vector index type takes in LanceDB 0.31.
+// Which task parameters each vector index type takes in LanceDB 0.39.
 const vectorParams = {
   IVF_FLAT: ['num_partitions', 'distance_type', 'max_iterations', 'sample_rate'],
   IVF_PQ: ['num_partitions', 'num_sub_vectors', 'num_bits', 'distance_type', 'max_iterations', 'sample_rate'],
@@ -349,7 +361,7 @@ const vectorIndex = {
     const type = p.has('index_type') ? p.oneOf('index_type', '', vectorTypes, { caseInsensitive: true }) : s.index_type;
     const takes = vectorParams[type];
     const foreign = allVectorParams.filter((k) => p.has(k) && !takes.includes(k));
-    if (foreign.length) throw new ParamError(`${foreign.join(', ')} cannot be honoured for ${type}: LanceDB 0.31 builds ${type} from ${takes.join(', ')} only`);
+    if (foreign.length) throw new ParamError(`${foreign.join(', ')} cannot be honoured for ${type}: LanceDB 0.39 builds ${type} from ${takes.join(', ')} only`);
     const bounds = { num_partitions: [1, 65536], num_sub_vectors: [1, 4096], num_bits: [1, 16], max_iterations: [1, 10000], sample_rate: [2, 65536], m: [2, 512], ef_construction: [10, 10000] };
     const opts = {};
     for (const k of takes) {
@@ -397,7 +409,7 @@ async function buildIndex(table, plan, before, { progress }, kind) {
 // ---- restore ---------------------------------------------------------------------------
 
 // RestoreTable of the Lance REST: a new version whose content is an old
-// one's. LanceDB 0.31 does it as checkout(version) then restore().
+// one's. LanceDB 0.39 does it as checkout(version) then restore().
 const restore = {
   plan(p) {
     const version = p.int('version', undefined, { min: 1 });

@@ -1,7 +1,7 @@
 // Observation attributes of one Lance table, read cheaply: table stats,
 // the version list (whose per-version metadata already carries rows,
 // fragments, files and bytes, so history needs no checkout of old
-// versions), the index list (which in LanceDB 0.31 carries indexed and
+// versions), the index list (which in LanceDB 0.39 carries indexed and
 // unindexed row counts) and the schema.
 
 // historyLimit is how many recent versions an observation carries: enough
