@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -117,8 +118,11 @@ func New(cfg Config) *Server {
 }
 
 // bodyDeadline gives every request's body bodyReadTimeout to arrive,
-// before authentication reads it. The server resets the deadline for the
-// connection's next request.
+// before authentication reads it (the SigV4 check hashes the body).
+// net/http lifts the deadline itself once the body is read to its end
+// (its background read of the connection starts without one), so a long
+// commit is not cut off, and it sets the connection's deadlines afresh for
+// the next request.
 func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
@@ -188,6 +192,11 @@ func (s *Server) authorize(r *http.Request, bucket string, a access) error {
 // decodeBody reads a JSON body; anything malformed is a BadRequest.
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		// bodyDeadline's, said without the socket's addresses.
+		return badRequest("the request body did not arrive in time; send it whole, without pauses")
+	}
 	if err != nil {
 		return edge.BodyError(err) // over the edge's cap: 413
 	}

@@ -344,11 +344,50 @@ func TestSlowBodyIsCut(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		conn.Close()
-		if resp.StatusCode != 400 || !strings.Contains(string(raw), "could not be read") {
+		if resp.StatusCode != 400 || !strings.Contains(string(raw), "did not arrive in time") || strings.Contains(string(raw), "127.0.0.1") {
 			t.Fatalf("signed=%v: %d %s, want the body refused", sign, resp.StatusCode, raw)
 		}
 	}
 	if _, err := e.store.GetNamespace(context.Background(), "lake", []string{"slow"}); err == nil {
 		t.Fatal("the stalled request made its namespace")
+	}
+}
+
+// TestBodyDeadlineLiftedOnceRead: a body that arrived whole no longer has
+// a deadline — signed (read by the SigV4 check) or not (read by the
+// handler): a handler still working when it would have passed keeps its
+// request's context. (net/http lifts it when the body hits its end; a
+// deadline set anywhere later would fail its background read of the
+// connection and cancel the context.)
+func TestBodyDeadlineLiftedOnceRead(t *testing.T) {
+	e := newSigV4Env(t)
+	e.srv.bodyTimeout = 100 * time.Millisecond
+	_, bearer, err := e.store.CreateAPIKey(context.Background(), "bearer", catalog.RoleReadWrite, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.edge.HandleFunc("POST /v1/test/slow", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			e.srv.writeError(w, r, err)
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			w.WriteHeader(http.StatusServiceUnavailable) // cancelled under the handler
+		case <-time.After(5 * e.srv.bodyTimeout): // well past the deadline
+			io.WriteString(w, "done")
+		}
+	})
+	for _, sign := range []bool{true, false} {
+		var req *http.Request
+		if sign {
+			req = signed(t, "POST", e.http.URL+"/v1/test/slow", `{"x":1}`, "s3tables", testRegion, e.key.AccessKeyID, e.key.SecretAccessKey, time.Now())
+		} else {
+			req, _ = http.NewRequest("POST", e.http.URL+"/v1/test/slow", strings.NewReader(`{"x":1}`))
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		if code, body := do(t, e.http.Client(), req); code != 200 || string(body) != "done" {
+			t.Fatalf("signed=%v: %d %s: the handler's context was cancelled after its body was in", sign, code, body)
+		}
 	}
 }

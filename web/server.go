@@ -152,11 +152,6 @@ func (s *Server) Close() {
 // Handler serves the console, /static/, /healthz and /readyz.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Registerer is the registry MetricsHandler serves: floe serve registers
-// the other surfaces' request series (edge.Metrics) in it, so one /metrics
-// carries them all.
-func (s *Server) Registerer() prometheus.Registerer { return s.metrics.reg }
-
 // MetricsHandler serves the console's Prometheus metrics. It is not on the
 // console's address: floe serve puts it on its own listener (--metrics), so
 // process and route figures are not handed to anyone who can reach the

@@ -122,9 +122,6 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	// One set of OAuth2 access tokens: issued by the Iceberg REST, accepted
 	// by it, the Lance REST and the task API alike.
 	tokens := apikey.NewTokens(s.st, nil)
-	// One set of request series for every HTTP surface, on the registry
-	// --metrics serves.
-	httpMetrics := edge.NewMetrics(s.console.Registerer())
 	for i := range s.https {
 		switch s.https[i].name {
 		case "http":
@@ -132,7 +129,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "lance":
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg, tokens, httpMetrics)
+			s.https[i].h = icebergHandler(s.st, log, cfg, tokens, s.metrics)
 		case "metrics":
 			s.https[i].h = metricsMux(s.console.MetricsHandler())
 		case "s3tables":
