@@ -42,6 +42,9 @@ func TestServeIcebergSigV4AndMetrics(t *testing.T) {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	// The CLI waits for serve to have opened (and migrated) the database.
+	waitListening(t, ice, &out)
+	waitListening(t, metrics, &out)
 	if _, code := run(t, "bucket", "create", "lake", "--format", "iceberg", data); code != 0 {
 		t.Fatal("bucket create failed")
 	}
@@ -50,8 +53,6 @@ func TestServeIcebergSigV4AndMetrics(t *testing.T) {
 	if code != 0 || m == nil {
 		t.Fatalf("token create printed no access key pair (code %d):\n%s", code, printed)
 	}
-	waitListening(t, ice, &out)
-	waitListening(t, metrics, &out)
 
 	get := func(region string) (int, map[string]any) {
 		t.Helper()
