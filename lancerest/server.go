@@ -20,8 +20,8 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/lancecommit"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/lancecommit"
 )
 
 // Config configures a Server.

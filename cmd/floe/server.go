@@ -19,8 +19,8 @@ import (
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 )
 
@@ -130,7 +130,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "lance":
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
+			s.https[i].h = icebergHandler(s.st, log, cfg, tokens, s.metrics)
 		case "metrics":
 			s.https[i].h = metricsMux(promhttp.HandlerFor(prometheus.Gatherers{s.console.MetricsGatherer(), s.registry}, promhttp.HandlerOpts{}))
 		case "s3tables":

@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
+	"github.com/floe/floe/sigv4"
 	"github.com/floe/floe/taskapi"
 )
 
@@ -37,9 +38,16 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 	})
 }
 
-// icebergHandler serves the Iceberg REST catalog.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) http.Handler {
-	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens}
+// icebergHandler serves the Iceberg REST catalog. Its warehouse may be a
+// bucket's S3 Tables ARN, of the region and account the S3 Tables API uses.
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) http.Handler {
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens,
+		Region: c.S3.Region, Account: c.S3.Account, Metrics: m}
+	if c.S3.Region != "" {
+		// Engines configured for AWS S3 Tables sign for s3tables; DuckDB and
+		// Glue-style clients may sign for glue.
+		cfg.SigV4 = sigv4.New(sigv4.Config{Keys: apikey.NewAccessKeys(st, nil), Services: []string{"s3tables", "glue"}, Region: c.S3.Region, MaxBody: icebergrest.MaxBody})
+	}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
