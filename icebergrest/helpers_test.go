@@ -35,6 +35,7 @@ func newEnv(t testing.TB, anonymous bool) *testEnv {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { checkReadable(t, filepath.Join(dir, "warehouse")) })
 	srv := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: anonymous})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
@@ -292,10 +293,21 @@ func decodeBody(r *http.Request, v any) error {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")
 	}
+	if !utf8.Valid(b) {
+		return badRequest("the request body is not valid UTF-8; JSON is UTF-8 text")
+	}
 	if err := jsonstrict.Check(b); err != nil {
 		return badRequest("%v", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
+		var ie *iceberg.Error
+		if errors.As(err, &ie) {
+			return ie // a body type's own refusal (CommitInput), already a sentence
+		}
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return ae
+		}
 		return badRequest("malformed JSON body: %v", err)
 	}
 	return nil
