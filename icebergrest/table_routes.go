@@ -40,6 +40,14 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
+	refsOnly := false
+	switch v := r.URL.Query().Get("snapshots"); v {
+	case "", "all":
+	case "refs":
+		refsOnly = true
+	default:
+		return badRequest("snapshots must be all or refs, not %q", v)
+	}
 	res, err := s.tables.LoadTable(r.Context(), ref)
 	if err != nil {
 		return err
@@ -51,6 +59,11 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if notModified(r, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
+	}
+	if refsOnly {
+		if res, err = res.RefSnapshotsOnly(); err != nil {
+			return err
+		}
 	}
 	return s.writeLoadResult(w, r, res, true)
 }
