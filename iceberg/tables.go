@@ -115,3 +115,11 @@ func readMetadataFile(fs fileStore, loc string) (*cachedMetadata, error) {
 	}
 	return &cachedMetadata{raw: raw, md: &md}, nil
 }
+
+// Location is the table location the metadata names ("" for none).
+func (l *Loaded) Location() string {
+	if l.md == nil {
+		return ""
+	}
+	return l.md.Location
+}

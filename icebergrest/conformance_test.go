@@ -55,7 +55,7 @@ func specOps(bucket string) []specOp {
 		{"dropTable", "DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", p + "/namespaces/ns/tables/t2", nil, true, []int{204}, nil},
 		{"tableExists", "HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", tbl, nil, true, []int{204}, nil},
 		{"unregisterTable", "POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/unregister", tbl + "/unregister", map[string]any{}, false, nil, nil},
-		{"loadCredentials", "GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", tbl + "/credentials", nil, false, nil, nil},
+		{"loadCredentials", "GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", tbl + "/credentials", nil, true, []int{200}, []string{"storage-credentials"}},
 		{"signRequest", "POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", tbl + "/sign", map[string]any{}, false, nil, nil},
 		{"renameTable", "POST", "/v1/{prefix}/tables/rename", p + "/tables/rename", map[string]any{"source": map[string]any{"namespace": []string{"ns"}, "name": "r"}, "destination": map[string]any{"namespace": []string{"ns"}, "name": "r2"}}, true, []int{204}, nil},
 		{"reportMetrics", "POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", tbl + "/metrics", map[string]any{"report-type": "scan-report"}, true, []int{204}, nil},

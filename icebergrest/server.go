@@ -112,6 +112,7 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "POST "+tb+"/{table}", write, s.commitTable)
 	s.route(mux, "DELETE "+tb+"/{table}", write, s.dropTable)
 	s.route(mux, "POST "+tb+"/{table}/metrics", read, s.reportMetrics)
+	s.route(mux, "GET "+tb+"/{table}/credentials", read, s.loadCredentials)
 	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
@@ -174,6 +175,7 @@ var endpoints = []string{
 	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+	"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
 	"POST /v1/{prefix}/namespaces/{namespace}/register",
 	"POST /v1/{prefix}/tables/rename",
 	"POST /v1/{prefix}/transactions/commit",

@@ -1,0 +1,63 @@
+package icebergrest
+
+import (
+	"net/http"
+
+	"github.com/floe/floe/catalog"
+)
+
+// loadCredentials serves GET …/tables/{table}/credentials (the spec's
+// loadCredentials): the storage credentials LoadTable vends under
+// X-Iceberg-Access-Delegation: vended-credentials, for the same table
+// location and key, with their expiry (s3.session-token-expires-at-ms) so a
+// client refreshes before it. Asking here is the request for them, so no
+// header is needed. A warehouse that vends nothing (local disk, or
+// --vend-credentials off) answers an empty list, never keys it would not
+// put in LoadTable.
+func (s *Server) loadCredentials(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	ref, err := tableParam(r)
+	if err != nil {
+		return err
+	}
+	if err := s.checkPlanParam(r, ref); err != nil {
+		return err
+	}
+	res, err := s.tables.LoadTable(r.Context(), ref)
+	if err != nil {
+		return err
+	}
+	_, creds, ae := s.storageConfig(r, res.Location(), true)
+	if ae != nil {
+		return ae
+	}
+	if creds == nil {
+		creds = []storageCredential{}
+	}
+	w.Header().Set("Cache-Control", "no-store") // keys: never kept by a cache on the way
+	writeJSON(w, http.StatusOK, map[string]any{"storage-credentials": creds})
+	return nil
+}
+
+// typeNoSuchPlanID is the spec's error type for a plan id the server does
+// not know (expired, cancelled or never issued).
+const typeNoSuchPlanID = "NoSuchPlanIdException"
+
+// checkPlanParam refuses a planId query parameter that names no plan of
+// this table: credentials are vended for tables, and a plan's own
+// credentials come with its result.
+func (s *Server) checkPlanParam(r *http.Request, ref catalog.TableRef) error {
+	id := r.URL.Query().Get("planId")
+	if id == "" {
+		return nil
+	}
+	return errorf(http.StatusNotFound, typeNoSuchPlanID, "plan %q is not a scan plan of table %s; load credentials without planId", clip(id), ref.Name)
+}
+
+// clip shortens a client's string for an error sentence.
+func clip(s string) string {
+	const n = 64
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
