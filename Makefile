@@ -33,7 +33,7 @@ FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
 	./iceberg:FuzzSchema ./icebergrest:FuzzDecodeBody \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
-	./taskapi:FuzzReadBody \
+	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
 	./lancemeta:FuzzDecodeManifest
 
