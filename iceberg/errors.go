@@ -20,6 +20,11 @@ var (
 	// ErrCommitFailed: a requirement does not hold or another commit won
 	// the race; the client reloads and retries.
 	ErrCommitFailed = errors.New("commit failed")
+	// ErrUnsupported: a valid request for something floe does not do.
+	ErrUnsupported = errors.New("unsupported")
+	// ErrBusy: a bound on concurrent work is reached; the client retries
+	// shortly.
+	ErrBusy = errors.New("busy")
 )
 
 // Error carries a kind, the field it concerns and a sentence for people.
