@@ -28,6 +28,7 @@ const (
 	typeUnsupported       = "UnsupportedOperationException"
 	typeNotFound          = "NotFoundException"
 	typeServiceFailure    = "ServiceFailureException"
+	typeUnavailable       = "ServiceUnavailableException"
 )
 
 // apiError is an error the handlers answer with as it is.
@@ -107,6 +108,10 @@ func fromLibrary(e *iceberg.Error) *apiError {
 		return &apiError{http.StatusConflict, typeAlreadyExists, e.Message}
 	case errors.Is(e, iceberg.ErrCommitFailed):
 		return &apiError{http.StatusConflict, typeCommitFailed, e.Message}
+	case errors.Is(e, iceberg.ErrUnsupported):
+		return &apiError{http.StatusNotAcceptable, typeUnsupported, e.Message}
+	case errors.Is(e, iceberg.ErrBusy):
+		return &apiError{http.StatusServiceUnavailable, typeUnavailable, e.Message}
 	}
 	return &apiError{http.StatusBadRequest, typeBadRequest, e.Message}
 }

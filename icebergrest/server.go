@@ -36,12 +36,16 @@ type Config struct {
 	// DefaultBucket is the bucket /v1/config hands clients that name no
 	// warehouse; empty means such clients are told to name one.
 	DefaultBucket string
+	// PlanLimits bound server-side scan planning; zero fields take the
+	// defaults.
+	PlanLimits iceberg.PlanLimits
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
 	store   *catalog.Store
 	tables  *iceberg.Tables
+	plans   *iceberg.ScanPlans
 	log     *slog.Logger
 	auth    *apikey.Checker
 	ids     requestIDs
@@ -65,9 +69,11 @@ func New(cfg Config) *Server {
 	if tokens == nil {
 		tokens = apikey.NewTokens(cfg.Store, nil)
 	}
+	tables := iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log})
 	return &Server{
 		store:   cfg.Store,
-		tables:  iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		tables:  tables,
+		plans:   iceberg.NewScanPlans(tables, log, cfg.PlanLimits),
 		log:     log,
 		auth:    apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens}),
 		tokens:  tokens,
@@ -77,6 +83,10 @@ func New(cfg Config) *Server {
 		defaultBucket: cfg.DefaultBucket,
 	}
 }
+
+// Close stops the scan plans still computing in the background; the
+// handler answers no plan call after it.
+func (s *Server) Close() { s.plans.Close() }
 
 // access says what a route does to its bucket.
 type access int
@@ -113,6 +123,10 @@ func (s *Server) Handler() http.Handler {
 	s.route(mux, "DELETE "+tb+"/{table}", write, s.dropTable)
 	s.route(mux, "POST "+tb+"/{table}/metrics", read, s.reportMetrics)
 	s.route(mux, "GET "+tb+"/{table}/credentials", read, s.loadCredentials)
+	s.route(mux, "POST "+tb+"/{table}/plan", read, s.planTableScan)
+	s.route(mux, "GET "+tb+"/{table}/plan/{plan}", read, s.fetchPlanningResult)
+	s.route(mux, "DELETE "+tb+"/{table}/plan/{plan}", read, s.cancelPlanning)
+	s.route(mux, "POST "+tb+"/{table}/tasks", read, s.fetchScanTasks)
 	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
 	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
 	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
@@ -176,6 +190,10 @@ var endpoints = []string{
 	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
 	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
 	"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+	"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
 	"POST /v1/{prefix}/namespaces/{namespace}/register",
 	"POST /v1/{prefix}/tables/rename",
 	"POST /v1/{prefix}/transactions/commit",

@@ -42,22 +42,15 @@ func (s *Server) loadCredentials(w http.ResponseWriter, r *http.Request, b catal
 // not know (expired, cancelled or never issued).
 const typeNoSuchPlanID = "NoSuchPlanIdException"
 
-// checkPlanParam refuses a planId query parameter that names no plan of
-// this table: credentials are vended for tables, and a plan's own
-// credentials come with its result.
+// checkPlanParam refuses a planId query parameter that names no live plan
+// of this table; the credentials of a plan are the table's.
 func (s *Server) checkPlanParam(r *http.Request, ref catalog.TableRef) error {
 	id := r.URL.Query().Get("planId")
 	if id == "" {
 		return nil
 	}
-	return errorf(http.StatusNotFound, typeNoSuchPlanID, "plan %q is not a scan plan of table %s; load credentials without planId", clip(id), ref.Name)
-}
-
-// clip shortens a client's string for an error sentence.
-func clip(s string) string {
-	const n = 64
-	if len(s) > n {
-		return s[:n] + "…"
+	if err := s.plans.Known(r.Context(), ref, id); err != nil {
+		return planError(nil, err)
 	}
-	return s
+	return nil
 }

@@ -121,7 +121,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "lance":
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
+			h, closePlans := icebergHandler(s.st, log, cfg, tokens)
+			s.https[i].h = h
+			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = metricsMux(s.console.MetricsHandler())
 		case "s3tables":

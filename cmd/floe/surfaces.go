@@ -35,11 +35,13 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 	})
 }
 
-// icebergHandler serves the Iceberg REST catalog.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) http.Handler {
+// icebergHandler serves the Iceberg REST catalog; closing it stops the
+// scan plans still computing in the background.
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) (http.Handler, func()) {
 	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
-	return icebergrest.New(cfg).Handler()
+	srv := icebergrest.New(cfg)
+	return srv.Handler(), srv.Close
 }
