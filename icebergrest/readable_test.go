@@ -1,54 +1,12 @@
 package icebergrest
 
 import (
-	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"testing"
 
-	"github.com/apache/iceberg-go/table"
-	"github.com/apache/iceberg-go/view"
+	"github.com/floe/floe/internal/icebergtest"
 )
 
-// floeMetadataName is how floe names the metadata files it writes
-// (NNNNN-<uuid>.metadata.json); a test that plants a file of its own names
-// it otherwise.
-var floeMetadataName = regexp.MustCompile(`^\d{5,}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.metadata\.json$`)
-
-// checkReadable parses every table and view metadata file floe wrote under
-// root with iceberg-go's own parsers, which validate what floe's tolerant
-// reader lets through (refs with non-positive retention made every
-// iceberg-go LoadTable of a table fail). newEnv runs it when each test
-// ends, so every commit any test of this package makes is checked.
-func checkReadable(t testing.TB, root string) {
-	t.Helper()
-	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !floeMetadataName.MatchString(d.Name()) {
-			return nil // a directory a test removed, or not ours
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		n++
-		if bytes.Contains(raw, []byte(`"view-uuid"`)) {
-			if _, err := view.ParseMetadataBytes(raw); err != nil {
-				t.Errorf("iceberg-go cannot read view metadata floe wrote at %s: %v\n%s", p, err, raw)
-			}
-			return nil
-		}
-		if _, err := table.ParseMetadataBytes(raw); err != nil {
-			t.Errorf("iceberg-go cannot read table metadata floe wrote at %s: %v\n%s", p, err, raw)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Errorf("walking %s for metadata files: %v", root, err)
-	}
-	if testing.Verbose() && n > 0 {
-		t.Logf("iceberg-go read all %d metadata files floe wrote", n)
-	}
-}
+// checkReadable: every metadata file a test of this package made floe write
+// must parse with iceberg-go's own parser (newEnv runs it as each test
+// ends).
+func checkReadable(t testing.TB, root string) { icebergtest.CheckReadable(t, root) }
