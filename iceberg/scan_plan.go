@@ -249,6 +249,10 @@ func partitionOf(spec planSpec, specKnown bool, f *planFile) (part []any, values
 // close to its JSON form as the decoder's Go value allows.
 func genericJSON(v any) any {
 	switch x := v.(type) {
+	case float32:
+		return jsonFloat(float64(x))
+	case float64:
+		return jsonFloat(x)
 	case []byte:
 		return strings.ToUpper(hex.EncodeToString(x))
 	case map[string]any:

@@ -439,3 +439,15 @@ func containsOnlyNonConstant(e expr) bool {
 	}
 	return true
 }
+
+// TestPlanJSONNeverFails: a NaN or infinite partition value is written as
+// the string Java writes, so an answer always encodes (encoding/json
+// refuses NaN, which would have been a 500).
+func TestPlanJSONNeverFails(t *testing.T) {
+	d := mustPrim(t, "double")
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1.5} {
+		if _, err := json.Marshal([]any{jsonValue(d, value{k: kindFloat, f: f}), genericJSON(f)}); err != nil {
+			t.Errorf("%v: %v", f, err)
+		}
+	}
+}

@@ -262,7 +262,7 @@ func jsonValue(t primType, v value) any {
 	case kindInt:
 		return v.i
 	case kindFloat:
-		return v.f
+		return jsonFloat(v.f)
 	case kindString:
 		return v.s
 	case kindBytes:
@@ -271,4 +271,18 @@ func jsonValue(t primType, v value) any {
 		return new(big.Rat).SetFrac(v.d, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.scale)), nil)).FloatString(t.scale)
 	}
 	return nil
+}
+
+// jsonFloat is f as JSON can carry it: NaN and the infinities, which JSON
+// numbers cannot, as the strings Java writes for them.
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
 }
