@@ -75,7 +75,7 @@ func TestIssue26StrictCommitShape(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, body := e.call(t, "POST", c.path, "", c.body)
-			msg, _ := body["error"].(map[string]any)["message"].(string)
+			msg := errMessage(body)
 			if code != http.StatusBadRequest || errType(body) != typeBadRequest || !strings.Contains(msg, c.want) {
 				t.Fatalf("%d %v; want 400 BadRequestException saying %q", code, body, c.want)
 			}
@@ -163,7 +163,7 @@ func TestIssue26SnapshotRefRetention(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			body := fmt.Sprintf(`{"requirements":[],"updates":[`+c.update+`]}`, snap)
 			code, out := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/events", "", body)
-			msg, _ := out["error"].(map[string]any)["message"].(string)
+			msg := errMessage(out)
 			if code != 400 || !strings.Contains(msg, c.want) {
 				t.Fatalf("%d %v; want 400 saying %q", code, out, c.want)
 			}

@@ -94,3 +94,10 @@ func fileExists(p string) bool {
 	_, err := os.Stat(strings.TrimPrefix(p, "file://"))
 	return err == nil
 }
+
+// errMessage is the message of an error answer ("" for any other body).
+func errMessage(body map[string]any) string {
+	e, _ := body["error"].(map[string]any)
+	s, _ := e["message"].(string)
+	return s
+}

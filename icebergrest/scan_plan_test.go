@@ -358,7 +358,7 @@ func TestIssue26PlanRequestRefusals(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, body := e.call(t, "POST", base, "", c.body)
-			msg, _ := body["error"].(map[string]any)["message"].(string)
+			msg := errMessage(body)
 			if errType(body) != c.typ || !strings.Contains(msg, c.want) || (code != 400 && code != 406) {
 				t.Fatalf("%d %v; want %s saying %q", code, body, c.typ, c.want)
 			}
