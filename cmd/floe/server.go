@@ -33,6 +33,9 @@ type server struct {
 	svc      *services
 	console  *web.Server
 	surfaces web.Surfaces
+	// metrics is the one registry /metrics serves; metrics.http goes to
+	// every HTTP surface's Config.
+	metrics  processMetrics
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
@@ -77,7 +80,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("--trusted-proxy: %v (give IPs or CIDRs, comma-separated)", err)}
 	}
-	s := &server{cfg: cfg, paths: paths, log: log}
+	s := &server{cfg: cfg, paths: paths, log: log, metrics: newProcessMetrics()}
 	defer func() {
 		if err != nil {
 			if cerr := s.Close(); cerr != nil {
@@ -105,7 +108,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients)})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +126,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "iceberg":
 			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
 		case "metrics":
-			s.https[i].h = metricsMux(s.console.MetricsHandler())
+			s.https[i].h = s.metrics.handler()
 		case "s3tables":
 			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin)
 		}
