@@ -84,7 +84,7 @@ func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
 		signIn(w, r)
 		return
 	}
-	r = h.withSessionUser(r)
+	h.recordSessionUser(r)
 	status, heading, msg := http.StatusInternalServerError, "Something went wrong",
 		"The server could not finish this request. The error is in the server log (request "+edge.RequestID(r.Context())+")."
 	if ok {
@@ -155,17 +155,16 @@ func signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// withSessionUser makes an error page on a public route (an unknown URL, a
-// refused cross-site form) show the signed-in layout when the request
+// recordSessionUser makes an error page on a public route (an unknown URL,
+// a refused cross-site form) show the signed-in layout when the request
 // carries a session, and names that user in the access log.
-func (h *Handlers) withSessionUser(r *http.Request) *http.Request {
+func (h *Handlers) recordSessionUser(r *http.Request) {
 	if _, ok := UserFrom(r.Context()); ok || !h.SessionLoaded(r.Context()) {
-		return r
+		return
 	}
 	if u, ok := h.SessionUser(r.Context()); ok {
 		edge.SetPrincipal(r.Context(), u.Principal())
 	}
-	return r
 }
 
 // SessionLoaded reports whether the request's session is in ctx. It is
