@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
@@ -110,7 +108,7 @@ func validateKey(name string, role catalog.Role) error {
 
 // RevokeAPIKey deletes a key; clients using it stop working at once.
 func (h *Handlers) RevokeAPIKey(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
+	id := r.PathValue("id")
 	name := id
 	if keys, err := h.store.ListAPIKeys(r.Context()); err == nil {
 		for _, k := range keys {

@@ -2,14 +2,12 @@ package handlers
 
 import (
 	"net/http"
-
-	"github.com/go-chi/chi/v5"
 )
 
 // DeleteBucket deletes an empty bucket, or with cascade=true everything in it
 // including data. A non-empty bucket without cascade is a 409 on the page.
 func (h *Handlers) DeleteBucket(w http.ResponseWriter, r *http.Request) {
-	name := chi.URLParam(r, "bucket")
+	name := r.PathValue("bucket")
 	cascade := r.PostFormValue("cascade") == "true"
 	if err := h.store.DeleteBucket(r.Context(), name, cascade); err != nil {
 		h.fail(w, r, err)

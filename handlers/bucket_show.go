@@ -3,14 +3,12 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/views"
 )
 
 // ShowBucket renders /buckets/{bucket}: namespaces, Connect snippets, delete.
 func (h *Handlers) ShowBucket(w http.ResponseWriter, r *http.Request) {
-	v, err := h.bucketView(r, chi.URLParam(r, "bucket"))
+	v, err := h.bucketView(r, r.PathValue("bucket"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

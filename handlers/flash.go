@@ -25,7 +25,7 @@ func (h *Handlers) flash(r *http.Request, msg string) {
 // popFlash takes the pending confirmation, if any. htmx fragments leave it
 // for the page the browser navigates to next.
 func (h *Handlers) popFlash(r *http.Request) string {
-	if h.sessions == nil || isHTMX(r) {
+	if h.sessions == nil || isHTMX(r) || !h.SessionLoaded(r.Context()) {
 		return ""
 	}
 	return h.sessions.PopString(r.Context(), sessionFlash)

@@ -10,6 +10,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
@@ -107,17 +108,20 @@ type User struct {
 // CanWrite reports whether the user may change anything.
 func (u User) CanWrite() bool { return u.Role == catalog.RoleAdmin }
 
-type userKey struct{}
-
-// WithUser stores the signed-in user in a request context.
-func WithUser(ctx context.Context, u User) context.Context {
-	return context.WithValue(ctx, userKey{}, u)
+// UserFrom returns the signed-in user, if any: the principal the edge's
+// authentication step found in the session (or a public page recorded with
+// edge.SetPrincipal).
+func UserFrom(ctx context.Context) (User, bool) {
+	p, ok := edge.PrincipalFrom(ctx)
+	if !ok || p.Kind != edge.User || p.ID == "" {
+		return User{}, false
+	}
+	return User{Name: p.ID, Role: p.Role}, true
 }
 
-// UserFrom returns the signed-in user, if any.
-func UserFrom(ctx context.Context) (User, bool) {
-	u, ok := ctx.Value(userKey{}).(User)
-	return u, ok && u.Name != ""
+// Principal is u as the edge records it.
+func (u User) Principal() edge.Principal {
+	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Via: "session"}
 }
 
 // SessionUser reads the user recorded in the request's session.

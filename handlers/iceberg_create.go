@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
@@ -49,6 +47,10 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
+		if tl := bodyTooLarge(err); tl != nil {
+			h.fail(w, r, tl)
+			return
+		}
 		h.fail(w, r, catalog.Invalid("form", "the form could not be read"))
 		return
 	}
@@ -92,7 +94,7 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 // fixed parts. A Lance bucket has no Iceberg tables: it is a conflict.
 func (h *Handlers) icebergCreateView(r *http.Request) (views.IcebergCreateView, error) {
 	ctx := r.Context()
-	b, err := h.store.GetBucket(ctx, chi.URLParam(r, "bucket"))
+	b, err := h.store.GetBucket(ctx, r.PathValue("bucket"))
 	if err != nil {
 		return views.IcebergCreateView{}, err
 	}
@@ -100,7 +102,7 @@ func (h *Handlers) icebergCreateView(r *http.Request) (views.IcebergCreateView, 
 		return views.IcebergCreateView{}, &fault.Error{Kind: fault.Conflict,
 			Message: "Bucket " + b.Name + " holds Lance tables only; create Iceberg tables in an Iceberg bucket."}
 	}
-	ns, err := h.store.GetNamespace(ctx, b.Name, catalog.SplitNamespace(chi.URLParam(r, "ns")))
+	ns, err := h.store.GetNamespace(ctx, b.Name, catalog.SplitNamespace(r.PathValue("ns")))
 	if err != nil {
 		return views.IcebergCreateView{}, err
 	}

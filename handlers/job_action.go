@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/plugin"
 )
 
@@ -22,7 +20,7 @@ func (h *Handlers) CancelJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handlers) endJob(w http.ResponseWriter, r *http.Request, end func(*plugin.Plugin, context.Context, string) (plugin.Job, error)) {
-	id := chi.URLParam(r, "id")
+	id := r.PathValue("id")
 	if h.plugin == nil {
 		h.showError(w, r, http.StatusNotFound, "No such job", "There is no job "+id+": the plugin channel is not running in this console.")
 		return

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -18,7 +16,7 @@ import (
 
 // ShowJob is one job's page: parameters, progress, log, result.
 func (h *Handlers) ShowJob(w http.ResponseWriter, r *http.Request) {
-	id := chi.URLParam(r, "id")
+	id := r.PathValue("id")
 	if h.plugin == nil {
 		h.showError(w, r, http.StatusNotFound, "No such job", "There is no job "+id+": the plugin channel is not running in this console.")
 		return

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -52,6 +50,10 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
+		if tl := bodyTooLarge(err); tl != nil {
+			h.fail(w, r, tl)
+			return
+		}
 		h.showError(w, r, http.StatusBadRequest, "Unreadable form", "The form could not be read; reload the page and try again.")
 		return
 	}
@@ -112,7 +114,7 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 // itself (and returning false) when there is no plugin channel or no such
 // type.
 func (h *Handlers) jobTypeInfo(w http.ResponseWriter, r *http.Request) (plugin.JobTypeInfo, bool) {
-	name := chi.URLParam(r, "type")
+	name := r.PathValue("type")
 	if h.plugin == nil {
 		h.render(w, r, http.StatusOK, views.EmptyPage(views.EmptyView{
 			Page: h.page(r, name, "workers"), Heading: "Job type " + name, TestID: "job-type-empty",

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/go-chi/chi/v5/middleware"
-
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
@@ -27,7 +26,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
 	client := clientAddr(r)
 	if wait := h.signin.wait(name, client); wait > 0 {
-		h.log.Warn("sign-in throttled", "user", name, "client", client, "retry_after", wait, "request_id", middleware.GetReqID(r.Context()))
+		h.log.Warn("sign-in throttled", "user", name, "client", client, "retry_after", wait, "request_id", edge.RequestID(r.Context()))
 		w.Header().Set("Retry-After", retryAfter(wait))
 		h.render(w, r, http.StatusTooManyRequests, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: retrySentence(wait)}))
 		return
@@ -38,10 +37,10 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 		u, err = h.store.Authenticate(r.Context(), name, pass)
 	}
 	if errors.Is(err, fault.NotFound) {
-		h.logError(r, http.StatusUnauthorized, errors.New("sign-in refused for "+name))
+		h.log.Info("sign-in refused", "user", name, "client", client, "request_id", edge.RequestID(r.Context()))
 		msg := "Wrong username or password."
 		if lock := h.signin.fail(name, client); lock > 0 {
-			h.log.Warn("sign-in locked after repeated failures", "user", name, "client", client, "lock", lock, "request_id", middleware.GetReqID(r.Context()))
+			h.log.Warn("sign-in locked after repeated failures", "user", name, "client", client, "lock", lock, "request_id", edge.RequestID(r.Context()))
 			msg += " " + retrySentence(lock)
 		}
 		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: msg}))
@@ -58,6 +57,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	h.signin.succeed(name, client)
 	h.sessions.Put(r.Context(), sessionUser, u.Name)
 	h.sessions.Put(r.Context(), sessionRole, string(u.Role))
+	edge.SetPrincipal(r.Context(), User{Name: u.Name, Role: u.Role}.Principal()) // the access log names who signed in
 	if next == "" {
 		next = "/buckets"
 	}

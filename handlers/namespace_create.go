@@ -4,15 +4,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
 )
 
 // CreateNamespace creates one namespace in a bucket; a.b needs a to exist.
 func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
-	bucket := chi.URLParam(r, "bucket")
+	bucket := r.PathValue("bucket")
 	raw := strings.TrimSpace(r.PostFormValue("namespace"))
 	levels := catalog.SplitNamespace(raw)
 	err := validateLevels(levels)

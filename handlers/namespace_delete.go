@@ -3,15 +3,13 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
 )
 
 // DeleteNamespace drops a namespace; cascade=true drops its contents and data.
 func (h *Handlers) DeleteNamespace(w http.ResponseWriter, r *http.Request) {
-	bucket, ns := chi.URLParam(r, "bucket"), chi.URLParam(r, "ns")
+	bucket, ns := r.PathValue("bucket"), r.PathValue("ns")
 	cascade := r.PostFormValue("cascade") == "true"
 	if err := h.store.DropNamespace(r.Context(), bucket, catalog.SplitNamespace(ns), cascade); err != nil {
 		h.fail(w, r, err)

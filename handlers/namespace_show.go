@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/views"
@@ -33,7 +31,7 @@ func (h *Handlers) ShowNamespace(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	ctx := r.Context()
-	bucketName, nsName := chi.URLParam(r, "bucket"), chi.URLParam(r, "ns")
+	bucketName, nsName := r.PathValue("bucket"), r.PathValue("ns")
 	b, err := h.store.GetBucket(ctx, bucketName)
 	if err != nil {
 		return views.NamespaceView{}, err

@@ -2,16 +2,24 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/a-h/templ"
-	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
 )
+
+// MaxBodyBytes caps every console request body: console forms are a few
+// short fields, so anything near this size is not a form of ours.
+const MaxBodyBytes = 64 << 10
 
 // render writes a component only after it rendered completely, so a failure
 // halfway never leaves a half page on the wire.
@@ -19,7 +27,7 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		h.logError(r, http.StatusInternalServerError, err)
-		http.Error(w, "The page could not be rendered. The error is in the server log.", http.StatusInternalServerError)
+		http.Error(w, "The page could not be rendered. The error is in the server log (request "+edge.RequestID(r.Context())+").", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -46,45 +54,131 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
+// logError records why a handler refused or failed a request. The edge
+// writes the one access line of every request (status, route, principal);
+// this adds the cause: at error level for a server fault, at debug for a
+// refusal the page already explains.
 func (h *Handlers) logError(r *http.Request, status int, err error) {
-	attrs := []any{"method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(r.Context()), "status", status, "err", err}
+	level := slog.LevelDebug
 	if status >= 500 {
-		h.log.Error("console request failed", attrs...)
-	} else {
-		h.log.Info("console request refused", attrs...)
+		level = slog.LevelError
+	}
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "request_id", edge.RequestID(r.Context()), "status", status, "err", err}
+	if e, ok := fault.As(err); ok && e.Err != nil {
+		attrs = append(attrs, "cause", e.Err) // a fault's text is its sentence; the cause is what to fix
+	}
+	h.log.Log(r.Context(), level, "console request failed", attrs...)
+}
+
+// fail is how a handler answers an error: the console's one encoder.
+func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) { h.Encode(w, r, err) }
+
+// Encode is the console's error encoder (the edge's and every handler's):
+// it maps each fault kind once to a status and the console's error page,
+// or its fragment for htmx. Unauthenticated sends the browser to sign-in.
+// Anything that is not a *fault.Error (a panic, an unknown error) is a
+// server fault: 500 with the request id, the cause in the log only.
+func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := fault.As(err)
+	if ok && e.Kind == fault.Unauthenticated {
+		signIn(w, r)
+		return
+	}
+	h.recordSessionUser(r)
+	status, heading, msg := http.StatusInternalServerError, "Something went wrong",
+		"The server could not finish this request. The error is in the server log (request "+edge.RequestID(r.Context())+")."
+	if ok {
+		switch e.Kind {
+		case fault.NotFound:
+			status, heading = http.StatusNotFound, "Not found"
+			msg = sentence(err, "There is nothing at this address.")
+			if e.Field == "route" {
+				msg = "There is no console page at this address."
+			}
+		case fault.MethodNotAllowed:
+			status, heading = http.StatusMethodNotAllowed, "Not a page"
+			msg = "This address only accepts the console's form submissions; follow the link below instead."
+		case fault.TooLarge:
+			status, heading = http.StatusRequestEntityTooLarge, "Form too large"
+			msg = fmt.Sprintf("The form is larger than the %d KiB the console accepts, so nothing was saved. Shorten what you entered and send it again.", MaxBodyBytes>>10)
+		case fault.AlreadyExists, fault.Conflict, fault.NotEmpty, fault.CommitFailed:
+			status, heading = http.StatusConflict, "Conflict"
+			msg = sentence(err, "The request conflicts with the catalog's current state.")
+		case fault.Quota:
+			status, heading = http.StatusConflict, "Limit reached"
+			msg = sentence(err, "A limit on stored or running things is reached; finish or remove some first.")
+		case fault.Invalid:
+			status, heading = http.StatusUnprocessableEntity, "Invalid input"
+			msg = sentence(err, "The input breaks a naming rule.")
+		case fault.Unsupported:
+			status, heading = http.StatusBadRequest, "Not supported"
+			msg = sentence(err, "The console does not do this.")
+		case fault.Forbidden:
+			status, heading = http.StatusForbidden, "Request refused"
+			if e.Field == "role" {
+				heading = "Read-only access"
+			}
+			msg = sentence(err, "This request is not allowed.")
+		case fault.Unavailable:
+			status, heading = http.StatusServiceUnavailable, "Unavailable"
+			msg = fault.Public(err)
+			switch e.Field {
+			case "storage":
+				heading = "Table storage is unavailable"
+				msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."
+			case "database":
+				heading = "Catalog unavailable"
+			}
+		default:
+			msg = sentence(err, msg)
+		}
+	}
+	if status >= 500 {
+		h.logError(r, status, err) // the cause, once; the page shows only the sentence
+	}
+	h.showError(w, r, status, heading, msg)
+}
+
+// signIn sends a visitor without a session to the sign-in page, back to
+// where they were going after it. htmx requests get HX-Redirect, so the
+// whole page navigates rather than a fragment swapping in.
+func signIn(w http.ResponseWriter, r *http.Request) {
+	to := "/login"
+	if r.Method == http.MethodGet && r.URL.Path != "/" {
+		to += "?next=" + url.QueryEscape(r.URL.RequestURI())
+	}
+	if isHTMX(r) {
+		w.Header().Set("HX-Redirect", to)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// recordSessionUser makes an error page on a public route (an unknown URL,
+// a refused cross-site form) show the signed-in layout when the request
+// carries a session, and names that user in the access log.
+func (h *Handlers) recordSessionUser(r *http.Request) {
+	if _, ok := UserFrom(r.Context()); ok || !h.SessionLoaded(r.Context()) {
+		return
+	}
+	if u, ok := h.SessionUser(r.Context()); ok {
+		edge.SetPrincipal(r.Context(), u.Principal())
 	}
 }
 
-// fail is the one place a handler's error is logged and shown. Catalog error
-// kinds map to statuses; anything unknown is a 500 with the detail in the log.
-func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, heading := http.StatusInternalServerError, "Something went wrong"
-	msg := "The server could not finish this request. The error is in the server log (request " + middleware.GetReqID(r.Context()) + ")."
-	var ce *fault.Error
-	switch {
-	case errors.Is(err, fault.NotFound):
-		status, heading = http.StatusNotFound, "Not found"
-		msg = sentence(err, "There is nothing at this address.")
-	case errors.Is(err, fault.AlreadyExists), errors.Is(err, fault.Conflict), errors.Is(err, fault.NotEmpty):
-		status, heading = http.StatusConflict, "Conflict"
-		msg = sentence(err, "The request conflicts with the catalog's current state.")
-	case errors.Is(err, fault.Invalid):
-		status, heading = http.StatusUnprocessableEntity, "Invalid input"
-		msg = sentence(err, "The input breaks a naming rule.")
-	case errors.Is(err, fault.Unavailable) && fault.Field(err) == "storage":
-		status, heading = http.StatusServiceUnavailable, "Table storage is unavailable"
-		msg = "The warehouse's object store does not answer, so this request did not complete. Try again when it is back."
-	case errors.Is(err, fault.Unavailable) && fault.Field(err) == "database":
-		status, heading = http.StatusServiceUnavailable, "Catalog unavailable"
-		msg = fault.Public(err)
-	case errors.Is(err, fault.Unavailable):
-		status, heading = http.StatusServiceUnavailable, "Unavailable"
-		msg = fault.Public(err)
-	case errors.As(err, &ce):
-		msg = ce.Message
+// SessionLoaded reports whether the request's session is in ctx. It is
+// not for the routes that never read it (static files, probes, /live) nor
+// for an answer the edge gives before the session step (a body over the
+// cap, a panic); their error pages render without session data.
+func (h *Handlers) SessionLoaded(ctx context.Context) bool {
+	if h.sessions == nil {
+		return false
 	}
-	h.logError(r, status, err)
-	h.showError(w, r, status, heading, msg)
+	// Load returns ctx itself when the session is already in it; without
+	// one it makes a fresh empty session, with no store round trip.
+	loaded, err := h.sessions.Load(ctx, "")
+	return err == nil && loaded == ctx
 }
 
 // showError renders an error page, or a fragment for htmx requests.
@@ -96,6 +190,15 @@ func (h *Handlers) showError(w http.ResponseWriter, r *http.Request, status int,
 		return
 	}
 	h.render(w, r, status, views.ErrorPage(v))
+}
+
+// bodyTooLarge is the edge's TooLarge fault when reading a form hit the body
+// cap (a chunked body the Content-Length check could not see), else nil.
+func bodyTooLarge(err error) error {
+	if err = edge.BodyError(err); errors.Is(err, fault.TooLarge) {
+		return err
+	}
+	return nil
 }
 
 func sentence(err error, fallback string) string {
@@ -147,24 +250,14 @@ func parentOf(p string) (href, label string) {
 	return "/buckets", "Back to buckets"
 }
 
-// NotFound renders the console's 404 page for unknown URLs.
-func (h *Handlers) NotFound(w http.ResponseWriter, r *http.Request) {
-	h.showError(w, r, http.StatusNotFound, "Not found", "There is no console page at this address.")
-}
-
-// MethodNotAllowed answers e.g. a GET on a form's action URL.
-func (h *Handlers) MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	h.showError(w, r, http.StatusMethodNotAllowed, "Not a page", "This address only accepts the console's form submissions; follow the link below instead.")
-}
-
 // Forbidden refuses a write from a read-only user.
 func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request) {
-	h.logError(r, http.StatusForbidden, errors.New("read-only user attempted a write"))
-	h.showError(w, r, http.StatusForbidden, "Read-only access", "Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change.")
+	h.Encode(w, r, fault.New(fault.Forbidden, "role",
+		"Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change."))
 }
 
 // CrossOrigin refuses a state-changing request sent from another site.
 func (h *Handlers) CrossOrigin(w http.ResponseWriter, r *http.Request) {
-	h.logError(r, http.StatusForbidden, errors.New("cross-origin request refused"))
-	h.showError(w, r, http.StatusForbidden, "Request refused", "This request came from another site, so it was refused. Use the console's own forms.")
+	h.Encode(w, r, fault.New(fault.Forbidden, "origin",
+		"This request came from another site, so it was refused. Use the console's own forms."))
 }

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/views"
@@ -13,7 +11,7 @@ import (
 
 // DeclareTable reserves a Lance table's name and location.
 func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
-	ref := catalog.TableRef{Bucket: chi.URLParam(r, "bucket"), Namespace: catalog.SplitNamespace(chi.URLParam(r, "ns")),
+	ref := catalog.TableRef{Bucket: r.PathValue("bucket"), Namespace: catalog.SplitNamespace(r.PathValue("ns")),
 		Name: strings.TrimSpace(r.PostFormValue("name"))}
 	err := catalog.ValidateTableName(ref.Name)
 	if err == nil {

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/tasks"
@@ -26,6 +24,10 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
+		if tl := bodyTooLarge(err); tl != nil {
+			h.fail(w, r, tl)
+			return
+		}
 		h.showError(w, r, http.StatusBadRequest, "Unreadable form", "The form could not be read; reload the page and submit it again.")
 		return
 	}
@@ -93,7 +95,7 @@ func (h *Handlers) DeleteTask(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	id := chi.URLParam(r, "task")
+	id := r.PathValue("task")
 	task, err := h.tasks.Get(r.Context(), t.ID, id)
 	if err == nil {
 		err = h.tasks.Delete(r.Context(), t.ID, id)

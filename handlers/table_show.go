@@ -3,17 +3,15 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
 )
 
 func tableRef(r *http.Request) catalog.TableRef {
 	return catalog.TableRef{
-		Bucket:    chi.URLParam(r, "bucket"),
-		Namespace: catalog.SplitNamespace(chi.URLParam(r, "ns")),
-		Name:      chi.URLParam(r, "table"),
+		Bucket:    r.PathValue("bucket"),
+		Namespace: catalog.SplitNamespace(r.PathValue("ns")),
+		Name:      r.PathValue("table"),
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/views"
@@ -44,9 +42,9 @@ func (h *Handlers) namespaceViews(ctx context.Context, bucket string, ns []strin
 // ShowView renders an Iceberg view: SQL per dialect, schema, versions.
 func (h *Handlers) ShowView(w http.ResponseWriter, r *http.Request) {
 	ref := catalog.TableRef{
-		Bucket:    chi.URLParam(r, "bucket"),
-		Namespace: catalog.SplitNamespace(chi.URLParam(r, "ns")),
-		Name:      chi.URLParam(r, "view"),
+		Bucket:    r.PathValue("bucket"),
+		Namespace: catalog.SplitNamespace(r.PathValue("ns")),
+		Name:      r.PathValue("view"),
 	}
 	b, err := h.store.GetBucket(r.Context(), ref.Bucket)
 	if err != nil {

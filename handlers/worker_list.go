@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
@@ -113,7 +111,7 @@ func (h *Handlers) RevokeWorkerToken(w http.ResponseWriter, r *http.Request) {
 	if h.plugin != nil {
 		revoke = h.plugin.RevokeWorkerToken
 	}
-	id := chi.URLParam(r, "id")
+	id := r.PathValue("id")
 	name := id
 	if toks, err := h.store.ListWorkerTokens(r.Context()); err == nil {
 		for _, t := range toks {

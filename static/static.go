@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -74,4 +75,27 @@ func Handler() http.Handler {
 		}
 		files.ServeHTTP(w, r)
 	}))
+}
+
+// faviconMaxAge lets a browser keep /favicon.ico a day: its URL carries no
+// content hash, so it cannot be cached forever.
+const faviconMaxAge = "public, max-age=86400"
+
+// Favicon serves the console's icon at /favicon.ico, where browsers and
+// bookmark tools look when a page names none (a plain-text probe, an
+// image): the same SVG the layout links, as image/svg+xml.
+func Favicon() http.Handler {
+	icon, err := FS.ReadFile("favicon.svg")
+	if err != nil {
+		panic("static: favicon.svg is not embedded: " + err.Error()) // the go:embed line above names it
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "image/svg+xml")
+		h.Set("Cache-Control", faviconMaxAge)
+		h.Set("Content-Length", strconv.Itoa(len(icon)))
+		if r.Method != http.MethodHead {
+			_, _ = w.Write(icon)
+		}
+	})
 }

@@ -214,8 +214,8 @@ func TestSecurityHeadersAndProbes(t *testing.T) {
 		t.Fatalf("/metrics on the console address: %d, want 404 (it has its own listener)", r.status)
 	}
 	m := e.metrics()
-	if m.status != 200 || !strings.Contains(m.body, `floe_console_requests_total{method="GET",route="/buckets",status="200"}`) ||
-		!strings.Contains(m.body, "floe_console_request_duration_seconds_bucket") {
+	if m.status != 200 || !strings.Contains(m.body, `floe_http_requests_total{route="GET /buckets",status="200",surface="console"}`) ||
+		!strings.Contains(m.body, `floe_http_request_duration_seconds_bucket{route="GET /buckets",surface="console",`) {
 		t.Fatalf("metrics lack the request series:\n%s", m.body[:min(len(m.body), 2000)])
 	}
 	if r := e.get(c, "/buckets/x/delete"); r.status != http.StatusMethodNotAllowed || !r.has("error-page") {

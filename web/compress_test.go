@@ -97,3 +97,26 @@ func TestCompressHTML(t *testing.T) {
 		ws.Close()
 	})
 }
+
+func TestAcceptsGzip(t *testing.T) {
+	for _, tc := range []struct {
+		header []string
+		want   bool
+	}{
+		{nil, false},
+		{[]string{"gzip"}, true},
+		{[]string{"deflate, GZIP;q=0.5"}, true},
+		{[]string{"br", "gzip"}, true},
+		{[]string{"*"}, true},
+		{[]string{"gzip;q=0"}, false},
+		{[]string{"gzip; q=0.000"}, false},
+		{[]string{"identity"}, false},
+		{[]string{"x-gzip-like"}, false},
+		{[]string{"gzip;q=0, *"}, false},
+		{[]string{"*;q=0"}, false},
+	} {
+		if got := acceptsGzip(tc.header); got != tc.want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", tc.header, got, tc.want)
+		}
+	}
+}

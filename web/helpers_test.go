@@ -16,9 +16,12 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/internal/runtest"
@@ -40,6 +43,7 @@ type env struct {
 	srv    *httptest.Server
 	stats  *fakeStats
 	server *Server
+	reg    *prometheus.Registry // the one registry the console's requests are counted in
 }
 
 // fakeStats is an in-memory StatsSource keyed by table id.
@@ -109,7 +113,9 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	}
 	t.Cleanup(func() { store.Close() })
 	stats := &fakeStats{m: map[string]handlers.TableStats{}}
-	cfg := Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats}
+	reg := prometheus.NewRegistry()
+	cfg := Config{DB: pdb, Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Surfaces: surfaces, Stats: stats,
+		Metrics: edge.NewMetrics(reg)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -120,15 +126,15 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	runtest.Start(t, s)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}
+	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s, reg: reg}
 }
 
-// metrics reads the console's metrics from their own handler (floe serve
-// gives it a listener of its own).
+// metrics reads the registry the console counts in, as floe serve's
+// --metrics listener exposes it.
 func (e *env) metrics() response {
 	e.t.Helper()
 	rec := httptest.NewRecorder()
-	e.server.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	return response{status: rec.Code, header: rec.Header(), body: rec.Body.String()}
 }
 

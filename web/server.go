@@ -1,9 +1,9 @@
-// Package web wires the console: routes, middleware, sessions, static files,
-// health and metrics. Pages themselves live in handlers/ and views/.
+// Package web wires the console onto the edge: its route table, the session
+// as the authentication step, compression, static files and health.
+// Pages themselves live in handlers/ and views/.
 package web
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/alexedwards/scs/v2"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
@@ -55,10 +55,11 @@ type Config struct {
 	// SnippetStore is the s3:// warehouse the Connect snippets describe;
 	// nil for a local one.
 	SnippetStore *handlers.SnippetStore
-	// Registry is the process's one Prometheus registry: the console adds
-	// its series to it and MetricsHandler serves all of it (the other
-	// surfaces' edge.Metrics too). nil: a registry of the console's own.
-	Registry *prometheus.Registry
+	// Metrics records every console request
+	// (floe_http_requests_total{surface="console",…}) in the process's one
+	// registry, which floe serve exposes on its --metrics listener; nil
+	// records nothing.
+	Metrics *edge.Metrics
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -75,9 +76,9 @@ type Server struct {
 	log      *slog.Logger
 	sessions *scs.SessionManager
 	h        *handlers.Handlers
-	metrics  *metrics
-	handler  http.Handler
-	live     *liveHub // nil without a plugin channel
+	surface  *edge.Surface // the routes behind the edge
+	handler  http.Handler  // the surface behind forwarded, security headers and compression
+	live     *liveHub      // nil without a plugin channel
 	storage  StorageHealth
 
 	secureCookies bool
@@ -109,17 +110,12 @@ func New(cfg Config) (*Server, error) {
 	sm.Cookie.SameSite = http.SameSiteLaxMode
 	sm.Cookie.Secure = false // per request: forwarded marks cookies Secure on HTTPS
 	sm.Cookie.Path = "/"
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		log.Error("session store failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		http.Error(w, "The session store is unavailable; try again shortly.", http.StatusServiceUnavailable)
-	}
 
 	s := &Server{
 		store:    cfg.Store,
 		db:       cfg.DB,
 		log:      log,
 		sessions: sm,
-		metrics:  newMetrics(cmp.Or(cfg.Registry, prometheus.NewRegistry())),
 		storage:  cfg.Storage,
 
 		secureCookies: cfg.SecureCookies,
@@ -128,7 +124,17 @@ func New(cfg Config) (*Server, error) {
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
 		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin)})
-	s.handler = s.routes()
+	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
+	}
+	s.surface = edge.New(edge.Config{Name: "console", Encode: s.h.Encode, Auth: edge.AuthFunc(s.authenticate),
+		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes,
+		Wrap: func(next http.Handler) http.Handler { return s.withSession(s.crossOrigin(next)) }})
+	s.routes(s.surface)
+	// Outside the edge: the client address a trusted proxy names (so the
+	// access log and the sign-in throttle see it), headers every answer
+	// carries, and compression, so the edge's own pages get all three.
+	s.handler = s.forwarded(securityHeaders(compressHTML(s.surface)))
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
 	}
@@ -158,15 +164,3 @@ func (s *Server) Close() {
 
 // Handler serves the console, /static/, /healthz and /readyz.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// MetricsHandler serves the console's Prometheus metrics. It is not on the
-// console's address: floe serve puts it on its own listener (--metrics), so
-// process and route figures are not handed to anyone who can reach the
-// console.
-func (s *Server) MetricsHandler() http.Handler {
-	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
-}
-
-// MetricsGatherer is the console's registry, for a /metrics that serves
-// it beside the other surfaces' series.
-func (s *Server) MetricsGatherer() prometheus.Gatherer { return s.metrics.reg }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/go-chi/chi/v5/middleware"
-
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/warehouse"
 )
@@ -35,7 +34,7 @@ func (s *Server) storageReady(w http.ResponseWriter, r *http.Request) bool {
 	if st.OK {
 		return true
 	}
-	s.log.Warn("readiness check failed: warehouse store", "reason", st.Reason, "request_id", middleware.GetReqID(r.Context()))
+	s.log.Warn("readiness check failed: warehouse store", "reason", st.Reason, "request_id", edge.RequestID(r.Context()))
 	http.Error(w, "warehouse storage unreachable: "+st.Reason, http.StatusServiceUnavailable)
 	return false
 }

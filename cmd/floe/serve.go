@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -168,13 +167,6 @@ func bootstrapAdmin(ctx context.Context, st *catalog.Store, log *slog.Logger) (g
 		log.Info("created the first console user from FLOE_ADMIN_PASSWORD", "user", "admin")
 	}
 	return generated, nil
-}
-
-// metricsMux serves the metrics handler at /metrics and nothing else.
-func metricsMux(h http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
-	return mux
 }
 
 // httpURL turns a bound address into the URL workers use; "" stays "".

@@ -11,15 +11,12 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/edge"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 )
@@ -37,13 +34,12 @@ type server struct {
 	svc      *services
 	console  *web.Server
 	surfaces web.Surfaces
+	// metrics is the one registry /metrics serves; metrics.http goes to
+	// every HTTP surface's Config.
+	metrics  processMetrics
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
-	// registry is the one Prometheus registry /metrics serves; metrics is
-	// the request series every HTTP surface's edge records into it.
-	registry *prometheus.Registry
-	metrics  *edge.Metrics
 	// metricsAddr is the bound --metrics address; "" when it is off.
 	metricsAddr string
 
@@ -84,7 +80,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("--trusted-proxy: %v (give IPs or CIDRs, comma-separated)", err)}
 	}
-	s := &server{cfg: cfg, paths: paths, log: log}
+	s := &server{cfg: cfg, paths: paths, log: log, metrics: newProcessMetrics()}
 	defer func() {
 		if err != nil {
 			if cerr := s.Close(); cerr != nil {
@@ -108,11 +104,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.registry = prometheus.NewRegistry()
-	s.metrics = edge.NewMetrics(s.registry)
-	s.console, err = web.New(web.Config{Registry: s.registry, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
+	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients)})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http})
 	if err != nil {
 		return nil, err
 	}
@@ -121,22 +115,20 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	// One set of OAuth2 access tokens: issued by the Iceberg REST, accepted
 	// by it, the Lance REST and the task API alike.
 	tokens := apikey.NewTokens(s.st, nil)
-	s.registry = prometheus.NewRegistry()
-	s.metrics = edge.NewMetrics(s.registry)
 	for i := range s.https {
 		switch s.https[i].name {
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics)
+			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
-			s.https[i].h = metricsMux(promhttp.HandlerFor(prometheus.Gatherers{s.console.MetricsGatherer(), s.registry}, promhttp.HandlerOpts{}))
+			s.https[i].h = s.metrics.handler()
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics, s.surfaces)
+			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
