@@ -76,7 +76,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tasks.New(pdb, store, taskRunner{p}, log)
+	ts, err := tasks.New(pdb, store, taskRunner{p}, log, tasks.WithSchemas(obs))
 	if err != nil {
 		t.Fatal(err)
 	}

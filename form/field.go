@@ -158,7 +158,7 @@ func Shown(fields []Field, f Field, vals map[string]any) bool {
 // default (a DefaultWhen default counts only where it applies, which a
 // condition cannot know, so it does not count).
 func effective(fields []Field, name string, vals map[string]any) any {
-	if v, ok := vals[name]; ok && v != nil {
+	if v, ok := vals[name]; ok && v != nil && v != Blank {
 		return v
 	}
 	if d, ok := Find(fields, name); ok && d.DefaultWhen == nil {

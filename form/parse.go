@@ -23,9 +23,17 @@ const (
 // missing name (or nil) means "not given".
 type Values = map[string]any
 
-// ParseText reads a form's text by each field's type. A blank value means
-// "not given", so the default applies; a name no field declares is dropped.
-// errs has a sentence for each field whose text is not of its type.
+// Blank is the value ParseText gives a field whose input was sent empty:
+// not given, so an optional field takes its default, but emptied, so a
+// required one is missing (a name not sent at all takes the default even
+// then).
+const Blank = blank("")
+
+type blank string
+
+// ParseText reads a form's text by each field's type. A blank value is
+// Blank; a name no field declares is dropped. errs has a sentence for each
+// field whose text is not of its type.
 func ParseText(fields []Field, text map[string]string) (Values, Errors) {
 	out := Values{}
 	var errs Errors
@@ -39,21 +47,19 @@ func ParseText(fields []Field, text map[string]string) (Values, Errors) {
 			errs = append(errs, FieldError{Field: f.Name, Message: msg})
 			continue
 		}
-		if v != nil {
-			out[f.Name] = v
-		}
+		out[f.Name] = v
 	}
 	return out, errs
 }
 
-// parseText reads one value's text; nil with no message is "not given".
+// parseText reads one value's text; blank text is Blank.
 func parseText(f Field, s string) (any, string) {
 	if len(s) > MaxTextLen {
 		return nil, fmt.Sprintf("%s is too long (at most %d characters).", f.Name, MaxTextLen)
 	}
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return nil, ""
+		return Blank, ""
 	}
 	switch f.Type {
 	case Int:

@@ -76,7 +76,10 @@ func Merge(fields []Field, a, b Errors) Errors {
 
 // Validate applies the fields' rules to typed values, however they were
 // read (ParseText for a form, DecodeJSON for an API body): type, bounds,
-// options, pattern, required, fixed values and conditions. It returns the
+// options, pattern, required, fixed values and conditions. A field not
+// given takes its default; one given Blank (a form's emptied input) takes
+// it too, unless the field is required: emptying a required field is an
+// error even when it has a default. It returns the
 // values to keep: every field given or defaulted, in its canonical type;
 // names no field declares are dropped. A field whose condition does not
 // hold is hidden: it takes no value and no default, and one given anyway is
@@ -90,7 +93,8 @@ func Validate(fields []Field, vals Values) (Values, Errors) {
 	var errs Errors
 	for _, f := range fields {
 		v, given := vals[f.Name]
-		given = given && v != nil
+		blank := v == Blank
+		given = given && v != nil && !blank
 		if !Shown(fields, f, vals) {
 			if given {
 				errs = append(errs, FieldError{f.Name, fmt.Sprintf("%s applies only when %s, not %s.",
@@ -102,10 +106,11 @@ func Validate(fields []Field, vals Values) (Values, Errors) {
 			given = false
 		}
 		if !given {
+			hasDefault := f.Default != nil && (f.DefaultWhen == nil || f.DefaultWhen.Holds(effective(fields, f.DefaultWhen.Field, vals)))
 			switch {
-			case f.Required:
+			case f.Required && (blank || !hasDefault):
 				errs = append(errs, FieldError{f.Name, requiredMessage(f)})
-			case f.Default != nil && (f.DefaultWhen == nil || f.DefaultWhen.Holds(effective(fields, f.DefaultWhen.Field, vals))):
+			case hasDefault:
 				out[f.Name] = clone(f.Default)
 			case f.Type == StringList:
 				out[f.Name] = []string{}
@@ -139,8 +144,6 @@ func requiredMessage(f Field) string {
 	switch {
 	case f.Type == Select && len(f.Options) > 0:
 		return fmt.Sprintf("%s is required: one of %s.", f.Name, quoted(f.OptionValues()))
-	case f.Help != "":
-		return fmt.Sprintf("%s is required: %s", f.Name, sentence(f.Help))
 	}
 	return f.Name + " is required."
 }
@@ -310,15 +313,6 @@ func quoted(vals []string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return strings.Join(q, ", ")
-}
-
-// sentence ends help text with a period.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s != "" && !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }
 
 // clone copies a default a caller could change (a list).

@@ -25,8 +25,11 @@ type Service struct {
 	db     *persist.DB
 	store  *catalog.Store
 	runner JobRunner
-	log    *slog.Logger
-	now    func() time.Time
+	// schemas gives tables' observed columns, to check index tasks; nil
+	// checks none (every index task is accepted with a note).
+	schemas SchemaSource
+	log     *slog.Logger
+	now     func() time.Time
 
 	mu       sync.Mutex
 	claimed  map[string]bool     // task ids being handed to the runner right now
@@ -63,7 +66,7 @@ const (
 // failed (code FloeRestarted) because its job cannot be re-attached; a task
 // left submitted forgets its old job id and is handed to the runner again by
 // Resume, which the caller runs once the runner can take jobs.
-func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) (*Service, error) {
+func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger, opts ...Option) (*Service, error) {
 	if db == nil {
 		return nil, errors.New("tasks: an open database is required")
 	}
@@ -73,6 +76,9 @@ func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logge
 	s := &Service{
 		db: db, store: store, runner: runner, log: log, now: time.Now,
 		claimed: map[string]bool{}, early: map[string]earlyJob{},
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
@@ -86,6 +92,14 @@ func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logge
 	}
 	return s, nil
 }
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSchemas lets Submit check an index task's column against the table's
+// schema as a worker last described it (the observe store), so the task API
+// refuses what the console's form refuses.
+func WithSchemas(src SchemaSource) Option { return func(s *Service) { s.schemas = src } }
 
 // recover fails the tasks a previous process left running and unlinks the
 // submitted ones from jobs that process owned.

@@ -97,7 +97,7 @@ func TestJobTypeForm(t *testing.T) {
 			html, _ := goquery.OuterHtml(deep)
 			t.Errorf("visible-when field not hidden or not wired: %s", html)
 		}
-		if !strings.Contains(r.body, "Lower-case letters.") || !strings.Contains(r.body, "js/jobtype.js") {
+		if !strings.Contains(r.body, "Lower-case letters.") || !strings.Contains(r.body, "js/forms.js") {
 			t.Error("help text or visible-when script missing")
 		}
 		for _, rt := range []string{"rt_enabled", "rt_detection_interval_seconds", "rt_detection_timeout_seconds", "rt_execution_timeout_seconds",

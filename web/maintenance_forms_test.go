@@ -48,7 +48,7 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { obs.Close() })
-		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger)
+		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger, tasks.WithSchemas(obs))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 	options := func(testid string) map[string]string {
 		out := map[string]string{}
 		r.doc.Find(`select[data-testid="` + testid + `"] option`).Each(func(_ int, o *goquery.Selection) {
-			out[o.AttrOr("value", "")] = o.AttrOr("data-index-types", "")
+			out[o.AttrOr("value", "")] = o.AttrOr("data-narrows-to", "")
 		})
 		return out
 	}
