@@ -167,6 +167,26 @@ func TestJobTypeForm(t *testing.T) {
 		}
 	})
 
+	t.Run("a hidden field is not sent, and a value sent anyway is refused", func(t *testing.T) {
+		hidden := validForm()
+		hidden.Set("s_advanced", "false") // deep_level shows only while advanced is true
+		hidden.Del("s_deep_level")
+		if r := e.post(c, "/job-types/lance_demo", hidden); r.status != http.StatusSeeOther {
+			t.Fatalf("without the hidden field: status %d: %s", r.status, r.text("error-s_deep_level"))
+		}
+		page := e.get(c, "/job-types/lance_demo")
+		deep := page.doc.Find(`[data-testid="field-s_deep_level"]`)
+		if _, hidden := deep.Attr("hidden"); !hidden || deep.Find("input:not([disabled])").Length() != 0 {
+			html, _ := goquery.OuterHtml(deep)
+			t.Errorf("a hidden field must be rendered with its inputs disabled, so no browser sends it: %s", html)
+		}
+		hidden.Set("s_deep_level", "3")
+		r := e.post(c, "/job-types/lance_demo", hidden)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.text("error-s_deep_level"), "applies only when advanced is") {
+			t.Errorf("a value for a hidden field: status %d, %q", r.status, r.text("error-s_deep_level"))
+		}
+	})
+
 	t.Run("readonly sees no buttons and cannot save", func(t *testing.T) {
 		rc := e.reader()
 		if page := e.get(rc, "/job-types/lance_demo"); page.has("settings-submit") || page.has("detect-form") {
