@@ -40,8 +40,9 @@ func descriptorFromProto(d *pluginpb.Descriptor) Descriptor {
 
 // fieldFromProto converts one settings field. The worker's default comes as
 // the text a form would submit; it is read by the field's type, and one that
-// does not read (or breaks the field's own rules) is no default, so the
-// operator is asked rather than a bad value saved in their name.
+// does not read (or breaks the field's own rules) is no default: the field
+// starts empty rather than with a value saved in the operator's name that
+// the form would refuse.
 func fieldFromProto(f *pluginpb.FormField) form.Field {
 	typ, ok := fieldTypes[f.GetType()]
 	if !ok {
