@@ -48,6 +48,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if in.Format != FormatLance && in.Format != FormatIceberg {
 		return Table{}, false, Invalid("format", "table format must be LANCE or ICEBERG")
 	}
+	if err := validateTags(in.Tags); err != nil {
+		return Table{}, false, err
+	}
 	explicit, err := resolveLocation(in.Location)
 	if err != nil {
 		return Table{}, false, err
@@ -140,6 +143,13 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 	if err := s.wh.MkdirAll(ctx, loc); err != nil {
 		return Table{}, storageErr("create table directory", err)
 	}
+	if in.FirstMetadata != nil {
+		ml, err := in.FirstMetadata(ctx, t.Location)
+		if err != nil {
+			return Table{}, err
+		}
+		t.MetadataLocation = ml
+	}
 	if t.Format == FormatLance {
 		t.State = StateDeclared
 		if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {
@@ -157,6 +167,11 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 		}
 		return Table{}, dbErr("insert table", err)
 	}
+	if len(in.Tags) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE tables SET tags = ? WHERE id = ?`, encodeMap(in.Tags), t.ID); err != nil {
+			return Table{}, dbErr("tag table", err)
+		}
+	}
 	return t, nil
 }
 
@@ -168,8 +183,9 @@ func (s *Store) marker(t Table) []byte {
 }
 
 // revive brings a deregistered Lance table back at loc with its table id:
-// state declared (created when _versions/ exists), a new version token, the
-// .lance-deregistered marker removed. declare also writes .lance-reserved.
+// state declared (created when _versions/ exists), a new version token, and
+// a .lance-deregistered marker an older floe wrote removed. declare also
+// writes .lance-reserved.
 func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc warehouse.Location, declare bool) (Table, error) {
 	if err := s.checkFree(ctx, tx, loc, t.ID); err != nil {
 		return Table{}, err

@@ -200,13 +200,12 @@ func startFloeForSnippets(t *testing.T, node string, withWorker bool) snippetFlo
 	runIn(t, "..", nil, "go", "build", "-o", bin, "./cmd/floe")
 	key := lastLine(runIn(t, "..", nil, bin, "token", "create", "--role", "readwrite", "--data", data))
 	runIn(t, "..", nil, bin, "bucket", "create", "snip-lake", "--format", "iceberg", "--data", data)
-	httpAddr, grpcAddr, lanceAddr, icebergAddr := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
 	logFile, err := os.Create(filepath.Join(dir, "floe.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"serve", "--data", data, "--http", httpAddr, "--grpc", grpcAddr,
-		"--lance", lanceAddr, "--iceberg", icebergAddr, "--s3tables", ""}
+	args := []string{"serve", "--data", data, "--log-json", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+		"--lance", "127.0.0.1:0", "--iceberg", "127.0.0.1:0", "--s3tables", ""}
 	if withWorker {
 		args = append(args, "--with-worker")
 	}
@@ -235,7 +234,9 @@ func startFloeForSnippets(t *testing.T, node string, withWorker bool) snippetFlo
 			t.Logf("floe log (tail):\n%s", b)
 		}
 	})
-	url := "http://" + httpAddr
+	addrs := startedAddrs(t, logFile.Name())
+	lanceAddr, icebergAddr := addrs["lance"], addrs["iceberg"]
+	url := "http://" + addrs["http"]
 	for deadline := time.Now().Add(time.Minute); ; {
 		resp, err := http.Get(url + "/healthz")
 		if err == nil {

@@ -17,6 +17,9 @@ type CreateTableInput struct {
 	WriteOrder    *SortOrder        `json:"write-order"`
 	StageCreate   bool              `json:"stage-create"`
 	Properties    map[string]string `json:"properties"`
+	// Tags label the catalog entry (S3 Tables' CreateTable tags); not part
+	// of the REST spec's request, so never read from its JSON.
+	Tags map[string]string `json:"-"`
 }
 
 // newTableMetadata builds a table's first metadata. Field ids are assigned

@@ -5,7 +5,7 @@ import "fmt"
 // bucketParam reads the table bucket ARN path parameter and checks the key
 // may act on that bucket (bucket-scoped keys reach only their own).
 func (s *Server) bucketParam(req *request, a access) (string, error) {
-	name, err := s.parseBucketARN("tableBucketARN", req.params["tableBucketARN"])
+	name, err := s.parseBucketARN("tableBucketARN", req.param("tableBucketARN"))
 	if err != nil {
 		return "", err
 	}

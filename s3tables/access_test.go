@@ -34,9 +34,10 @@ func (e *testEnv) seed() {
 	}
 }
 
-// TestErrors checks each refusal arrives as the SDK's typed exception (or,
-// where the operation's model does not list the exception, as an API error
-// with its name) and says what was wrong.
+// TestErrors checks each refusal arrives as the SDK's typed exception and
+// says what was wrong. A refusal of access is AccessDeniedException where
+// the operation's model lists it and ForbiddenException (which every
+// operation lists) elsewhere.
 func TestErrors(t *testing.T) {
 	e := newTestEnv(t)
 	e.seed()
@@ -90,11 +91,11 @@ func TestErrors(t *testing.T) {
 		{"read-only key writes", func(ctx context.Context) error {
 			_, err := e.client(e.ro).CreateNamespace(ctx, &sdk.CreateNamespaceInput{TableBucketARN: &shared, Namespace: []string{"other"}})
 			return err
-		}, "AccessDeniedException", nil, "read-only"},
+		}, "ForbiddenException", new(*types.ForbiddenException), "read-only"},
 		{"read-only key deletes a table", func(ctx context.Context) error {
 			_, err := e.client(e.ro).DeleteTable(ctx, &sdk.DeleteTableInput{TableBucketARN: &shared, Namespace: aws.String("ns"), Name: aws.String("t")})
 			return err
-		}, "AccessDeniedException", nil, "read-only"},
+		}, "ForbiddenException", new(*types.ForbiddenException), "read-only"},
 		{"scoped key reads another bucket", func(ctx context.Context) error {
 			_, err := e.client(e.scoped).GetTableBucket(ctx, &sdk.GetTableBucketInput{TableBucketARN: &shared})
 			return err
@@ -106,7 +107,7 @@ func TestErrors(t *testing.T) {
 		{"scoped key creates another bucket", func(ctx context.Context) error {
 			_, err := e.client(e.scoped).CreateTableBucket(ctx, &sdk.CreateTableBucketInput{Name: aws.String("elsewhere")})
 			return err
-		}, "AccessDeniedException", nil, "limited"},
+		}, "ForbiddenException", new(*types.ForbiddenException), "limited"},
 		{"policy is not managed", func(ctx context.Context) error {
 			_, err := e.client(e.rw).PutTableBucketPolicy(ctx, &sdk.PutTableBucketPolicyInput{TableBucketARN: &shared, ResourcePolicy: aws.String("{}")})
 			return err
@@ -119,25 +120,30 @@ func TestErrors(t *testing.T) {
 			_, err := e.client(e.rw).PutTableBucketEncryption(ctx, &sdk.PutTableBucketEncryptionInput{TableBucketARN: &shared,
 				EncryptionConfiguration: &types.EncryptionConfiguration{SseAlgorithm: types.SSEAlgorithmAes256}})
 			return err
-		}, "BadRequestException", new(*types.BadRequestException), "does not manage encryption"},
+		}, "BadRequestException", new(*types.BadRequestException), "does not encrypt at rest"},
 		{"replication is not managed", func(ctx context.Context) error {
 			_, err := e.client(e.rw).PutTableBucketReplication(ctx, &sdk.PutTableBucketReplicationInput{TableBucketARN: &shared,
 				Configuration: &types.TableBucketReplicationConfiguration{Role: aws.String("r"), Rules: []types.TableBucketReplicationRule{{
 					Destinations: []types.ReplicationDestination{{DestinationTableBucketARN: &scoped}}}}}})
 			return err
 		}, "BadRequestException", new(*types.BadRequestException), "does not manage replication"},
-		{"tags on a table", func(ctx context.Context) error {
+		{"a table tag key too long", func(ctx context.Context) error {
 			tb, err := e.store.GetTable(ctx, catalog.TableRef{Bucket: "shared", Namespace: []string{"ns"}, Name: "t"})
 			if err != nil {
 				return err
 			}
-			_, err = e.client(e.rw).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String(shared + "/table/" + tb.ID), Tags: map[string]string{"a": "b"}})
+			_, err = e.client(e.rw).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: aws.String(shared + "/table/" + tb.ID),
+				Tags: map[string]string{strings.Repeat("k", 129): "b"}})
 			return err
-		}, "BadRequestException", new(*types.BadRequestException), "tag the table's bucket"},
+		}, "BadRequestException", new(*types.BadRequestException), "a tag key is 1–128 characters"},
+		{"tags on a table that is not there", func(ctx context.Context) error {
+			_, err := e.client(e.rw).ListTagsForResource(ctx, &sdk.ListTagsForResourceInput{ResourceArn: aws.String(shared + "/table/7d1c0c4e-4b7e-4b8e-9f39-3a5f1f9c2b11")})
+			return err
+		}, "NotFoundException", new(*types.NotFoundException), "no table has the ARN"},
 		{"read-only key tags", func(ctx context.Context) error {
 			_, err := e.client(e.ro).TagResource(ctx, &sdk.TagResourceInput{ResourceArn: &shared, Tags: map[string]string{"a": "b"}})
 			return err
-		}, "AccessDeniedException", nil, "read-only"},
+		}, "ForbiddenException", new(*types.ForbiddenException), "read-only"},
 		{"tampered signature", func(ctx context.Context) error {
 			_, err := e.client(e.rw, func(o *sdk.Options) { o.HTTPSignerV4 = tamperSigner{} }).ListTableBuckets(ctx, &sdk.ListTableBucketsInput{})
 			return err

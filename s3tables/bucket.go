@@ -1,7 +1,6 @@
 package s3tables
 
 import (
-	"strings"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -14,7 +13,7 @@ type bucketSummary struct {
 	CreatedAt      string `json:"createdAt"`
 	TableBucketID  string `json:"tableBucketId"`
 	Type           string `json:"type"`
-	Format         string `json:"format,omitempty"` // floe's extension: LANCE, ICEBERG or absent (both)
+	Format         string `json:"format,omitempty"` // floe's extension: LANCE, ICEBERG, or absent for a bucket made before formats (it takes both)
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -22,112 +21,4 @@ func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 func (s *Server) bucketSummary(b catalog.Bucket) bucketSummary {
 	return bucketSummary{ARN: s.bucketARN(b.Name), Name: b.Name, OwnerAccountID: s.cfg.Account, CreatedAt: timestamp(b.CreatedAt),
 		TableBucketID: bucketID(b), Type: "customer", Format: string(b.Format)}
-}
-
-func (s *Server) createTableBucket(req *request) (any, error) {
-	var in struct {
-		Name       string            `json:"name"`
-		Tags       map[string]string `json:"tags"`
-		Format     string            `json:"format"` // floe's extension; absent = accepts both formats
-		Encryption *struct {
-			SSEAlgorithm string `json:"sseAlgorithm"`
-		} `json:"encryptionConfiguration"`
-		StorageClass *struct {
-			StorageClass string `json:"storageClass"`
-		} `json:"storageClassConfiguration"`
-	}
-	if err := req.decode(&in); err != nil {
-		return nil, err
-	}
-	if in.Name == "" {
-		return nil, badRequest("name", "name is required: 3–63 characters of a-z, 0-9 and -, starting and ending with a letter or digit")
-	}
-	if in.Encryption != nil {
-		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out and "+encryptionHint)
-	}
-	if in.StorageClass != nil && in.StorageClass.StorageClass != "" && in.StorageClass.StorageClass != "STANDARD" {
-		return nil, badRequest("storageClassConfiguration", "floe stores every table in one storage class; leave storageClassConfiguration out or set it to STANDARD")
-	}
-	f, err := catalog.ParseFormat(in.Format)
-	if err != nil {
-		return nil, badRequest("format", "format must be ICEBERG, LANCE or absent (the bucket then accepts both)")
-	}
-	if err := s.allow(req, in.Name, write); err != nil {
-		return nil, err
-	}
-	b, err := s.cfg.Store.CreateBucket(req.ctx, catalog.CreateBucketInput{Name: in.Name, Format: f, Owner: req.key.Name, Tags: in.Tags})
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		ARN string `json:"arn"`
-	}{s.bucketARN(b.Name)}, nil
-}
-
-func (s *Server) getTableBucket(req *request) (any, error) {
-	name, err := s.bucketParam(req, read)
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.cfg.Store.GetBucket(req.ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return s.bucketSummary(b), nil
-}
-
-func (s *Server) deleteTableBucket(req *request) (any, error) {
-	name, err := s.bucketParam(req, write)
-	if err != nil {
-		return nil, err
-	}
-	return nil, s.cfg.Store.DeleteBucket(req.ctx, name, false)
-}
-
-func (s *Server) listTableBuckets(req *request) (any, error) {
-	limit, err := req.intParam("maxBuckets", minPage, maxPage, maxPage)
-	if err != nil {
-		return nil, err
-	}
-	if t := req.query.Get("type"); t != "" && t != "customer" && t != "aws" {
-		return nil, badRequest("type", "type must be customer or aws")
-	}
-	after, err := decodeToken(req.query.Get("continuationToken"))
-	if err != nil {
-		return nil, err
-	}
-	prefix := req.query.Get("prefix")
-	if after == "" {
-		after = beforePrefix(prefix)
-	}
-	out := struct {
-		TableBuckets      []bucketSummary `json:"tableBuckets"`
-		ContinuationToken *string         `json:"continuationToken,omitempty"`
-	}{TableBuckets: []bucketSummary{}}
-	if req.query.Get("type") == "aws" {
-		return out, nil // floe has no AWS-managed buckets
-	}
-	if req.key.Bucket != "" { // a bucket-scoped key sees its one bucket
-		b, err := s.cfg.Store.GetBucket(req.ctx, req.key.Bucket)
-		if err == nil && strings.HasPrefix(b.Name, prefix) && b.Name > after {
-			out.TableBuckets = append(out.TableBuckets, s.bucketSummary(b))
-		}
-		return out, nil
-	}
-	items, next, err := s.cfg.Store.ListBuckets(req.ctx, catalog.ListOptions{After: after, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range items {
-		if !strings.HasPrefix(b.Name, prefix) {
-			if b.Name > prefix {
-				next = "" // sorted: nothing further can match
-				break
-			}
-			continue
-		}
-		out.TableBuckets = append(out.TableBuckets, s.bucketSummary(b))
-	}
-	out.ContinuationToken = encodeToken(next)
-	return out, nil
 }

@@ -1,26 +1,15 @@
 package s3tables
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
 
-// Error is this surface's one error type: the S3 Tables exception name
-// (sent in x-amzn-errortype, which the SDKs map to their typed
-// exceptions), the HTTP status and a sentence for people. Field names the
-// input the sentence is about, when there is one.
-type Error struct {
-	Type    string
-	Status  int
-	Field   string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Type + ": " + e.Message }
-
-// The S3 Tables exception names of the restJson1 model.
+// The S3 Tables exception names of the restJson1 model that floe answers.
 const (
 	excBadRequest     = "BadRequestException"
 	excConflict       = "ConflictException"
@@ -29,62 +18,84 @@ const (
 	excForbidden      = "ForbiddenException"
 	excTooManyReqs    = "TooManyRequestsException"
 	excInternal       = "InternalServerErrorException"
-	excUnavailable    = "ServiceUnavailableException"
 	excMethodNotAllow = "MethodNotAllowedException"
 )
 
 func badRequest(field, msg string) error {
-	return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: field, Message: msg}
+	return &fault.Error{Kind: fault.Invalid, Field: field, Message: msg}
 }
 
-func notFound(msg string) error {
-	return &Error{Type: excNotFound, Status: http.StatusNotFound, Message: msg}
-}
+func notFound(msg string) error { return &fault.Error{Kind: fault.NotFound, Message: msg} }
 
 func conflict(field, msg string) error {
-	return &Error{Type: excConflict, Status: http.StatusConflict, Field: field, Message: msg}
+	return &fault.Error{Kind: fault.Conflict, Field: field, Message: msg}
 }
 
-func accessDenied(msg string) error {
-	return &Error{Type: excAccessDenied, Status: http.StatusForbidden, Message: msg}
-}
+func accessDenied(msg string) error { return &fault.Error{Kind: fault.Forbidden, Message: msg} }
 
-func forbidden(msg string) error {
-	return &Error{Type: excForbidden, Status: http.StatusForbidden, Message: msg}
-}
-
-// internalMessage is all a client learns of a failure that is not its
-// fault; the cause goes to the log.
-const internalMessage = "floe failed to complete the request; the server log has the cause, retry later"
-
-// toError maps any error onto the surface's error, once: catalog kinds to
-// their S3 Tables exceptions, anything unknown to InternalServerErrorException
-// (reported true when the caller should log the cause).
-func toError(err error) (e *Error, internal bool) {
-	if errors.As(err, &e) {
-		return e, false
+// encode is the surface's one error encoder (an edge.Encoder): the
+// exception name in x-amzn-errortype, which the SDKs map to their typed
+// exceptions, the status, and {"message": …}. Kinds are mapped here once,
+// typed as the request's operation lists them (model.go). A server fault's
+// cause is logged here, once, with the request id, and never sent.
+func (s *Server) encode(w http.ResponseWriter, r *http.Request, err error) {
+	op := s.ops[edge.Route(r.Context())]
+	status, exc, msg := s.exception(r, op, err, w.Header().Get("Allow"))
+	if status >= 500 {
+		s.log.Error("s3tables request failed", "operation", op.name, "request_id", edge.RequestID(r.Context()), "err", err)
 	}
+	buf, _ := json.Marshal(struct {
+		Message string `json:"message"`
+	}{msg})
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Amzn-Errortype", exc)
+	w.WriteHeader(status)
+	w.Write(buf)
+}
+
+// exception maps err onto status, exception name and sentence.
+// allow is the Allow header the edge set for a wrong method.
+func (s *Server) exception(r *http.Request, op operation, err error, allow string) (int, string, string) {
 	fe, ok := fault.As(err)
 	if !ok {
-		return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
+		return http.StatusInternalServerError, excInternal, fmt.Sprintf(
+			"floe failed to complete the request (request id %s); the server log has the cause, retry later", edge.RequestID(r.Context()))
 	}
 	msg := fault.Public(err)
 	switch fe.Kind {
 	case fault.NotFound:
-		return &Error{Type: excNotFound, Status: http.StatusNotFound, Field: fe.Field, Message: msg}, false
+		if fe.Field == "route" {
+			msg = fmt.Sprintf("%s %s is not an S3 Tables operation", r.Method, r.URL.Path)
+		}
+		return http.StatusNotFound, excNotFound, msg
+	case fault.MethodNotAllowed:
+		return http.StatusMethodNotAllowed, excMethodNotAllow, fmt.Sprintf("%s is not an S3 Tables operation on %s; it answers %s",
+			r.Method, r.URL.Path, allow)
 	case fault.AlreadyExists, fault.Conflict, fault.NotEmpty, fault.CommitFailed:
-		return &Error{Type: excConflict, Status: http.StatusConflict, Field: fe.Field, Message: msg}, false
-	case fault.Invalid, fault.TooLarge, fault.Unsupported:
-		return &Error{Type: excBadRequest, Status: http.StatusBadRequest, Field: fe.Field, Message: msg}, false
-	case fault.Unavailable:
-		// Logged as a fault (true) so the cause is kept, answered as 503.
-		return &Error{Type: excUnavailable, Status: http.StatusServiceUnavailable, Message: msg}, true
+		if !op.conflict {
+			return http.StatusBadRequest, excBadRequest, msg
+		}
+		return http.StatusConflict, excConflict, msg
+	case fault.Invalid, fault.Unsupported:
+		return http.StatusBadRequest, excBadRequest, msg
+	case fault.TooLarge:
+		return http.StatusRequestEntityTooLarge, excBadRequest, msg
 	case fault.Forbidden:
-		return &Error{Type: excAccessDenied, Status: http.StatusForbidden, Message: msg}, false
+		if op.accessDenied {
+			return http.StatusForbidden, excAccessDenied, msg
+		}
+		return http.StatusForbidden, excForbidden, msg
 	case fault.Unauthenticated:
-		return &Error{Type: excForbidden, Status: http.StatusForbidden, Message: msg}, false
+		return http.StatusForbidden, excForbidden, msg
 	case fault.Quota:
-		return &Error{Type: excTooManyReqs, Status: http.StatusTooManyRequests, Message: msg}, false
+		return http.StatusTooManyRequests, excTooManyReqs, msg
+	case fault.Unavailable:
+		// The model has no ServiceUnavailableException: typed as the
+		// internal error every operation lists, with 503 so the SDKs retry.
+		s.log.Warn("s3tables dependency unavailable", "operation", op.name, "request_id", edge.RequestID(r.Context()), "err", err)
+		return http.StatusServiceUnavailable, excInternal, msg
 	}
-	return &Error{Type: excInternal, Status: http.StatusInternalServerError, Message: internalMessage}, true
+	return http.StatusInternalServerError, excInternal, fmt.Sprintf(
+		"floe failed to complete the request (request id %s); the server log has the cause, retry later", edge.RequestID(r.Context()))
 }

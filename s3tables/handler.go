@@ -10,16 +10,23 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
+	"github.com/floe/floe/fault"
 )
 
 // maxBodyBytes caps a request body: the largest S3 Tables input is a
-// CreateTable with an Iceberg schema, far below this; the body is read
-// whole before the signature is checked, so the cap bounds what an
-// unauthenticated caller can make the server hold.
+// CreateTable with an Iceberg schema, far below this. The signature check
+// reads the body only once the access key is known, so the cap bounds what
+// a key holder (not any caller) can make the server hold.
 const maxBodyBytes = 1 << 20
+
+// bodyReadTimeout bounds reading a request body: maxBodyBytes arrives in
+// well under this on any working link, and a client trickling bytes to hold
+// a connection open is cut off (#23 item 2a).
+const bodyReadTimeout = 30 * time.Second
 
 type access bool
 
@@ -31,22 +38,19 @@ const (
 // handlerFunc runs one operation; a nil output answers 204 No Content.
 type handlerFunc func(req *request) (any, error)
 
-type route struct {
-	method  string
-	pattern string
-	access  access
-	h       handlerFunc
-}
-
 // request is what a handler sees: the verified key, path parameters, query
 // and body.
 type request struct {
-	ctx    context.Context
-	key    catalog.APIKey
-	params map[string]string
-	query  url.Values
-	body   []byte
+	ctx   context.Context
+	r     *http.Request
+	key   catalog.APIKey
+	query url.Values
+	body  []byte
 }
+
+// param is a path parameter, percent-decoded (an ARN's "/" arrives encoded
+// and stays in its one segment).
+func (r *request) param(name string) string { return r.r.PathValue(name) }
 
 // decode reads the JSON body into v. Unknown fields are ignored, as the
 // SDKs expect of a service that may be older than they are.
@@ -91,48 +95,56 @@ func (r *request) intParam(name string, lo, hi, def int) (int, error) {
 	return n, nil
 }
 
-// ServeHTTP authenticates, routes, runs and renders one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	out, err := s.serve(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if out == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	buf, err := encode(out) // rendered whole before anything is written
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(buf)))
-	w.Write(buf)
+// bodyDeadline gives the request body a read deadline before the edge
+// authenticates (the signature check reads the body); serve lifts it once
+// the body is in, so a long operation is not cut off by it.
+func (s *Server) bodyDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// Not every ResponseWriter reaches a connection (httptest's
+			// recorder does not); then there is no socket to hold open.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
-func (s *Server) serve(r *http.Request) (any, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, badRequest("", fmt.Sprintf("the request body is larger than %d bytes", maxBodyBytes))
+// serve adapts an operation to the edge: it reads the body, checks a
+// write operation's key may write, runs the handler and renders its answer
+// (or hands its error to the encoder).
+func (s *Server) serve(a access, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := edge.PrincipalFrom(r.Context())
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			s.encode(w, r, edge.BodyError(err))
+			return
 		}
-		return nil, badRequest("", "the request body could not be read: "+err.Error())
-	}
-	key, err := s.authenticate(r, body)
-	if err != nil {
-		return nil, err
-	}
-	rt, params, err := s.match(r)
-	if err != nil {
-		return nil, err
-	}
-	if rt.access == write && key.Role != catalog.RoleReadWrite {
-		return nil, accessDenied(fmt.Sprintf("API key %s is read-only; this operation changes the catalog and needs a readwrite key", key.ID))
-	}
-	return rt.h(&request{ctx: r.Context(), key: key, params: params, query: r.URL.Query(), body: body})
+		if len(body) > 0 {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		}
+		if a == write && p.Key.Role != catalog.RoleReadWrite {
+			s.encode(w, r, fault.New(fault.Forbidden, "role",
+				"API key %s is read-only; this operation changes the catalog and needs a readwrite key", p.Key.ID))
+			return
+		}
+		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, query: r.URL.Query(), body: body})
+		if err == nil && out == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		var buf []byte
+		if err == nil {
+			buf, err = encode(out) // rendered whole before anything is written
+		}
+		if err != nil {
+			s.encode(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(buf)))
+		w.Write(buf)
+	})
 }
 
 func encode(out any) ([]byte, error) {
@@ -144,69 +156,4 @@ func encode(out any) ([]byte, error) {
 		return nil, fmt.Errorf("encode response: %w", err)
 	}
 	return b, nil
-}
-
-// match finds the route for the request's escaped path, so a parameter that
-// holds an ARN ("arn:aws:s3tables:…:bucket/b", sent with its slash
-// percent-encoded) stays one segment.
-func (s *Server) match(r *http.Request) (route, map[string]string, error) {
-	segs := strings.Split(strings.Trim(r.URL.EscapedPath(), "/"), "/")
-	pathMatched := false
-	for _, rt := range s.routes {
-		params, ok := matchPattern(rt.pattern, segs)
-		if !ok {
-			continue
-		}
-		pathMatched = true
-		if rt.method == r.Method {
-			return rt, params, nil
-		}
-	}
-	if pathMatched {
-		return route{}, nil, &Error{Type: excMethodNotAllow, Status: http.StatusMethodNotAllowed,
-			Message: fmt.Sprintf("%s is not an S3 Tables operation on %s", r.Method, r.URL.Path)}
-	}
-	return route{}, nil, notFound(fmt.Sprintf("%s %s is not an S3 Tables operation", r.Method, r.URL.Path))
-}
-
-func matchPattern(pattern string, segs []string) (map[string]string, bool) {
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	if len(ps) != len(segs) {
-		return nil, false
-	}
-	var params map[string]string
-	for i, p := range ps {
-		if strings.HasPrefix(p, "{") {
-			v, err := url.PathUnescape(segs[i])
-			if err != nil || v == "" {
-				return nil, false
-			}
-			if params == nil {
-				params = map[string]string{}
-			}
-			params[strings.Trim(p, "{}")] = v
-			continue
-		}
-		if p != segs[i] {
-			return nil, false
-		}
-	}
-	return params, true
-}
-
-// fail renders err as an S3 Tables error: the exception name in
-// x-amzn-errortype and {"message": …}. Internal causes are logged here, once,
-// and never sent.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	e, internal := toError(err)
-	if internal {
-		s.log.Error("s3tables request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
-	buf, _ := json.Marshal(struct {
-		Message string `json:"message"`
-	}{e.Message})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Amzn-Errortype", e.Type)
-	w.WriteHeader(e.Status)
-	w.Write(buf)
 }

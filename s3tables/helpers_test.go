@@ -2,6 +2,8 @@ package s3tables_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,6 +27,7 @@ type testEnv struct {
 	t      testing.TB
 	store  *catalog.Store
 	srv    *httptest.Server
+	s3t    *s3tables.Server
 	jobs   *fakeJobs
 	rw     catalog.APIKey // readwrite, every bucket
 	ro     catalog.APIKey // readonly, every bucket
@@ -36,11 +39,18 @@ const (
 	testAccount = "123456789012"
 )
 
-func newTestEnv(t testing.TB) *testEnv {
+// newTestEnv serves a fresh catalog; opts adjust the surface's Config.
+func newTestEnv(t testing.TB, opts ...func(*s3tables.Config)) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
+	return newTestEnvOn(t, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}, opts...)
+}
+
+// newTestEnvOn is newTestEnv on a catalog opened with o.
+func newTestEnvOn(t testing.TB, o catalog.Options, opts ...func(*s3tables.Config)) *testEnv {
+	t.Helper()
 	ctx := context.Background()
-	st, err := catalog.Open(ctx, catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	st, err := catalog.Open(ctx, o)
 	if err != nil {
 		t.Fatalf("catalog.Open: %v", err)
 	}
@@ -57,9 +67,13 @@ func newTestEnv(t testing.TB) *testEnv {
 		return k
 	}
 	e.rw, e.ro, e.scoped = mint(catalog.RoleReadWrite, ""), mint(catalog.RoleReadonly, ""), mint(catalog.RoleReadWrite, "scoped")
-	s := s3tables.New(s3tables.Config{Store: st, Jobs: e.jobs, Region: testRegion, Account: testAccount,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	e.srv = httptest.NewServer(s)
+	cfg := s3tables.Config{Store: st, Jobs: e.jobs, Region: testRegion, Account: testAccount,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e.s3t = s3tables.New(cfg)
+	e.srv = httptest.NewServer(e.s3t.Handler())
 	t.Cleanup(e.srv.Close)
 	return e
 }
@@ -126,4 +140,15 @@ func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// signRequest signs req with key for region, as the SDK signs: the body's
+// SHA-256 as the payload hash, the time now.
+func signRequest(t testing.TB, req *http.Request, key catalog.APIKey, body []byte, region string) {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	creds := aws.Credentials{AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "s3tables", region, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,70 +1,73 @@
 package s3tables
 
-// routeTable lists every operation this surface answers: method, path as
-// the restJson1 model writes it ({x} is one path segment, percent-decoded),
-// whether it writes, and its handler. Operations floe does not manage
-// (policies, encryption, replication, metrics, storage classes, record
-// expiration) have routes too, so their callers get a sentence instead of a
-// bare 404.
-func (s *Server) routeTable() []route {
-	return []route{
-		{"PUT", "/buckets", write, s.createTableBucket},
-		{"GET", "/buckets", read, s.listTableBuckets},
-		{"GET", "/buckets/{tableBucketARN}", read, s.getTableBucket},
-		{"DELETE", "/buckets/{tableBucketARN}", write, s.deleteTableBucket},
-		{"GET", "/buckets/{tableBucketARN}/maintenance", read, s.getBucketMaintenance},
-		{"PUT", "/buckets/{tableBucketARN}/maintenance/{type}", write, s.putBucketMaintenance},
+// routes registers every operation this surface answers: its ServeMux
+// pattern (the restJson1 model's method and path; {x} is one path segment,
+// percent-decoded, so an ARN sent with its "/" encoded stays one), the
+// operation's name in the model (which decides how its refusals are typed,
+// model.go), whether it writes, and its handler. Operations floe does not
+// manage (policies, replication, metrics, storage classes, record
+// expiration) have routes too, so their callers get a sentence instead of
+// a bare 404.
+func (s *Server) routes() {
+	s.op("PUT /buckets", "CreateTableBucket", write, s.createTableBucket)
+	s.op("GET /buckets", "ListTableBuckets", read, s.listTableBuckets)
+	s.op("GET /buckets/{tableBucketARN}", "GetTableBucket", read, s.getTableBucket)
+	s.op("DELETE /buckets/{tableBucketARN}", "DeleteTableBucket", write, s.deleteTableBucket)
+	s.op("GET /buckets/{tableBucketARN}/maintenance", "GetTableBucketMaintenanceConfiguration", read, s.getBucketMaintenance)
+	s.op("PUT /buckets/{tableBucketARN}/maintenance/{type}", "PutTableBucketMaintenanceConfiguration", write, s.putBucketMaintenance)
+	s.op("GET /buckets/{tableBucketARN}/encryption", "GetTableBucketEncryption", read, s.getBucketEncryption)
+	s.op("PUT /buckets/{tableBucketARN}/encryption", "PutTableBucketEncryption", write, s.putBucketEncryption)
+	s.op("DELETE /buckets/{tableBucketARN}/encryption", "DeleteTableBucketEncryption", write, s.deleteBucketEncryption)
 
-		{"PUT", "/namespaces/{tableBucketARN}", write, s.createNamespace},
-		{"GET", "/namespaces/{tableBucketARN}", read, s.listNamespaces},
-		{"GET", "/namespaces/{tableBucketARN}/{namespace}", read, s.getNamespace},
-		{"DELETE", "/namespaces/{tableBucketARN}/{namespace}", write, s.deleteNamespace},
+	s.op("PUT /namespaces/{tableBucketARN}", "CreateNamespace", write, s.createNamespace)
+	s.op("GET /namespaces/{tableBucketARN}", "ListNamespaces", read, s.listNamespaces)
+	s.op("GET /namespaces/{tableBucketARN}/{namespace}", "GetNamespace", read, s.getNamespace)
+	s.op("DELETE /namespaces/{tableBucketARN}/{namespace}", "DeleteNamespace", write, s.deleteNamespace)
 
-		{"PUT", "/tables/{tableBucketARN}/{namespace}", write, s.createTable},
-		{"GET", "/tables/{tableBucketARN}", read, s.listTables},
-		{"GET", "/get-table", read, s.getTable},
-		{"DELETE", "/tables/{tableBucketARN}/{namespace}/{name}", write, s.deleteTable},
-		{"PUT", "/tables/{tableBucketARN}/{namespace}/{name}/rename", write, s.renameTable},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/metadata-location", read, s.getMetadataLocation},
-		{"PUT", "/tables/{tableBucketARN}/{namespace}/{name}/metadata-location", write, s.updateMetadataLocation},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/maintenance", read, s.getTableMaintenance},
-		{"PUT", "/tables/{tableBucketARN}/{namespace}/{name}/maintenance/{type}", write, s.putTableMaintenance},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/maintenance-job-status", read, s.getMaintenanceJobStatus},
+	s.op("PUT /tables/{tableBucketARN}/{namespace}", "CreateTable", write, s.createTable)
+	s.op("GET /tables/{tableBucketARN}", "ListTables", read, s.listTables)
+	s.op("GET /get-table", "GetTable", read, s.getTable)
+	s.op("DELETE /tables/{tableBucketARN}/{namespace}/{name}", "DeleteTable", write, s.deleteTable)
+	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/rename", "RenameTable", write, s.renameTable)
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/metadata-location", "GetTableMetadataLocation", read, s.getMetadataLocation)
+	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/metadata-location", "UpdateTableMetadataLocation", write, s.updateMetadataLocation)
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/maintenance", "GetTableMaintenanceConfiguration", read, s.getTableMaintenance)
+	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/maintenance/{type}", "PutTableMaintenanceConfiguration", write, s.putTableMaintenance)
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/maintenance-job-status", "GetTableMaintenanceJobStatus", read, s.getMaintenanceJobStatus)
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/encryption", "GetTableEncryption", read, s.getTableEncryption)
 
-		{"GET", "/tag/{resourceArn}", read, s.listTags},
-		{"POST", "/tag/{resourceArn}", write, s.tagResource},
-		{"DELETE", "/tag/{resourceArn}", write, s.untagResource},
+	s.op("GET /tag/{resourceArn}", "ListTagsForResource", read, s.listTags)
+	s.op("POST /tag/{resourceArn}", "TagResource", write, s.tagResource)
+	s.op("DELETE /tag/{resourceArn}", "UntagResource", write, s.untagResource)
 
-		{"GET", "/buckets/{tableBucketARN}/policy", read, absent("resource policies")},
-		{"PUT", "/buckets/{tableBucketARN}/policy", write, unmanaged("resource policies", policyHint)},
-		{"DELETE", "/buckets/{tableBucketARN}/policy", write, unmanaged("resource policies", policyHint)},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/policy", read, absent("resource policies")},
-		{"PUT", "/tables/{tableBucketARN}/{namespace}/{name}/policy", write, unmanaged("resource policies", policyHint)},
-		{"DELETE", "/tables/{tableBucketARN}/{namespace}/{name}/policy", write, unmanaged("resource policies", policyHint)},
-		{"GET", "/buckets/{tableBucketARN}/encryption", read, absent("encryption configuration")},
-		{"PUT", "/buckets/{tableBucketARN}/encryption", write, unmanaged("encryption", encryptionHint)},
-		{"DELETE", "/buckets/{tableBucketARN}/encryption", write, unmanaged("encryption", encryptionHint)},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/encryption", read, absent("encryption configuration")},
-		{"GET", "/table-bucket-replication", read, absent("replication")},
-		{"PUT", "/table-bucket-replication", write, unmanaged("replication", "")},
-		{"DELETE", "/table-bucket-replication", write, unmanaged("replication", "")},
-		{"GET", "/table-replication", read, absent("replication")},
-		{"PUT", "/table-replication", write, unmanaged("replication", "")},
-		{"DELETE", "/table-replication", write, unmanaged("replication", "")},
-		{"GET", "/replication-status", read, absent("replication")},
-		{"GET", "/buckets/{tableBucketARN}/metrics", read, absent("metrics configuration")},
-		{"PUT", "/buckets/{tableBucketARN}/metrics", write, unmanaged("metrics configuration", "")},
-		{"DELETE", "/buckets/{tableBucketARN}/metrics", write, unmanaged("metrics configuration", "")},
-		{"GET", "/buckets/{tableBucketARN}/storage-class", read, absent("storage classes")},
-		{"PUT", "/buckets/{tableBucketARN}/storage-class", write, unmanaged("storage classes", "")},
-		{"GET", "/tables/{tableBucketARN}/{namespace}/{name}/storage-class", read, absent("storage classes")},
-		{"GET", "/table-record-expiration", read, absent("record expiration")},
-		{"PUT", "/table-record-expiration", write, unmanaged("record expiration", "")},
-		{"GET", "/table-record-expiration-job-status", read, absent("record expiration")},
-	}
+	s.op("GET /buckets/{tableBucketARN}/policy", "GetTableBucketPolicy", read, absent("resource policies"))
+	s.op("PUT /buckets/{tableBucketARN}/policy", "PutTableBucketPolicy", write, unmanaged("resource policies", policyHint))
+	s.op("DELETE /buckets/{tableBucketARN}/policy", "DeleteTableBucketPolicy", write, unmanaged("resource policies", policyHint))
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/policy", "GetTablePolicy", read, absent("resource policies"))
+	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/policy", "PutTablePolicy", write, unmanaged("resource policies", policyHint))
+	s.op("DELETE /tables/{tableBucketARN}/{namespace}/{name}/policy", "DeleteTablePolicy", write, unmanaged("resource policies", policyHint))
+	s.op("GET /table-bucket-replication", "GetTableBucketReplication", read, absent("replication"))
+	s.op("PUT /table-bucket-replication", "PutTableBucketReplication", write, unmanaged("replication", ""))
+	s.op("DELETE /table-bucket-replication", "DeleteTableBucketReplication", write, unmanaged("replication", ""))
+	s.op("GET /table-replication", "GetTableReplication", read, absent("replication"))
+	s.op("PUT /table-replication", "PutTableReplication", write, unmanaged("replication", ""))
+	s.op("DELETE /table-replication", "DeleteTableReplication", write, unmanaged("replication", ""))
+	s.op("GET /replication-status", "GetTableReplicationStatus", read, absent("replication"))
+	s.op("GET /buckets/{tableBucketARN}/metrics", "GetTableBucketMetricsConfiguration", read, absent("metrics configuration"))
+	s.op("PUT /buckets/{tableBucketARN}/metrics", "PutTableBucketMetricsConfiguration", write, unmanaged("metrics configuration", ""))
+	s.op("DELETE /buckets/{tableBucketARN}/metrics", "DeleteTableBucketMetricsConfiguration", write, unmanaged("metrics configuration", ""))
+	s.op("GET /buckets/{tableBucketARN}/storage-class", "GetTableBucketStorageClass", read, absent("storage classes"))
+	s.op("PUT /buckets/{tableBucketARN}/storage-class", "PutTableBucketStorageClass", write, unmanaged("storage classes", ""))
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/storage-class", "GetTableStorageClass", read, absent("storage classes"))
+	s.op("GET /table-record-expiration", "GetTableRecordExpirationConfiguration", read, absent("record expiration"))
+	s.op("PUT /table-record-expiration", "PutTableRecordExpirationConfiguration", write, unmanaged("record expiration", ""))
+	s.op("GET /table-record-expiration-job-status", "GetTableRecordExpirationJobStatus", read, absent("record expiration"))
 }
 
-const (
-	policyHint     = "access is governed by floe API keys: a role (readwrite or readonly) and an optional bucket scope"
-	encryptionHint = "encrypt the warehouse storage itself"
-)
+const policyHint = "access is governed by floe API keys: a role (readwrite or readonly) and an optional bucket scope"
+
+// op registers one operation on the edge.
+func (s *Server) op(pattern, name string, a access, h handlerFunc) {
+	s.ops[pattern] = operationNamed(name)
+	s.surface.Handle(pattern, s.serve(a, h))
+}

@@ -79,10 +79,18 @@ func TestSDKOperations(t *testing.T) {
 	if !strings.HasPrefix(aws.ToString(ice.TableARN), barn+"/table/") || aws.ToString(ice.VersionToken) == "" {
 		t.Fatalf("CreateTable = %+v", ice)
 	}
+	// A bucket made through this API without a format is an Iceberg
+	// bucket, as AWS makes them: it refuses a Lance table.
+	_, err = c.CreateTable(ctx, &sdk.CreateTableInput{TableBucketARN: &barn, Namespace: aws.String("sales"),
+		Name: aws.String("vectors"), Format: types.OpenTableFormat("LANCE")})
+	var conflictErr *types.ConflictException
+	if !errors.As(err, &conflictErr) {
+		t.Fatalf("CreateTable LANCE in a bucket made without a format: err = %v, want ConflictException", err)
+	}
 	lance, err := c.CreateTable(ctx, &sdk.CreateTableInput{TableBucketARN: &barn, Namespace: aws.String("sales"),
-		Name: aws.String("embeddings"), Format: types.OpenTableFormat("LANCE")})
+		Name: aws.String("embeddings"), Format: types.OpenTableFormatIceberg})
 	if err != nil {
-		t.Fatalf("CreateTable LANCE: %v", err)
+		t.Fatalf("CreateTable embeddings: %v", err)
 	}
 
 	gt, err := c.GetTable(ctx, &sdk.GetTableInput{TableBucketARN: &barn, Namespace: aws.String("sales"), Name: aws.String("orders")})
@@ -91,7 +99,7 @@ func TestSDKOperations(t *testing.T) {
 		t.Fatalf("GetTable by name = %+v, %v", gt, err)
 	}
 	byARN, err := c.GetTable(ctx, &sdk.GetTableInput{TableArn: lance.TableARN})
-	if err != nil || aws.ToString(byARN.Name) != "embeddings" || byARN.Format != "LANCE" {
+	if err != nil || aws.ToString(byARN.Name) != "embeddings" || byARN.Format != types.OpenTableFormatIceberg {
 		t.Fatalf("GetTable by ARN = %+v, %v", byARN, err)
 	}
 	lt, err := c.ListTables(ctx, &sdk.ListTablesInput{TableBucketARN: &barn, Namespace: aws.String("sales")})
@@ -195,7 +203,7 @@ func TestSDKOperations(t *testing.T) {
 		t.Fatalf("DeleteTable: %v", err)
 	}
 	if _, err := c.DeleteTable(ctx, &sdk.DeleteTableInput{TableBucketARN: &barn, Namespace: aws.String("sales"), Name: aws.String("embeddings")}); err != nil {
-		t.Fatalf("DeleteTable lance: %v", err)
+		t.Fatalf("DeleteTable embeddings: %v", err)
 	}
 	if _, err := c.DeleteNamespace(ctx, &sdk.DeleteNamespaceInput{TableBucketARN: &barn, Namespace: aws.String("sales")}); err != nil {
 		t.Fatalf("DeleteNamespace: %v", err)

@@ -1,18 +1,24 @@
 // Package s3tables serves the AWS S3 Tables control API (restJson1, as the
 // Smithy model s3tables 2018-05-10 defines it) over floe's catalog, so the
 // AWS SDKs, the AWS CLI and Terraform manage table buckets, namespaces,
-// tables and maintenance settings. Requests are authenticated with SigV4
-// against the access key pair of a floe API key. The package parses,
-// checks access and renders; every rule of the data model stays in catalog.
+// tables and maintenance settings. The surface is an edge.Surface: the edge
+// gives every request its id (also answered as x-amzn-RequestId), its
+// access log line and metrics, and authenticates it with SigV4 (package
+// sigv4) against the access key pair of a floe API key. This package keeps
+// the route table (routes.go), one file per operation, and one error
+// encoder (errors.go); every rule of the data model stays in catalog.
 package s3tables
 
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/sigv4"
 )
 
 // Config configures the surface.
@@ -27,6 +33,14 @@ type Config struct {
 	Account string // default DefaultAccount
 	// Now is the clock the signature window is checked against; nil = time.Now.
 	Now func() time.Time
+	// FormatsOff are the formats whose catalog floe serve switched off
+	// (--iceberg "" or --lance ""): a bucket or table of such a format
+	// would have no endpoint, so this API refuses to make one, as the
+	// console does. nil: both catalogs run.
+	FormatsOff []catalog.Format
+	// Metrics records every request (floe_http_requests_total and its
+	// duration, surface "s3tables"); nil records nothing.
+	Metrics *edge.Metrics
 }
 
 // Defaults for Config.Region and Config.Account: the region the AWS tools
@@ -55,12 +69,17 @@ type JobHistory interface {
 
 // Server is the S3 Tables surface.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	routes []route
-	pages  pageCache // rendered ListTables pages
+	cfg     Config
+	log     *slog.Logger
+	surface *edge.Surface
+	// ops is each route pattern's operation, for the encoder's typing.
+	ops   map[string]operation
+	pages pageCache // rendered ListTables pages
 	// iceberg writes the first metadata of a table created with a schema.
 	iceberg *iceberg.Tables
+	// bodyTimeout bounds reading a request body (bodyReadTimeout; tests
+	// shorten it).
+	bodyTimeout time.Duration
 }
 
 // New builds the surface.
@@ -77,8 +96,28 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"),
-		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger})}
-	s.routes = s.routeTable()
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"), ops: map[string]operation{},
+		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger}), bodyTimeout: bodyReadTimeout}
+	s.surface = edge.New(edge.Config{
+		Name:   "s3tables",
+		Encode: s.encode,
+		Auth: sigv4.New(sigv4.Config{Keys: cfg.Store, Services: []string{signingName}, Region: cfg.Region,
+			MaxBody: maxBodyBytes, Now: cfg.Now}),
+		MaxBody:          maxBodyBytes,
+		RequestIDHeaders: []string{"x-amzn-RequestId"},
+		Wrap:             s.bodyDeadline,
+		Log:              cfg.Logger,
+		Metrics:          cfg.Metrics,
+	})
+	s.routes()
 	return s
 }
+
+// signingName is the SigV4 service name S3 Tables requests are signed for.
+const signingName = "s3tables"
+
+// Handler serves the surface.
+func (s *Server) Handler() http.Handler { return s.surface }
+
+// ServeHTTP serves one request through the edge.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.surface.ServeHTTP(w, r) }

@@ -72,7 +72,7 @@ func (s *Server) tableParams(req *request, a access) (catalog.TableRef, error) {
 	if err != nil {
 		return catalog.TableRef{}, err
 	}
-	return tableRef(bucket, req.params["namespace"], req.params["name"])
+	return tableRef(bucket, req.param("namespace"), req.param("name"))
 }
 
 func tableRef(bucket, namespace, name string) (catalog.TableRef, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/floe/floe/catalog"
 )
 
+// createTable answers CreateTable.
 func (s *Server) createTable(req *request) (any, error) {
 	bucket, err := s.bucketParam(req, write)
 	if err != nil {
@@ -21,7 +22,7 @@ func (s *Server) createTable(req *request) (any, error) {
 	if err := req.decode(&in); err != nil {
 		return nil, err
 	}
-	ref, err := tableRef(bucket, req.params["namespace"], in.Name)
+	ref, err := tableRef(bucket, req.param("namespace"), in.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -34,19 +35,23 @@ func (s *Server) createTable(req *request) (any, error) {
 	default:
 		return nil, badRequest("format", "format must be ICEBERG, or LANCE (floe's extension: the table is declared as a Lance dataset root)")
 	}
-	if len(in.Encryption) > 0 && string(in.Encryption) != "null" {
-		return nil, badRequest("encryptionConfiguration", "floe does not manage encryption through the S3 Tables API; leave encryptionConfiguration out")
+	if err := s.checkServed(f, "a table"); err != nil {
+		return nil, err
 	}
-	if len(in.Tags) > 0 {
-		return nil, badRequest("tags", "floe does not keep tags on tables; leave tags out")
+	enc, err := readEncryption("encryptionConfiguration", in.Encryption)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkEncryption(req, "encryptionConfiguration", enc); err != nil {
+		return nil, err
 	}
 	if len(in.Metadata) > 0 && string(in.Metadata) != "null" {
 		if f == catalog.FormatLance {
 			return nil, badRequest("metadata", "metadata describes an Iceberg table; a LANCE table takes none (its schema comes with its first write)")
 		}
-		return s.createIcebergWithSchema(req, ref, in.Metadata)
+		return s.createIcebergWithSchema(req, ref, in.Metadata, in.Tags)
 	}
-	t, created, err := s.cfg.Store.CreateTable(req.ctx, catalog.CreateTableInput{TableRef: ref, Format: f})
+	t, created, err := s.cfg.Store.CreateTable(req.ctx, catalog.CreateTableInput{TableRef: ref, Format: f, Tags: in.Tags})
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +66,13 @@ func (s *Server) createTable(req *request) (any, error) {
 
 // createIcebergWithSchema creates an Iceberg table with its first metadata
 // file written from the given schema, through the Iceberg library (the same
-// code the Iceberg REST catalog creates tables with).
-func (s *Server) createIcebergWithSchema(req *request, ref catalog.TableRef, raw json.RawMessage) (any, error) {
+// code the Iceberg REST catalog creates tables with), tagged with tags.
+func (s *Server) createIcebergWithSchema(req *request, ref catalog.TableRef, raw json.RawMessage, tags map[string]string) (any, error) {
 	in, err := icebergCreateInput(ref.Name, raw)
 	if err != nil {
 		return nil, err
 	}
+	in.Tags = tags
 	b, err := s.cfg.Store.GetBucket(req.ctx, ref.Bucket)
 	if err != nil {
 		return nil, err

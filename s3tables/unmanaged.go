@@ -1,6 +1,10 @@
 package s3tables
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floe/floe/fault"
+)
 
 // unmanaged answers a write of something floe does not manage with a
 // BadRequestException that says so and what to do instead.
@@ -9,7 +13,7 @@ func unmanaged(what, hint string) handlerFunc {
 	if hint != "" {
 		msg += "; " + hint
 	}
-	return func(*request) (any, error) { return nil, badRequest("", msg) }
+	return func(*request) (any, error) { return nil, &fault.Error{Kind: fault.Unsupported, Message: msg} }
 }
 
 // absent answers a read of something floe does not manage the way AWS

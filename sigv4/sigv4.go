@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/textproto"
 	"slices"
@@ -184,6 +185,11 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, edge.BodyError(&http.MaxBytesError{Limit: limit})
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		// The surface's body deadline: said without the socket's addresses.
+		return nil, fault.New(fault.Invalid, "body", "the request body did not arrive in time; send it whole, without pauses")
+	}
 	if err != nil {
 		return nil, edge.BodyError(err)
 	}

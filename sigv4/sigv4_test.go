@@ -473,3 +473,28 @@ func BenchmarkAuthenticate(b *testing.B) {
 		})
 	}
 }
+
+// timeoutBody fails as a read past the connection's deadline fails.
+type timeoutBody struct{}
+
+func (timeoutBody) Read([]byte) (int, error) { return 0, timeoutErr{} }
+func (timeoutBody) Close() error             { return nil }
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "read tcp 10.1.2.3:9102->10.9.8.7:5555: i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+// TestBodyDeadline: a body cut off by the surface's read deadline is the
+// client's fault, said without the socket's addresses.
+func TestBodyDeadline(t *testing.T) {
+	f := newFixture(t)
+	req := f.request(t, "PUT", "/buckets", []byte("{}"), signOpts{})
+	req.Body, req.ContentLength = timeoutBody{}, -1
+	_, err := f.v.Authenticate(req)
+	e, ok := fault.As(err)
+	if !ok || e.Kind != fault.Invalid || !strings.Contains(e.Message, "did not arrive in time") || strings.Contains(e.Message, "10.1.2.3") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 )
 
@@ -32,6 +33,7 @@ func TestIndexTasksCheckTheColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { obs.Close() })
+	runtest.Start(t, obs)
 	runner := &fakeRunner{}
 	s, err := New(dbOf(store), store, runner, nil, WithSchemas(obs))
 	if err != nil {
@@ -117,6 +119,7 @@ func TestFormsOfferTheColumnsThatFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { obs.Close() })
+	runtest.Start(t, obs)
 	s, err := New(dbOf(store), store, nil, nil, WithSchemas(obs))
 	if err != nil {
 		t.Fatal(err)

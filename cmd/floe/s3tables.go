@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/s3tables"
+	"github.com/floe/floe/web"
 )
 
 // s3tablesConfig is what `floe serve` reads for the S3 Tables surface.
@@ -19,14 +21,23 @@ type s3tablesConfig struct {
 
 func (c *s3tablesConfig) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&c.Addr, "s3tables", "127.0.0.1:9102", `AWS S3 Tables control API (SigV4) address ("" = off)`)
-	f.StringVar(&c.Region, "s3tables-region", s3tables.DefaultRegion, "region in S3 Tables ARNs and SigV4 scopes")
+	f.StringVar(&c.Region, "s3tables-region", s3tables.DefaultRegion, "region in S3 Tables ARNs; SigV4 requests must be signed for it")
 	f.StringVar(&c.Account, "s3tables-account", s3tables.DefaultAccount, "account id in S3 Tables ARNs")
 }
 
 // s3tablesHandler serves the S3 Tables control API over the catalog, with
-// maintenance job status read from the plugin's jobs.
-func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin) http.Handler {
-	return s3tables.New(s3tables.Config{Store: st, Logger: log, Region: c.Region, Account: c.Account, Jobs: pluginJobs{p}})
+// maintenance job status read from the plugin's jobs; it refuses the
+// formats whose catalog is off (an empty bound address in surfaces).
+func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin, m *edge.Metrics, surfaces web.Surfaces) http.Handler {
+	var off []catalog.Format
+	if surfaces.Iceberg == "" {
+		off = append(off, catalog.FormatIceberg)
+	}
+	if surfaces.Lance == "" {
+		off = append(off, catalog.FormatLance)
+	}
+	return s3tables.New(s3tables.Config{Store: st, Logger: log, Region: c.Region, Account: c.Account, Jobs: pluginJobs{p},
+		Metrics: m, FormatsOff: off}).Handler()
 }
 
 // tableJobPage bounds the jobs read for one GetTableMaintenanceJobStatus:

@@ -1,28 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"net"
+	"errors"
+	"io"
+	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdk "github.com/aws/aws-sdk-go-v2/service/s3tables"
+	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 )
-
-// freeAddr finds a loopback port nothing listens on (the serve command
-// binds it a moment later).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
 
 // TestServeS3Tables runs `floe serve --s3tables …`, makes a key with
 // `floe token create`, and drives the running server with the AWS SDK
@@ -30,22 +21,18 @@ func freeAddr(t *testing.T) string {
 func TestServeS3Tables(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
-	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs([]string{"serve", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "",
-		"--s3tables", addr, "--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333"})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	// The Iceberg REST is on: a bucket made through S3 Tables is an Iceberg
+	// bucket, refused while that catalog is off.
+	srv := startServe(t, ctx, data, "--lance", "", "--metrics", "127.0.0.1:0",
+		"--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333")
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := srv.wait(t); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	addr := srv.addrs["s3tables"]
 
 	printed, code := run(t, "token", "create", "--role", "readwrite", data)
 	m := regexp.MustCompile(`access key id (FLOE[A-Z2-7]{16}), secret access key ([0-9A-Za-z]{40})`).FindStringSubmatch(printed)
@@ -56,20 +43,6 @@ func TestServeS3Tables(t *testing.T) {
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: m[1], SecretAccessKey: m[2]}, nil
 		})})
-	// The server may still be binding; the SDK's own retries do not cover
-	// a refused connection, so wait for the port first.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("floe serve never listened on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer rcancel()
 	cb, err := c.CreateTableBucket(rctx, &sdk.CreateTableBucketInput{Name: aws.String("via-serve")})
@@ -85,5 +58,27 @@ func TestServeS3Tables(t *testing.T) {
 	}
 	if listed, _ := run(t, "bucket", "list", data); !regexp.MustCompile(`via-serve`).MatchString(listed) {
 		t.Fatalf("floe bucket list does not show the bucket made through S3 Tables:\n%s", listed)
+	}
+	// Signed for another region than --s3tables-region: refused (#23 item 6).
+	other := sdk.New(c.Options(), func(o *sdk.Options) { o.Region = "eu-west-1"; o.RetryMaxAttempts = 1 })
+	var fe *types.ForbiddenException
+	if _, err := other.ListTableBuckets(rctx, &sdk.ListTableBucketsInput{}); !errors.As(err, &fe) {
+		t.Fatalf("a request signed for eu-west-1: err = %v, want ForbiddenException", err)
+	}
+	// The surface's requests are on the one /metrics.
+	resp, err := http.Get("http://" + srv.addrs["metrics"] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`floe_http_requests_total{route="PUT /buckets",status="200",surface="s3tables"} 1`,
+		`floe_http_requests_total{route="GET /buckets",status="403",surface="s3tables"} 1`,
+		"go_goroutines", // the console's collectors: one registry for both
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

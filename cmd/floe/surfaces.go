@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
 	"github.com/floe/floe/taskapi"
@@ -18,14 +19,15 @@ const taskAPIPrefix = "/lance/oss/v1/"
 
 // lanceHandler serves the Lance Namespace REST catalog and the task API.
 // tokens are the OAuth2 access tokens the Iceberg REST issues; both Lance
-// surfaces accept them in place of the key they stand for.
-func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin}
+// surfaces accept them in place of the key they stand for. They are two
+// edge surfaces (lance, taskapi) counted in the one metrics.
+func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens, metrics *edge.Metrics) http.Handler {
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin, Metrics: metrics}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
 	ns := lancerest.New(cfg).Handler()
-	ta := taskapi.New(taskapi.Config{Store: st, Tasks: svc.tasks, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens})
+	ta := taskapi.New(taskapi.Config{Store: st, Tasks: svc.tasks, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Metrics: metrics})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, taskAPIPrefix) {
 			ta.ServeHTTP(w, r)

@@ -4,14 +4,6 @@ import (
 	"github.com/floe/floe/catalog"
 )
 
-type jobStatusValue struct {
-	Status           string `json:"status"`
-	LastRunTimestamp string `json:"lastRunTimestamp,omitempty"`
-	FailureMessage   string `json:"failureMessage,omitempty"`
-}
-
-var allKinds = []catalog.MaintenanceKind{catalog.MaintenanceCompaction, catalog.MaintenanceSnapshots, catalog.MaintenanceUnreferenced}
-
 // getMaintenanceJobStatus reports, per maintenance kind, the last finished
 // floe job of that kind on the table: Successful or Failed with its time,
 // Disabled when the configuration switches the kind off, Not_Yet_Run when no
@@ -60,3 +52,11 @@ func (s *Server) getMaintenanceJobStatus(req *request) (any, error) {
 		Status   map[string]jobStatusValue `json:"status"`
 	}{s.tableARN(t), status}, nil
 }
+
+type jobStatusValue struct {
+	Status           string `json:"status"`
+	LastRunTimestamp string `json:"lastRunTimestamp,omitempty"`
+	FailureMessage   string `json:"failureMessage,omitempty"`
+}
+
+var allKinds = []catalog.MaintenanceKind{catalog.MaintenanceCompaction, catalog.MaintenanceSnapshots, catalog.MaintenanceUnreferenced}

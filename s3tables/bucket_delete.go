@@ -1,0 +1,10 @@
+package s3tables
+
+// deleteTableBucket answers DeleteTableBucket.
+func (s *Server) deleteTableBucket(req *request) (any, error) {
+	name, err := s.bucketParam(req, write)
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.cfg.Store.DeleteBucket(req.ctx, name, false)
+}

@@ -1,0 +1,14 @@
+package s3tables
+
+// deleteNamespace answers DeleteNamespace.
+func (s *Server) deleteNamespace(req *request) (any, error) {
+	bucket, err := s.bucketParam(req, write)
+	if err != nil {
+		return nil, err
+	}
+	levels, err := namespaceLevels("namespace", req.param("namespace"))
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.cfg.Store.DropNamespace(req.ctx, bucket, levels, false)
+}

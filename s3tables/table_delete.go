@@ -1,0 +1,26 @@
+package s3tables
+
+import (
+	"errors"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
+)
+
+// deleteTable answers DeleteTable.
+func (s *Server) deleteTable(req *request) (any, error) {
+	t, err := s.loadTable(req, write)
+	if err != nil {
+		return nil, err
+	}
+	// Drop removes the entry and the data, as S3 Tables' DeleteTable does.
+	// The token is checked by the catalog in the drop's own transaction, so
+	// an update that lands after loadTable is never dropped unseen.
+	token := req.query.Get("versionToken")
+	_, err = s.cfg.Store.DropTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, token)
+	var ce *fault.Error
+	if errors.As(err, &ce) && ce.Field == "version_token" {
+		return nil, conflict("versionToken", ce.Message)
+	}
+	return nil, err
+}

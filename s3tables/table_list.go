@@ -1,0 +1,103 @@
+package s3tables
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/floe/floe/catalog"
+)
+
+// listTables answers ListTables.
+func (s *Server) listTables(req *request) (any, error) {
+	bucket, err := s.bucketParam(req, read)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := req.intParam("maxTables", minPage, maxPage, maxPage)
+	if err != nil {
+		return nil, err
+	}
+	cursor, err := decodeToken(req.query.Get("continuationToken"))
+	if err != nil {
+		return nil, err
+	}
+	prefix := req.query.Get("prefix")
+	b, err := s.cfg.Store.GetBucket(req.ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	ns := req.query.Get("namespace")
+	var levels []string
+	if ns != "" {
+		if levels, err = namespaceLevels("namespace", ns); err != nil {
+			return nil, err
+		}
+		// Checked on every call: an empty namespace can go without
+		// changing the table generation the page cache relies on.
+		if _, err := s.cfg.Store.GetNamespace(req.ctx, bucket, levels); err != nil {
+			return nil, err
+		}
+	}
+	// The page is a function of these inputs and the table rows, so a
+	// rendered page stays true while the table generation holds.
+	gen, err := s.cfg.Store.TableGeneration(req.ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := strings.Join([]string{bucketID(b), ns, prefix, cursor, strconv.Itoa(limit)}, "\x00")
+	if page, ok := s.pages.get(key, gen); ok {
+		return page, nil
+	}
+	out, err := s.listTablesPage(req, b, levels, prefix, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	page, err := encode(out)
+	if err != nil {
+		return nil, err
+	}
+	s.pages.put(key, gen, page)
+	return rendered(page), nil
+}
+
+func (s *Server) listTablesPage(req *request, b catalog.Bucket, levels []string, prefix, cursor string, limit int) (tablesPage, error) {
+	bucket := b.Name
+	var items []catalog.Table
+	var next string
+	var err error
+	if len(levels) > 0 {
+		if cursor == "" {
+			cursor = beforePrefix(prefix)
+		}
+		items, next, err = s.cfg.Store.ListTables(req.ctx, bucket, levels, catalog.ListTablesOptions{
+			ListOptions: catalog.ListOptions{After: cursor, Limit: limit}, IncludeDeclared: true})
+		if err != nil {
+			return tablesPage{}, err
+		}
+	} else {
+		// Across namespaces the catalog pages by its own cursor; the prefix
+		// filters each page, so a page may hold fewer than maxTables rows.
+		items, next, err = s.cfg.Store.ListAllTables(req.ctx, catalog.FormatUnset, []string{bucket}, cursor, limit)
+		if err != nil {
+			return tablesPage{}, err
+		}
+	}
+	bid := bucketID(b)
+	out := tablesPage{Tables: make([]tableSummary, 0, len(items))}
+	byName := len(levels) > 0 // one namespace: sorted by name, so a prefix ends
+	for _, t := range items {
+		if strings.HasPrefix(t.Name, prefix) {
+			out.Tables = append(out.Tables, s.tableSummary(bid, t))
+		} else if byName && t.Name > prefix {
+			next = ""
+			break
+		}
+	}
+	out.ContinuationToken = encodeToken(next)
+	return out, nil
+}
+
+type tablesPage struct {
+	Tables            []tableSummary `json:"tables"`
+	ContinuationToken *string        `json:"continuationToken,omitempty"`
+}

@@ -1,0 +1,14 @@
+package s3tables
+
+// getMetadataLocation answers GetTableMetadataLocation.
+func (s *Server) getMetadataLocation(req *request) (any, error) {
+	t, err := s.loadTable(req, read)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		VersionToken      string `json:"versionToken"`
+		MetadataLocation  string `json:"metadataLocation,omitempty"`
+		WarehouseLocation string `json:"warehouseLocation"`
+	}{t.VersionToken, t.MetadataLocation, locationURI(t.Location)}, nil
+}
