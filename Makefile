@@ -36,7 +36,8 @@ FUZZ_TARGETS := \
 	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
 	./lancemeta:FuzzDecodeManifest \
-	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath
+	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \
+	./form:FuzzValidate ./tasks:FuzzValidateParams
 
 ## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
 fuzz:

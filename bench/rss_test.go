@@ -174,7 +174,7 @@ func consoleRSS(b *testing.B) {
 	}
 	b.Logf("submitted %d jobs in %s", rssJobs, time.Since(start).Round(time.Millisecond))
 
-	ts, err := tasks.New(pdb, st, benchRunner{p}, quiet)
+	ts, err := tasks.New(pdb, st, benchRunner{p}, quiet, tasks.WithSchemas(obs))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tasks.New(pdb, store, taskRunner{p}, log)
+	ts, err := tasks.New(pdb, store, taskRunner{p}, log, tasks.WithSchemas(obs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +119,15 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	// fails with a long error, optimize-indices runs until the test ends.
 	var caps []*pluginpb.Capability
 	for _, typ := range tasks.Types {
-		caps = append(caps, &pluginpb.Capability{JobType: string(typ), Lane: "lance", CanExecute: true, MaxExecuteSlots: 4})
+		cp := &pluginpb.Capability{JobType: string(typ), Lane: "lance", CanExecute: true, MaxExecuteSlots: 4}
+		if typ == tasks.TypeScalarIndex {
+			cp.DescriptorVersion = "v1" // its settings form has fields shown only for FTS
+		}
+		caps = append(caps, cp)
 	}
 	longValue := strings.Repeat("fragment-0123456789abcdef-", 12)
 	w, err := plugintest.Connect(ctx, conn, plugintest.Config{Token: token, WorkerID: "layout-worker-with-a-long-identifier-0123456789abcdef",
-		Capabilities: caps, HeartbeatEvery: time.Second,
+		Capabilities: caps, HeartbeatEvery: time.Second, Descriptors: map[string]*pluginpb.Descriptor{string(tasks.TypeScalarIndex): scalarIndexDescriptor()},
 		OnExecute: func(ctx context.Context, job *pluginpb.JobSpec, progress func(*pluginpb.Progress)) *pluginpb.Completed {
 			switch job.GetJobType() {
 			case string(tasks.TypeCompact):
@@ -248,4 +252,17 @@ func createIcebergTable(t *testing.T, store *catalog.Store) {
 	if _, err := cat.CreateTable(ctx, []string{"sales", "events"}, schema); err != nil {
 		t.Fatalf("iceberg-go create: %v", err)
 	}
+}
+
+// scalarIndexDescriptor is the bundled worker's scalar index settings form
+// in short: FTS options shown only while the index type is FTS.
+func scalarIndexDescriptor() *pluginpb.Descriptor {
+	fts := &pluginpb.VisibleWhen{Field: "index_type", Equals: "FTS"}
+	return &pluginpb.Descriptor{JobType: string(tasks.TypeScalarIndex), DescriptorVersion: "v1", DisplayName: "Lance scalar index",
+		Form: &pluginpb.Form{Sections: []*pluginpb.FormSection{{Name: "defaults", Title: "Defaults for submitted builds", Fields: []*pluginpb.FormField{
+			{Name: "index_type", Label: "Index type", Type: pluginpb.FieldType_FIELD_TYPE_SELECT, DefaultValue: "BTREE",
+				Options: []*pluginpb.SelectOption{{Value: "BTREE"}, {Value: "BITMAP"}, {Value: "LABEL_LIST"}, {Value: "FTS"}}},
+			{Name: "with_position", Label: "FTS: keep positions", Type: pluginpb.FieldType_FIELD_TYPE_BOOL, DefaultValue: "false", VisibleWhen: fts},
+			{Name: "language", Label: "FTS: language", Type: pluginpb.FieldType_FIELD_TYPE_STRING, DefaultValue: "English", Pattern: "[A-Za-z]{2,32}", VisibleWhen: fts},
+		}}}}}
 }

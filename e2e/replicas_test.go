@@ -73,7 +73,7 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, err := tasks.New(db, store, tasks.PluginRunner{Jobs: p}, log)
+	ts, err := tasks.New(db, store, tasks.PluginRunner{Jobs: p}, log, tasks.WithSchemas(obs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe/floe/form"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -57,12 +58,7 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 		h.showError(w, r, http.StatusBadRequest, "Unreadable form", "The form could not be read; reload the page and try again.")
 		return
 	}
-	values := map[string]string{}
-	for _, f := range info.Descriptor.Fields() {
-		if vs := r.PostForm[settingPrefix+f.Name]; len(vs) > 0 {
-			values[f.Name] = vs[len(vs)-1] // a checkbox sends "false" then, when checked, "true"
-		}
-	}
+	values := formText(info.Descriptor.Fields(), r.PostForm, settingPrefix)
 	rt, errs := parseRuntime(r)
 	var saveErrs map[string]string
 	if len(errs) == 0 {
@@ -92,17 +88,9 @@ func (h *Handlers) SaveJobType(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(errs) > 0 {
 		h.logError(r, http.StatusUnprocessableEntity, fmt.Errorf("job type %s settings refused: %d fields", info.JobType, len(errs)))
+		// Show what was typed, not the stored value.
 		v := h.jobTypeView(r, info, plugin.Settings{JobType: info.JobType, Values: values})
 		v.Runtime = runtimeFromForm(r)
-		for i := range v.Sections { // show what was typed, not the stored value
-			for j := range v.Sections[i].Fields {
-				f := &v.Sections[i].Fields[j]
-				if vs := r.PostForm[f.Input]; len(vs) > 0 {
-					f.Value = vs[len(vs)-1]
-					f.Checked = f.Value == "true"
-				}
-			}
-		}
 		v.Errors = errs
 		h.render(w, r, http.StatusUnprocessableEntity, views.JobTypePage(v))
 		return
@@ -139,88 +127,41 @@ func (h *Handlers) jobTypeView(r *http.Request, info plugin.JobTypeInfo, st plug
 	if info.Descriptor == nil {
 		return v
 	}
-	values := st.Values
-	if values == nil {
-		values = map[string]string{}
-	}
 	for _, s := range info.Descriptor.Sections {
-		sec := views.SettingSection{Title: s.Title, Description: s.Description}
+		sec := views.SettingSection{Title: s.Title, Description: s.Description,
+			Fields: settingFields(info.Descriptor.Fields(), s.Fields, st.Values, !v.CanWrite)}
 		if sec.Title == "" {
 			sec.Title = s.Name
-		}
-		for _, f := range s.Fields {
-			sec.Fields = append(sec.Fields, settingField(f, values))
 		}
 		v.Sections = append(v.Sections, sec)
 	}
 	return v
 }
 
-// plainNumber renders a descriptor bound as a plain decimal: 'g' would give
-// 9.007199254740991e+15 for JavaScript's MAX_SAFE_INTEGER, which reads badly
-// wherever the form shows its bounds.
-func plainNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-
-// settingField turns one descriptor field into its form control.
-func settingField(f plugin.FormField, values map[string]string) views.SettingField {
-	val, ok := values[f.Name]
-	if !ok {
-		val = f.Default
+// settingFields are one section's fields as inputs showing values (stored or
+// typed; a missing one shows the default); all are every section's fields,
+// which conditions may read.
+func settingFields(all, section []form.Field, values map[string]string, readOnly bool) []views.FieldView {
+	text := make(map[string]string, len(all))
+	for _, f := range all {
+		v, ok := values[f.Name]
+		if !ok {
+			v = form.Text(f.Default)
+		}
+		if f.Type == form.StringList {
+			v = listLines(v)
+		}
+		text[f.Name] = v
 	}
-	sf := views.SettingField{Input: settingPrefix + f.Name, Label: f.Label, Help: f.Help,
-		Required: f.Required, Value: val, Default: f.Default}
-	if sf.Label == "" {
-		sf.Label = f.Name
-	}
-	switch f.Type {
-	case plugin.FieldInt, plugin.FieldFloat:
-		sf.Kind, sf.Step = "number", "1"
-		if f.Type == plugin.FieldFloat {
-			sf.Step = "any"
-		}
-		if f.Min != nil {
-			sf.Min = plainNumber(*f.Min)
-		}
-		if f.Max != nil {
-			sf.Max = plainNumber(*f.Max)
-		}
-	case plugin.FieldBool:
-		sf.Kind = "checkbox"
-		b, _ := strconv.ParseBool(strings.TrimSpace(val))
-		sf.Checked = b || strings.EqualFold(strings.TrimSpace(val), "on")
-	case plugin.FieldSelect:
-		sf.Kind = "select"
-		for _, o := range f.Options {
-			label := o.Label
-			if label == "" {
-				label = o.Value
-			}
-			sf.Options = append(sf.Options, views.SettingOption{Value: o.Value, Label: label, Selected: o.Value == val})
-		}
-	case plugin.FieldDuration:
-		sf.Kind = "duration"
-	case plugin.FieldStringList:
-		sf.Kind = "list"
-		sf.Value = listLines(val)
-		sf.Default = listLines(sf.Default)
-		if sf.Help == "" {
-			sf.Help = "One item per line."
-		}
-	default:
-		switch f.Widget {
-		case "password":
-			sf.Kind = "password"
-		case "textarea":
-			sf.Kind = "textarea"
-		default:
-			sf.Kind = "text"
+	inputs := fieldViews(all, text, inputNaming{prefix: settingPrefix, idPrefix: "in-", readOnly: readOnly,
+		testIDs: func(name string) (string, string) { return "field-" + name, "" }})
+	out := make([]views.FieldView, 0, len(section))
+	for _, in := range inputs {
+		if _, ok := form.Find(section, in.Name); ok {
+			out = append(out, in)
 		}
 	}
-	if vw := f.VisibleWhen; vw != nil && vw.Field != "" {
-		sf.VisibleWhen, sf.VisibleEquals = settingPrefix+vw.Field, vw.Equals
-		sf.Hidden = !sameSetting(values[vw.Field], vw.Equals)
-	}
-	return sf
+	return out
 }
 
 // listLines shows a stored JSON list one item per line.
@@ -230,16 +171,6 @@ func listLines(v string) string {
 		return strings.Join(items, "\n")
 	}
 	return v
-}
-
-// sameSetting compares like the plugin's visible_when: booleans by meaning.
-func sameSetting(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ba, errA := strconv.ParseBool(a)
-	bb, errB := strconv.ParseBool(b)
-	return errA == nil && errB == nil && ba == bb
 }
 
 // runtimeKeys are the plugin's names for the scheduler's settings.

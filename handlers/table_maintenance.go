@@ -7,7 +7,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
-	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -26,7 +25,7 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 	}
 	if v.IsLance {
 		if h.tasks != nil {
-			v.Forms = maintForms(h.observedSchema(t))
+			v.Forms = maintForms(h.tasks.Forms(t), "", nil)
 		}
 		if err := h.fillTaskHistory(r, &v, t); err != nil {
 			h.fail(w, r, err)
@@ -39,19 +38,6 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.render(w, r, http.StatusOK, views.MaintenancePage(v))
-}
-
-// observedSchema is the table's schema as a worker last described it; nil
-// when none has (or this console keeps no observations).
-func (h *Handlers) observedSchema(t catalog.Table) []observe.Field {
-	if h.observe == nil {
-		return nil
-	}
-	st, ok := h.observe.Stats(t.ID, catalog.FormatLance)
-	if !ok || st.Schema == nil {
-		return nil
-	}
-	return st.Schema
 }
 
 // maintenanceView fills what the tab needs besides forms and history.

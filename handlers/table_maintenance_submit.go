@@ -31,8 +31,8 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		h.showError(w, r, http.StatusBadRequest, "Unreadable form", "The form could not be read; reload the page and submit it again.")
 		return
 	}
-	typ := r.PostForm.Get("task_type")
-	forms := maintForms(h.observedSchema(t))
+	typ := tasks.Type(r.PostForm.Get("task_type"))
+	forms := h.tasks.Forms(t)
 	at := -1
 	for i, f := range forms {
 		if f.Type == typ {
@@ -40,34 +40,26 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if at < 0 {
-		h.showError(w, r, http.StatusUnprocessableEntity, "Unknown task type", "There is no task type "+typ+"; use one of the forms on the Maintenance tab.")
+		h.showError(w, r, http.StatusUnprocessableEntity, "Unknown task type", "There is no task type "+string(typ)+"; use one of the forms on the Maintenance tab.")
 		return
 	}
-	form := withValues(forms[at], r.PostForm)
-	var task tasks.Task
-	if field, why := fixedMismatch(form, r.PostForm); why != "" {
-		err = &fault.Error{Kind: fault.Invalid, Field: field, Message: why}
-	} else if why := indexTypeMismatch(form, r.PostForm.Get("column"), r.PostForm.Get("index_type")); why != "" {
-		err = &fault.Error{Kind: fault.Invalid, Field: "index_type", Message: why}
-	} else {
-		task, err = h.tasks.Submit(r.Context(), t, tasks.Type(typ), taskBody(form, r.PostForm))
-	}
-	var te *fault.Error
-	if errors.As(err, &te) && (errors.Is(err, fault.Invalid) || errors.Is(err, fault.Quota)) {
+	text := formText(forms[at].Fields, r.PostForm, "")
+	task, err := h.tasks.SubmitForm(r.Context(), t, typ, text)
+	if errors.Is(err, fault.Invalid) || errors.Is(err, fault.Quota) {
 		status := http.StatusUnprocessableEntity
 		if errors.Is(err, fault.Quota) {
 			status = http.StatusConflict
 		}
-		if f := fieldOf(form, te); f != "" && status == http.StatusUnprocessableEntity {
-			form.Errors = views.FieldErrors{f: te.Message}
-		} else {
-			form.Notice = te.Message
-		}
 		h.logError(r, status, err)
-		forms[at] = form
-		v.Forms = forms
-		v.SelectedType = typ
-		r.URL.RawQuery = url.Values{"type": {typ}}.Encode()
+		v.Forms = maintForms(forms, typ, text)
+		mf := &v.Forms[at]
+		if status == http.StatusUnprocessableEntity {
+			refusalAtFields(mf, err)
+		} else {
+			mf.Notice = fault.Message(err, "")
+		}
+		v.SelectedType = string(typ)
+		r.URL.RawQuery = url.Values{"type": {string(typ)}}.Encode()
 		if err := h.fillTaskHistory(r, &v, t); err != nil {
 			h.fail(w, r, err)
 			return
@@ -79,8 +71,12 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.flash(r, "Task "+task.ID+" submitted")
-	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {typ}}.Encode()+"#task-"+task.ID)
+	msg := "Task " + task.ID + " submitted"
+	if task.Note != "" {
+		msg += ". " + task.Note
+	}
+	h.flash(r, msg)
+	redirect(w, r, views.TableURL(v.Bucket, v.Namespace, v.Table)+"/maintenance?"+url.Values{"type": {string(typ)}}.Encode()+"#task-"+task.ID)
 }
 
 // DeleteTask removes a finished task's record; submitted and running tasks

@@ -230,8 +230,7 @@ func (t *jobTypes) settings(jobType string) Settings {
 		set = Settings{JobType: jobType, Runtime: runtimeFromProto(d.GetRuntime())}
 	}
 	if d != nil {
-		clean, _ := ValidateSettings(descriptorFromProto(d), set.Values)
-		set.Values = clean
+		set.Values = storedSettings(descriptorFromProto(d), set.Values)
 	}
 	return set
 }

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/form"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin/pluginpb"
 
@@ -39,7 +40,7 @@ type Config struct {
 	IcebergURL string
 	// JobParams are the parameter definitions of submitted jobs per job
 	// type, sent to every worker in Welcome (the tasks package owns them).
-	JobParams map[string][]JobParam
+	JobParams map[string][]form.Field
 	// Reviewer, if set, may drop or adjust each proposal (maintenance
 	// configuration); nil keeps every proposal.
 	Reviewer ProposalReviewer

@@ -17,6 +17,8 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
+	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
@@ -28,6 +30,7 @@ type env struct {
 	db     *persist.DB
 	store  *catalog.Store
 	svc    *tasks.Service
+	obs    *observe.Store // the table schemas index tasks are checked against
 	runner *fakeRunner
 	srv    *httptest.Server
 	table  catalog.Table // mybucket: ns$tbl (LANCE)
@@ -61,7 +64,12 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if o.noRunner {
 		runner = nil
 	}
-	if e.svc, err = tasks.New(pdb, store, runner, nil); err != nil {
+	if e.obs, err = observe.New(pdb, 0); err != nil {
+		t.Fatalf("observe.New: %v", err)
+	}
+	t.Cleanup(func() { e.obs.Close() })
+	runtest.Start(t, e.obs)
+	if e.svc, err = tasks.New(pdb, store, runner, nil, tasks.WithSchemas(e.obs)); err != nil {
 		t.Fatalf("tasks.New: %v", err)
 	}
 	e.table = e.lanceTable("mybucket", "ns", "tbl")
@@ -276,4 +284,11 @@ func (s statusCode) wantNoContent(t testing.TB) {
 	if s != http.StatusNoContent {
 		t.Fatalf("status %d, want 204", s)
 	}
+}
+
+// count is how many jobs the runner was handed.
+func (f *fakeRunner) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
 }

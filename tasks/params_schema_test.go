@@ -2,9 +2,11 @@ package tasks
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/form"
 )
 
 func TestValidationErrorsNameTheirField(t *testing.T) {
@@ -56,7 +58,7 @@ func TestSchemasCoverEveryType(t *testing.T) {
 				t.Errorf("%s: field %s twice", typ, f.Name)
 			}
 			seen[f.Name] = true
-			if f.Kind == KindSelect && f.Default != nil && !contains(f.Options, f.Default.(string)) {
+			if f.Type == form.Select && f.Default != nil && !slices.Contains(f.OptionValues(), f.Default.(string)) {
 				t.Errorf("%s.%s: default %v is not an option", typ, f.Name, f.Default)
 			}
 			if f.Required && f.Default != nil {
@@ -71,11 +73,14 @@ func TestSchemasCoverEveryType(t *testing.T) {
 	}
 }
 
+// TestJobParamsMatchTheSchemas: the workers get every task type's fields,
+// with the defaults, conditions and patterns validation uses (the plugin's
+// convert_test checks how they are encoded for the channel).
 func TestJobParamsMatchTheSchemas(t *testing.T) {
 	defs := JobParams()
 	compact := map[string]string{}
 	for _, d := range defs[string(TypeCompact)] {
-		compact[d.Name] = d.Default
+		compact[d.Name] = form.Encode(d.Default)
 	}
 	want := map[string]string{"target_rows_per_fragment": "1048576", "materialize_deletions": "true",
 		"materialize_deletions_threshold": "0.1", "compaction_mode": "reencode", "max_bytes_per_file": "0", "max_rows_per_group": "1024"}
@@ -85,18 +90,18 @@ func TestJobParamsMatchTheSchemas(t *testing.T) {
 		}
 	}
 	for _, d := range defs[string(TypeVectorIndex)] {
-		if (d.Name == "m" || d.Name == "ef_construction") && d.Default != "" {
-			t.Errorf("%s: an HNSW-only default %q would apply to every index type", d.Name, d.Default)
+		if (d.Name == "m" || d.Name == "ef_construction") && d.DefaultWhen == nil {
+			t.Errorf("%s: an HNSW-only default %v would apply to every index type", d.Name, d.Default)
 		}
 	}
 	for _, d := range defs[string(TypeCleanup)] {
-		if d.Name == "older_than" && d.Pattern != "[0-9]+[dhms]" {
-			t.Errorf("older_than pattern %q", d.Pattern)
+		if d.Name == "older_than" && d.Type != form.Age {
+			t.Errorf("older_than is a %s, want an age", d.Type)
 		}
 	}
 	for _, d := range defs[string(TypeScalarIndex)] {
-		if d.Name == "stem" && (d.OnlyField != "index_type" || len(d.OnlyValues) != 1 || d.OnlyValues[0] != "FTS") {
-			t.Errorf("stem applies to %s %v", d.OnlyField, d.OnlyValues)
+		if d.Name == "stem" && (d.When == nil || d.When.Field != "index_type" || !slices.Equal(d.When.Values, []string{"FTS"})) {
+			t.Errorf("stem applies to %v", d.When)
 		}
 	}
 	if len(defs) != len(Types) {

@@ -25,8 +25,11 @@ type Service struct {
 	db     *persist.DB
 	store  *catalog.Store
 	runner JobRunner
-	log    *slog.Logger
-	now    func() time.Time
+	// schemas gives tables' observed columns, to check index tasks; nil
+	// checks none (every index task is accepted with a note).
+	schemas SchemaSource
+	log     *slog.Logger
+	now     func() time.Time
 
 	mu       sync.Mutex
 	claimed  map[string]bool     // task ids being handed to the runner right now
@@ -59,17 +62,21 @@ const (
 // New returns the task service over db, which the task migrations
 // (Migrations) have been applied to; it reads nothing. runner may be nil:
 // tasks then wait as submitted.
-func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) (*Service, error) {
+func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger, opts ...Option) (*Service, error) {
 	if db == nil {
 		return nil, errors.New("tasks: an open database is required")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{
+	s := &Service{
 		db: db, store: store, runner: runner, log: log, now: time.Now,
 		claimed: map[string]bool{}, early: map[string]earlyJob{},
-	}, nil
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Load recovers what a previous process left unfinished; the composition
@@ -87,6 +94,14 @@ func (s *Service) Load(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithSchemas lets Submit check an index task's column against the table's
+// schema as a worker last described it (the observe store), so the task API
+// refuses what the console's form refuses.
+func WithSchemas(src SchemaSource) Option { return func(s *Service) { s.schemas = src } }
 
 // recover fails the tasks a previous process left running and unlinks the
 // submitted ones from jobs that process owned.

@@ -65,6 +65,9 @@ type Task struct {
 	CompletedAt time.Time      // zero until completed or failed
 	Result      map[string]any // empty until completed
 	Error       *TaskError     // nil unless failed
+	// Note, on a task just submitted, says what floe could not check (an
+	// index task's column on a table no worker has described); not stored.
+	Note string
 }
 
 // TaskError says why a task failed.
@@ -95,11 +98,6 @@ const MaxTasksPerType = 1000
 
 func invalidf(format string, args ...any) error {
 	return &fault.Error{Kind: fault.Invalid, Message: fmt.Sprintf(format, args...)}
-}
-
-// fieldf is an invalid-input error about one parameter.
-func fieldf(field, format string, args ...any) error {
-	return &fault.Error{Kind: fault.Invalid, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 func notFound(id string) error {

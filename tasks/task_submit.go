@@ -8,17 +8,31 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/observe"
 )
 
-// Submit validates a submission body for the table, stores the task as
+// Submit validates a submission body for the table, checks an index
+// task's column against the table's observed schema, stores the task as
 // submitted (subject to the quota) and hands it to the runner. A runner that
 // refuses or is missing leaves the task waiting as submitted; the task is
-// accepted either way once it is stored.
+// accepted either way once it is stored. The returned task's Note says what
+// could not be checked.
 func (s *Service) Submit(ctx context.Context, table catalog.Table, typ Type, body []byte) (Task, error) {
 	if _, err := ParseType(string(typ)); err != nil {
 		return Task{}, err
 	}
 	params, err := ValidateParams(typ, body)
+	if err != nil {
+		return Task{}, err
+	}
+	schema, observed := s.schema(table.ID)
+	return s.submit(ctx, table, typ, params, schema, observed)
+}
+
+// submit is Submit and SubmitForm after their read: the rules that need the
+// table, then the store and the hand-over.
+func (s *Service) submit(ctx context.Context, table catalog.Table, typ Type, params map[string]any, schema []observe.Field, observed bool) (Task, error) {
+	note, err := checkColumn(typ, params, schema, observed)
 	if err != nil {
 		return Task{}, err
 	}
@@ -32,6 +46,7 @@ func (s *Service) Submit(ctx context.Context, table catalog.Table, typ Type, bod
 	}
 	// The hand-over outlives a client that hangs up: the task is stored.
 	s.dispatchTo(context.WithoutCancel(ctx), t, table)
+	t.Note = note
 	return t, nil
 }
 
@@ -102,7 +117,7 @@ func jobParams(t Task, table catalog.Table) map[string]string {
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			continue // params come from ValidateParams or decodeObject and always marshal
+			continue // params come from Validate or decodeObject and always marshal
 		}
 		out[k] = string(b)
 	}

@@ -100,8 +100,12 @@ func sentenceCase(s string) string {
 	if s == "" {
 		return s
 	}
-	r, n := utf8.DecodeRuneInString(s)
-	s = string(unicode.ToUpper(r)) + s[n:]
+	// A sentence that starts with a parameter's name (index_type ...) keeps
+	// it as the API spells it.
+	if first, _, _ := strings.Cut(s, " "); !strings.Contains(first, "_") {
+		r, n := utf8.DecodeRuneInString(s)
+		s = string(unicode.ToUpper(r)) + s[n:]
+	}
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}

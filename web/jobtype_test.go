@@ -98,7 +98,7 @@ func TestJobTypeForm(t *testing.T) {
 			html, _ := goquery.OuterHtml(deep)
 			t.Errorf("visible-when field not hidden or not wired: %s", html)
 		}
-		if !strings.Contains(r.body, "Lower-case letters.") || !strings.Contains(r.body, "js/jobtype.js") {
+		if !strings.Contains(r.body, "Lower-case letters.") || !strings.Contains(r.body, "js/forms.js") {
 			t.Error("help text or visible-when script missing")
 		}
 		for _, rt := range []string{"rt_enabled", "rt_detection_interval_seconds", "rt_detection_timeout_seconds", "rt_execution_timeout_seconds",
@@ -165,6 +165,26 @@ func TestJobTypeForm(t *testing.T) {
 		}
 		if _, hidden := page.doc.Find(`[data-testid="field-s_deep_level"]`).Attr("hidden"); hidden {
 			t.Error("field shown by visible-when is still hidden")
+		}
+	})
+
+	t.Run("a hidden field is not sent, and a value sent anyway is refused", func(t *testing.T) {
+		hidden := validForm()
+		hidden.Set("s_advanced", "false") // deep_level shows only while advanced is true
+		hidden.Del("s_deep_level")
+		if r := e.post(c, "/job-types/lance_demo", hidden); r.status != http.StatusSeeOther {
+			t.Fatalf("without the hidden field: status %d: %s", r.status, r.text("error-s_deep_level"))
+		}
+		page := e.get(c, "/job-types/lance_demo")
+		deep := page.doc.Find(`[data-testid="field-s_deep_level"]`)
+		if _, hidden := deep.Attr("hidden"); !hidden || deep.Find("input:not([disabled])").Length() != 0 {
+			html, _ := goquery.OuterHtml(deep)
+			t.Errorf("a hidden field must be rendered with its inputs disabled, so no browser sends it: %s", html)
+		}
+		hidden.Set("s_deep_level", "3")
+		r := e.post(c, "/job-types/lance_demo", hidden)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.text("error-s_deep_level"), "applies only when advanced is") {
+			t.Errorf("a value for a hidden field: status %d, %q", r.status, r.text("error-s_deep_level"))
 		}
 	})
 

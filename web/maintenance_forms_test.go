@@ -50,7 +50,7 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 		}
 		t.Cleanup(func() { obs.Close() })
 		runtest.Start(t, obs)
-		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger)
+		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger, tasks.WithSchemas(obs))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 	options := func(testid string) map[string]string {
 		out := map[string]string{}
 		r.doc.Find(`select[data-testid="` + testid + `"] option`).Each(func(_ int, o *goquery.Selection) {
-			out[o.AttrOr("value", "")] = o.AttrOr("data-index-types", "")
+			out[o.AttrOr("value", "")] = o.AttrOr("data-narrows-to", "")
 		})
 		return out
 	}
@@ -126,5 +126,52 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 	ok := e.post(c, maintURL+"/tasks", url.Values{"task_type": {"lance_scalar_index"}, "column": {"tags"}, "index_type": {"LABEL_LIST"}})
 	if ok.status != http.StatusSeeOther || runner.n != 1 {
 		t.Fatalf("a fitting index: %d, %d jobs", ok.status, runner.n)
+	}
+}
+
+// TestMaintenanceRefusesWhatTheTaskAPIRefuses: an FTS index on a vector
+// column posted to the console (the scalar form does not offer the column,
+// a hand-made post does) is refused with 422 at index_type with the very
+// sentence the task API answers with 400 (taskapi's ftsOnVector); no job
+// is queued.
+func TestMaintenanceRefusesWhatTheTaskAPIRefuses(t *testing.T) {
+	var obs *observe.Store
+	runner := &recordingRunner{}
+	e := newEnv(t, allSurfaces, func(c *Config) {
+		var err error
+		if obs, err = observe.New(c.DB, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { obs.Close() })
+		runtest.Start(t, obs)
+		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger, tasks.WithSchemas(obs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Observe, c.Tasks = obs, ts
+	})
+	e.seed("lbk", catalog.FormatLance, "ns", "docs", "bare")
+	tb, _ := e.table("lbk", "ns", "docs")
+	if _, err := obs.Put(observe.Observation{ObjectID: tb.ID, Format: catalog.FormatLance, WorkerID: "w", ObservedAt: time.Now(),
+		Attributes: json.RawMessage(`{"schema": [{"name": "title", "type": "Utf8"}, {"name": "embedding", "type": "FixedSizeList[8]<Float32>"}]}`)}); err != nil {
+		t.Fatal(err)
+	}
+	const want = "index_type FTS does not apply to embedding (FixedSizeList[8]<Float32>): it is a vector column, which takes a vector index (IVF_FLAT, IVF_PQ, IVF_HNSW_SQ, IVF_HNSW_PQ or IVF_RQ) through create_vector_index."
+	r := e.post(e.admin(), maintURL+"/tasks", url.Values{"task_type": {"lance_scalar_index"}, "column": {"embedding"}, "index_type": {"FTS"}})
+	if r.status != http.StatusUnprocessableEntity || r.text("error-index_type") != want {
+		t.Fatalf("status %d, error at index_type %q\nwant %q", r.status, r.text("error-index_type"), want)
+	}
+	if runner.n != 0 {
+		t.Fatalf("%d jobs queued by a refused form", runner.n)
+	}
+	// A table no worker has described: accepted, and the flash says what
+	// floe could not check.
+	c := e.admin()
+	bare := "/buckets/lbk/namespaces/ns/tables/bare/maintenance"
+	if r := e.post(c, bare+"/tasks", url.Values{"task_type": {"lance_scalar_index"}, "column": {"embedding"}, "index_type": {"FTS"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("unchecked column: status %d", r.status)
+	}
+	if page := e.get(c, bare); !strings.Contains(page.text("flash"), "did not check") || runner.n != 1 {
+		t.Errorf("flash %q, %d jobs", page.text("flash"), runner.n)
 	}
 }

@@ -62,7 +62,7 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		defer cancel()
 		return p.Shutdown(ctx) // already done when Serve ran; safe twice
 	})
-	ts, err := tasks.New(s.db, s.st, tasks.PluginRunner{Jobs: p}, s.log)
+	ts, err := tasks.New(s.db, s.st, tasks.PluginRunner{Jobs: p}, s.log, tasks.WithSchemas(obs))
 	if err != nil {
 		return nil, err
 	}

@@ -26,12 +26,11 @@
 package pluginpb
 
 import (
+	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
+	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
-
-	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
-	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 )
 
 const (
@@ -956,7 +955,9 @@ type FormField struct {
 	Pattern  string                 `protobuf:"bytes,9,opt,name=pattern,proto3" json:"pattern,omitempty"` // RE2 regexp a string value (each item of a list) must match fully
 	Required bool                   `protobuf:"varint,10,opt,name=required,proto3" json:"required,omitempty"`
 	// Default value as the form would submit it: "3", "0.5", "true", "1h",
-	// "a\nb" or ["a","b"] for string_list.
+	// "a\nb" or ["a","b"] for string_list. One that breaks the field's own
+	// rules (type, bounds, options, pattern) is no default: the field starts
+	// empty rather than with a value the console would refuse.
 	DefaultValue  string       `protobuf:"bytes,11,opt,name=default_value,json=defaultValue,proto3" json:"default_value,omitempty"`
 	VisibleWhen   *VisibleWhen `protobuf:"bytes,12,opt,name=visible_when,json=visibleWhen,proto3" json:"visible_when,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1129,7 +1130,10 @@ func (x *SelectOption) GetLabel() string {
 	return ""
 }
 
-// VisibleWhen shows a field only while another field equals a value.
+// VisibleWhen shows a field only while another field equals a value
+// (booleans compare by meaning). While hidden the field takes no value and
+// no default: the console's form disables it, refuses a value sent for it,
+// and leaves it out of the settings a worker receives.
 type VisibleWhen struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Field         string                 `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`

@@ -1,4 +1,4 @@
-package handlers
+package tasks
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/floe/floe/observe"
-	"github.com/floe/floe/tasks"
 )
 
 func TestIndexTypesFor(t *testing.T) {
@@ -42,7 +41,7 @@ func TestIndexTypesFor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := indexTypesFor(tc.f); !slices.Equal(got, tc.want) {
+			if got := IndexTypesFor(tc.f); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -63,14 +62,14 @@ func TestEngineFixedMatchesWorker(t *testing.T) {
 	}
 	delete(refused, "index_names")
 	shown := map[string]bool{}
-	for _, byType := range engineFixed {
+	for _, byType := range EngineFixed() {
 		for name := range byType {
 			shown[name] = true
 		}
 	}
-	for _, sc := range tasks.Schemas() {
+	for _, sc := range Schemas() {
 		for _, f := range sc.Fields {
-			if f.MustBeFalse {
+			if f.Fixed != "" {
 				shown[f.Name] = true
 			}
 		}
