@@ -5,17 +5,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/floe/floe/catalog"
 )
 
 // BenchmarkIngest measures observations stored per second, including the
-// flushes to SQLite (Close flushes the remainder inside the timed region).
+// flushes to SQLite (Close flushes the remainder inside the timed region),
+// with and without the ingest counter in one process.
 func BenchmarkIngest(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) { benchIngest(b, on) })
+	}
+}
+
+func benchIngest(b *testing.B, metrics bool) {
 	db := openDB(b, b.TempDir())
 	defer db.Close()
 	s, err := New(db, 50_000)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if metrics {
+		if err := s.Instrument(prometheus.NewRegistry()); err != nil {
+			b.Fatal(err)
+		}
 	}
 	attrs := []byte(`{"rows":1000,"fragments":12,"small_fragments":3,"version":7,"versions":7,"bytes":123456}`)
 	t0 := time.Now()
