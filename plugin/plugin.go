@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -48,6 +49,9 @@ type Config struct {
 	// on one PostgreSQL and theirs to this one's subscribers; nil (or a
 	// SQLite bus) keeps events in this process.
 	Bus *notify.Bus
+	// Metrics, if set, receives the job, worker and detection series
+	// (metrics.go); nil records none.
+	Metrics prometheus.Registerer
 	Options
 }
 
@@ -186,6 +190,7 @@ type Plugin struct {
 	events  *hub
 
 	observer *observer // targeted observes (observe_now.go)
+	metrics  *metrics  // nil: Config.Metrics was nil
 
 	reqSeq atomic.Uint64
 
@@ -234,6 +239,10 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	p.sched = newScheduler(p)
 	p.observer = newObserver()
+	var err error
+	if p.metrics, err = newMetrics(cfg.Metrics, p); err != nil { // after the state its gauges read
+		return nil, err
+	}
 	p.wg.Go(func() { p.observeLoop(p.root) })
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })

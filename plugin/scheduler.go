@@ -175,7 +175,9 @@ type Detection struct {
 // tables it did not propose ("5 fragments, threshold 8").
 func (p *Plugin) DetectWhy(ctx context.Context, jobType string) (Detection, error) {
 	var why []Proposal
+	start := time.Now()
 	out, err := p.runDetection(ctx, jobType, &why)
+	p.metrics.detected(jobType, time.Since(start), err)
 	return Detection{Proposals: out, Skipped: why}, err
 }
 
@@ -439,6 +441,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		if !best.trySend(msg) {
 			continue // that worker's queue is full; try again next pass
 		}
+		p.metrics.jobSent(r.Type, now.Sub(latest(r.CreatedAt, r.NextAttemptAt))) // due since
 		r.Attempts++
 		r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = JobAssigned, best.workerID, deadline, time.Time{}
 		r.Percent, r.Stage, r.Message = 0, "", ""
