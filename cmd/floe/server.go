@@ -106,11 +106,14 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
+	s.registry = prometheus.NewRegistry() // before the services, which record into it
+	s.metrics = edge.NewMetrics(s.registry)
+	if err := registerUpGauges(s.registry, s.db, cfg.storage, paths.Warehouse); err != nil {
+		return nil, err
+	}
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.registry = prometheus.NewRegistry()
-	s.metrics = edge.NewMetrics(s.registry)
 	s.console, err = web.New(web.Config{Registry: s.registry, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
 		SnippetStore: snippetStore(cfg.clients)})

@@ -42,11 +42,15 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		return nil, err
 	}
 	s.register("observations", obs.Close)
+	if err := obs.Instrument(s.registry); err != nil {
+		return nil, err
+	}
 	obs.Follow(s.bus) // figures and preview routing see other replicas' workers' observations
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
 		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Metrics:   s.registry,
 		// On PostgreSQL other replicas may share the catalog: jobs go
 		// under leases and detection takes turns (see plugin/job_lease.go).
 		Options: plugin.Options{ConsoleVersion: version, Shared: s.db.Dialect().Name == persist.Postgres().Name}})
@@ -65,7 +69,11 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	if err != nil {
 		return nil, err
 	}
-	return &services{observe: obs, plugin: p, preview: preview.New(p, obs), tasks: ts, sessions: sess}, nil
+	pb := preview.New(p, obs)
+	if err := pb.Instrument(s.registry); err != nil {
+		return nil, err
+	}
+	return &services{observe: obs, plugin: p, preview: pb, tasks: ts, sessions: sess}, nil
 }
 
 // housekeep deletes expired sessions and API keys until ctx ends.
