@@ -13,17 +13,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/internal/metricstest"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/s3tables"
+	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/web"
 )
 
 // metricsWait bounds each wait of the metrics test: far longer than
@@ -243,4 +247,57 @@ func oneRowIPC(t *testing.T) []byte {
 		t.Error(err)
 	}
 	return ipc
+}
+
+// fakeStorage is a warehouse health watch whose last answer the test sets.
+type fakeStorage struct{ ok bool }
+
+func (f fakeStorage) Check(context.Context) warehouse.HealthStatus { return f.Status() }
+func (f fakeStorage) Status() warehouse.HealthStatus {
+	return warehouse.HealthStatus{OK: f.ok, Reason: "test"}
+}
+
+// TestUpGauges: the availability gauges fall to 0 when what they watch is
+// gone — a closed database, a store whose last check failed, a missing
+// warehouse directory — and stand at 1 otherwise.
+func TestUpGauges(t *testing.T) {
+	dir := t.TempDir()
+	db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "closed.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	t.Cleanup(func() { db.Close() })
+	for _, c := range []struct {
+		name            string
+		db              *persist.DB
+		storage         web.StorageHealth
+		warehouse       string
+		backend         string
+		wantDB, wantSto float64
+	}{
+		{"all up, local", db, nil, dir, "local", 1, 1},
+		{"database closed", closed, nil, dir, "local", 0, 1},
+		{"local warehouse missing", db, nil, filepath.Join(dir, "gone"), "local", 1, 0},
+		{"s3 store answered", db, fakeStorage{ok: true}, "s3://b/p", "s3", 1, 1},
+		{"s3 store did not answer", db, fakeStorage{ok: false}, "s3://b/p", "s3", 1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := prometheus.NewRegistry()
+			if err := registerUpGauges(reg, c.db, c.storage, c.warehouse); err != nil {
+				t.Fatal(err)
+			}
+			mfs := metricstest.Families(t, reg)
+			if got := metricstest.Must(t, mfs, "floe_database_up", labels{"backend": "sqlite"}); got != c.wantDB {
+				t.Errorf("floe_database_up = %v, want %v", got, c.wantDB)
+			}
+			if got := metricstest.Must(t, mfs, "floe_storage_up", labels{"backend": c.backend}); got != c.wantSto {
+				t.Errorf("floe_storage_up = %v, want %v", got, c.wantSto)
+			}
+		})
+	}
 }
