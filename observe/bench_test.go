@@ -45,3 +45,21 @@ func benchIngest(b *testing.B, metrics bool) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "obs/s")
 }
+
+// BenchmarkIngestCounter is what the metrics add to one Put; held against
+// BenchmarkIngest's time per observation in the same run.
+func BenchmarkIngestCounter(b *testing.B) {
+	db := openDB(b, b.TempDir())
+	defer db.Close()
+	s, err := New(db, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Instrument(prometheus.NewRegistry()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s.count(catalog.FormatLance, outcomeStored)
+	}
+}
