@@ -74,9 +74,16 @@ func NewTokens(keys TokenKeys, now func() time.Time) *Tokens {
 // access key — what S3 Tables signs with) or its id and the key itself. A
 // wrong pair is ErrInvalidClient; other errors are server faults.
 func (t *Tokens) Issue(ctx context.Context, clientID, clientSecret string) (string, time.Duration, error) {
+	_, tok, ttl, err := t.IssueKey(ctx, clientID, clientSecret)
+	return tok, ttl, err
+}
+
+// IssueKey is Issue that also returns the key the credentials named (its
+// secret access key cleared), so the exchange can say who asked.
+func (t *Tokens) IssueKey(ctx context.Context, clientID, clientSecret string) (catalog.APIKey, string, time.Duration, error) {
 	key, err := t.client(ctx, clientID, clientSecret)
 	if err != nil {
-		return "", 0, err
+		return catalog.APIKey{}, "", 0, err
 	}
 	now := t.now()
 	expires := now.Add(t.ttl)
@@ -90,7 +97,7 @@ func (t *Tokens) Issue(ctx context.Context, clientID, clientSecret string) (stri
 		t.sweep(now)
 	}
 	t.m[sha256.Sum256([]byte(tok))] = &issued{key: key, expires: expires, gen: t.keys.KeyGeneration()}
-	return tok, expires.Sub(now), nil
+	return key, tok, expires.Sub(now), nil
 }
 
 // client finds the key the credentials name.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -76,14 +78,15 @@ func describeStore(b *testing.B, dbPath string) *catalog.Store {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
-	db := persisttest.OpenAt(b, dbPath)
-	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	db := persisttest.OpenAt(b, dbPath, dbschema.All()...)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}
 	// As floe serve does: the bus turns the table cache on for PostgreSQL
 	// (on SQLite it does nothing).
 	bus := notify.New(db, notify.Options{})
+	runtest.Start(b, bus)
 	b.Cleanup(func() { bus.Close(); st.Close() })
 	<-bus.Listening()
 	st.CacheReads(bus)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/web"
@@ -48,8 +49,8 @@ func BenchmarkConsolePages(b *testing.B) {
 func consolePages(b *testing.B, dbPath string) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	pdb := persisttest.OpenAt(b, dbPath)
-	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(b, dbPath, dbschema.All()...)
+	st, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -66,8 +68,8 @@ func consoleRSS(b *testing.B) {
 	baseRSS, baseHeap := memNow(b)
 
 	dir := b.TempDir()
-	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"))
-	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(b, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	st, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,6 +124,7 @@ func consoleRSS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	runtest.Start(b, p)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -57,6 +57,12 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 }
 
 func (s *Store) createAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole) (APIKey, string, error) {
+	return s.insertAPIKey(ctx, name, role, bucket, ttl, system, "")
+}
+
+// insertAPIKey creates a key; with underToken set, only while that worker
+// token exists (fault.NotFound otherwise), checked in the insert itself.
+func (s *Store) insertAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole, underToken string) (APIKey, string, error) {
 	if role != RoleReadWrite && role != RoleReadonly {
 		return APIKey{}, "", Invalid("role", "API key role must be readwrite or readonly")
 	}
@@ -75,10 +81,21 @@ func (s *Store) createAPIKey(ctx context.Context, name string, role Role, bucket
 	}
 	secret := apiKeyPrefix + randomBase62(secretRandomLen)
 	k.AccessKeyID, k.SecretAccessKey = newAccessKeyPair()
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
-		access_key_id, secret_access_key, system_role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.ID, k.Name, string(k.Role), k.Bucket,
-		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey, string(system)); err != nil {
+	args := []any{k.ID, k.Name, string(k.Role), k.Bucket,
+		hashSecret(secret), micros(now), micros(k.ExpiresAt), k.AccessKeyID, k.SecretAccessKey, string(system)}
+	const insert = `INSERT INTO api_keys(id, name, role, bucket, secret_hash, created_at, expires_at,
+		access_key_id, secret_access_key, system_role) `
+	q := insert + `VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	if underToken != "" {
+		q = insert + `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM worker_tokens WHERE id = ?)`
+		args = append(args, underToken)
+	}
+	res, err := s.db.ExecContext(ctx, q, args...)
+	if err != nil {
 		return APIKey{}, "", dbErr("insert API key", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return APIKey{}, "", errUnknownWorkerToken()
 	}
 	return k, secret, nil
 }
@@ -159,13 +176,6 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 	}
 	return nil
 }
-
-// KeyGeneration changes whenever this process revokes an API key. Caches of
-// verified keys compare it and start over when it moved, so a revoked key
-// stops working on the next request. It is the hook for revocations that
-// happen elsewhere: a catalog shared by several processes bumps it when a
-// peer says a key was revoked.
-func (s *Store) KeyGeneration() uint64 { return s.keyGen.Load() }
 
 // DeleteExpiredAPIKeys removes keys whose expiry has passed (minted worker
 // keys accumulate otherwise).
@@ -264,8 +274,18 @@ func WorkerKeyName(tokenID, workerID string) string {
 func workerKeyPrefix(tokenID string) string { return "worker:" + tokenID + ":" }
 
 // RevokeWorkerToken deletes a worker token and every API key minted under it,
-// in one transaction.
+// in one transaction; key caches start over and the OnWorkerTokenRevoked
+// functions hear of it (other replicas through FollowRevocations).
 func (s *Store) RevokeWorkerToken(ctx context.Context, id string) error {
+	err := s.revokeWorkerToken(ctx, id)
+	s.keyGen.Add(1) // even on error: the delete may have landed
+	if err == nil {
+		s.workerTokenRevoked(id)
+	}
+	return err
+}
+
+func (s *Store) revokeWorkerToken(ctx context.Context, id string) error {
 	return s.inTx(ctx, func(tx *persist.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM worker_tokens WHERE id = ?`, id)
 		if err != nil {

@@ -1,6 +1,8 @@
-// Package catalog owns table buckets, namespaces, tables, users, API keys and
-// their invariants, stored in SQLite on disk. Every rule of the data model
-// lives here, not in the HTTP layers above it.
+// Package catalog owns table buckets, namespaces, tables, views, users, API
+// keys, worker tokens and maintenance settings, and their invariants. Rows
+// live in floe's database through persist (a SQLite file by default,
+// PostgreSQL shared by replicas) and table data in the warehouse. Every rule
+// of the data model lives here, not in the HTTP layers above it.
 package catalog
 
 import (

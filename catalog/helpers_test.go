@@ -15,7 +15,12 @@ import (
 	"github.com/floe/floe/persist/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if arg := os.Getenv(dropHelperEnv); arg != "" {
+		os.Exit(dropHelper(arg))
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 // postgresInvariants are the catalog's invariant tests (names, format
 // conflicts, idempotent create, cascade, the create races, drop against

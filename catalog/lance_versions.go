@@ -109,7 +109,7 @@ func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, err
 	if on, ok := s.tables.getFlag(bucket, now); ok {
 		return on, nil
 	}
-	epoch, session, cacheable := s.tables.begin()
+	st, cacheable := s.tables.begin()
 	var on int64
 	err := s.ro.QueryRowContext(ctx, `SELECT lance_managed_versioning FROM buckets WHERE name = ?`, bucket).Scan(&on)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -119,7 +119,7 @@ func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, err
 		return false, dbErr("get bucket", err)
 	}
 	if cacheable {
-		s.tables.putFlag(bucket, on != 0, epoch, session, now)
+		s.tables.putFlag(bucket, on != 0, st, now)
 	}
 	return on != 0, nil
 }

@@ -8,8 +8,11 @@ import (
 	"github.com/floe/floe/warehouse"
 )
 
-// Marker files written beside a Lance table's data so storage tells the same
-// story as the catalog.
+// Marker files of the Lance directory catalog. floe writes .lance-reserved
+// when it declares a table (the declare creates the table's directory
+// anyway). It never writes .lance-deregistered: deregister leaves a table's
+// objects as they were, and the state is the catalog's. A revive removes
+// one an older floe wrote.
 const (
 	markerReserved     = ".lance-reserved"
 	markerDeregistered = ".lance-deregistered"

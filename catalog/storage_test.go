@@ -30,7 +30,7 @@ func TestMigrationCanonicalLocations(t *testing.T) {
 		if _, err := s.db.ExecContext(ctx, `DELETE FROM persist_migrations WHERE owner = 'catalog' AND version = '0007_canonical_locations'`); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
+		if err := s.db.Migrate(ctx, Migrations()); err != nil {
 			t.Fatal(err)
 		}
 		var loc, meta string

@@ -5,6 +5,7 @@ package catalog
 // (bucket.go, namespace.go, table_*.go, user.go, apikey.go).
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,9 +55,11 @@ type Store struct {
 	dummyOnce sync.Once // guards dummy
 	dummy     []byte    // bcrypt hash compared against for unknown users
 
-	// keyGen counts API-key revocations in this process; key caches
-	// compare it to drop what they hold (see KeyGeneration).
-	keyGen atomic.Uint64
+	// keyGen counts API-key revocations heard of (here, and from other
+	// replicas with FollowRevocations); key caches compare it to drop what
+	// they hold (see KeyGeneration).
+	keyGen  atomic.Uint64
+	revoked revocations // see FollowRevocations
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
 }
@@ -102,7 +105,16 @@ type CreateTableInput struct {
 	Location string
 	// MetadataLocation is the Iceberg metadata JSON, if any.
 	MetadataLocation string
-	Properties       map[string]string
+	// FirstMetadata, when set, writes an Iceberg table's first metadata
+	// file under the location the catalog settled on and returns where it
+	// is. It runs inside the create's write transaction, just before the
+	// row is inserted with that metadata location, so the entry and its
+	// metadata commit together or not at all: a crash or a database outage
+	// can leave an unreferenced file, never an entry without metadata. A
+	// transaction retried whole calls it again; the caller removes the
+	// files it wrote that CreateTable did not keep.
+	FirstMetadata func(ctx context.Context, location string) (metadataLocation string, err error)
+	Properties    map[string]string
 	// Tags label a new table (S3 Tables' CreateTable tags); an existing
 	// table's tags are not touched.
 	Tags map[string]string

@@ -14,8 +14,9 @@ import (
 
 // Open opens (creating if needed) the database at opts.Path, applies the
 // catalog's migrations and returns a Store that closes the database with
-// itself. It suits tools and tests that need only the catalog; floe serve
-// opens persist once and hands the handle to New and to the other services.
+// itself: a composition root for tools and tests that need only the
+// catalog. floe serve and the CLI open persist once, migrate every owner
+// (internal/dbschema) and hand the handle to New and to the other services.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Path == "" {
 		return nil, Invalid("path", "catalog path is required: pass the SQLite file, e.g. ./floe-data/catalog.db")
@@ -24,7 +25,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	s, err := New(ctx, db, opts)
+	if err := db.Migrate(ctx, Migrations()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	s, err := New(db, opts)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -33,10 +38,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// New returns the catalog over an open database, applying its migrations.
-// opts.Path is ignored; the caller keeps the database and closes it after
-// the Store.
-func New(ctx context.Context, db *persist.DB, opts Options) (*Store, error) {
+// New returns the catalog over an open database its migrations (Migrations)
+// have been applied to. opts.Path is ignored; the caller keeps the database
+// and closes it after the Store.
+func New(db *persist.DB, opts Options) (*Store, error) {
 	if db == nil {
 		return nil, Invalid("db", "catalog needs an open database")
 	}
@@ -58,10 +63,6 @@ func New(ctx context.Context, db *persist.DB, opts Options) (*Store, error) {
 	wh, local, err := openWarehouse(&opts)
 	if err != nil {
 		return nil, err
-	}
-	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
-		closeLocal(local)
-		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	return &Store{db: db, ro: db, opts: opts, wh: wh, local: local}, nil
 }

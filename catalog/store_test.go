@@ -24,7 +24,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := fs.Glob(Migrations(), "*.sql")
+	files, _ := fs.Glob(Migrations().Files, "*.sql")
 	if len(first) != len(files) || !strings.HasPrefix(first[0], "0001") {
 		t.Fatalf("applied %v, embedded %v", first, files)
 	}

@@ -32,6 +32,19 @@ func (s *Store) CreateSystemAPIKey(ctx context.Context, name string, role Role, 
 	return s.createAPIKey(ctx, name, role, bucket, ttl, system)
 }
 
+// CreateWorkerKey mints a key for worker workerID connected under the
+// worker token tokenID, named WorkerKeyName(tokenID, workerID) so revoking
+// the token deletes it. The key is inserted only while the token exists,
+// in the insert's own write transaction: a token revoked at the same
+// moment by another replica never leaves a key minted after the revoke
+// (fault.NotFound then; the revoke deletes those minted before it).
+func (s *Store) CreateWorkerKey(ctx context.Context, tokenID, workerID string, role Role, bucket string, ttl time.Duration) (APIKey, string, error) {
+	if tokenID == "" {
+		return APIKey{}, "", errUnknownWorkerToken()
+	}
+	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, bucket, ttl, "", tokenID)
+}
+
 // MintedFor reports the worker token and worker a minted worker key was
 // made for (see WorkerKeyName); ok is false for every other key.
 func (k APIKey) MintedFor() (tokenID, workerID string, ok bool) {

@@ -98,7 +98,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	if t, ok := s.tables.get(k, now); ok {
 		return t, nil
 	}
-	epoch, session, cacheable := s.tables.begin() // before the read: see tableCache
+	stamp, cacheable := s.tables.begin() // before the read: see tableCache
 	t, err := s.getTable(ctx, s.ro, ref)
 	if err != nil {
 		return Table{}, err
@@ -109,7 +109,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	// A declared Lance table becomes created when storage, not the
 	// database, changes: it is stat'ed on every read, never cached.
 	if cacheable && (t.Format != FormatLance || t.State != StateDeclared) {
-		s.tables.put(k, t, epoch, session, now)
+		s.tables.put(k, t, stamp, now)
 	}
 	return t, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 )
 
@@ -25,21 +26,31 @@ const (
 // migrations/postgres/0012_tables_notify.sql).
 const busTopicTables = "catalog.tables"
 
-// tableCache remembers table entries by name so a describe on PostgreSQL
-// costs no round trip. It is on only with a bus whose listener hears every
-// change (CacheReads on PostgreSQL); on SQLite a read is already local and
-// another process (the CLI) may write the file unheard, so it stays off.
-//
+// tableCache remembers table entries by name so a describe costs no query.
 // An entry is served only while nothing could have changed it since its
-// read began: the epoch moves on every local commit (persist.OnCommit,
-// before the writer's call returns) and on every other process's change
-// (the tables trigger's NOTIFY, handled on the listener's goroutine), and
-// the bus session must be the one the read began in (a reconnect may have
-// missed notifications). So the bound on a stale read is the notification's
-// delivery: once it has arrived on this replica, no read returns the old
-// entry.
+// read began, and what "nothing changed" means depends on the database:
+//
+//   - PostgreSQL (CacheReads with a bus that hears other replicas): the
+//     epoch moves on every local commit (persist.OnCommit, before the
+//     writer's call returns) and on every other process's change (the
+//     tables trigger's NOTIFY, handled on the listener's goroutine), and
+//     the bus session must be the one the read began in (a reconnect may
+//     have missed notifications). So the bound on a stale read is the
+//     notification's delivery: once it has arrived on this replica, no read
+//     returns the old entry.
+//   - SQLite (CacheReads with the local bus): the database's change stamp
+//     (persist.ChangeStamp, SQLite's WAL-index header) must be the one
+//     taken before the read. Any commit by any process on the file — the
+//     CLI beside floe serve included — changes it, so a read after that
+//     commit never returns the old entry; the epoch moves on local commits
+//     too.
+//
+// Either way any write to the database drops every entry's validity: the
+// cache serves tables between writes, which is when describes come in
+// bulk.
 type tableCache struct {
-	bus   *notify.Bus // nil: off
+	bus   *notify.Bus                        // PostgreSQL: invalidated by notifications
+	stamp func() (persist.ChangeStamp, bool) // SQLite: validated by the change stamp
 	epoch atomic.Uint64
 
 	mu    sync.Mutex
@@ -49,9 +60,9 @@ type tableCache struct {
 
 // cachedFlag is a bucket's managed-versioning setting as read at an epoch.
 type cachedFlag struct {
-	on             bool
-	epoch, session uint64
-	at             time.Time
+	on bool
+	st cacheStamp
+	at time.Time
 }
 
 type tableKey struct{ bucket, namespace, name string }
@@ -60,43 +71,64 @@ type cachedTable struct {
 	t       Table
 	epoch   uint64
 	session uint64
+	stamp   persist.ChangeStamp
 	at      time.Time
 }
 
-// CacheReads turns on the table-entry cache behind GetTable when bus
-// carries other replicas' changes (PostgreSQL); with a SQLite bus or nil it
-// does nothing. Call it once, before serving.
+// cacheStamp is what a read must carry to be cached and an entry must
+// still match to be served.
+type cacheStamp struct {
+	epoch, session uint64
+	change         persist.ChangeStamp
+}
+
+// CacheReads turns on the table-entry cache behind GetTable: with a bus
+// that carries other replicas' changes (PostgreSQL), or on SQLite, whose
+// change stamp every process's commit moves. Call it once, before serving.
 func (s *Store) CacheReads(bus *notify.Bus) {
-	if !bus.Remote() {
+	c := &s.tables
+	switch {
+	case bus.Remote():
+		c.bus = bus
+		bus.Handle(busTopicTables, func(notify.Message) { c.invalidate() })
+	case s.db.Dialect().Name == "sqlite":
+		if _, ok := s.db.ChangeStamp(); !ok {
+			return // not in WAL mode: nothing says when another process wrote
+		}
+		c.stamp = s.db.ChangeStamp
+	default:
 		return
 	}
-	c := &s.tables
-	c.bus = bus
 	s.db.OnCommit(c.invalidate)
-	bus.Handle(busTopicTables, func(notify.Message) { c.invalidate() })
 }
 
 func (c *tableCache) invalidate() { c.epoch.Add(1) }
 
 // begin returns the stamp a read must carry to be cached; ok is false
-// while the cache is off or the listener is not listening.
-func (c *tableCache) begin() (epoch, session uint64, ok bool) {
-	if c.bus == nil {
-		return 0, 0, false
+// while the cache is off, the listener is not listening or SQLite's header
+// is being rewritten.
+func (c *tableCache) begin() (cacheStamp, bool) {
+	switch {
+	case c.bus != nil:
+		session := c.bus.Session()
+		return cacheStamp{epoch: c.epoch.Load(), session: session}, session != 0
+	case c.stamp != nil:
+		epoch := c.epoch.Load()
+		change, ok := c.stamp()
+		return cacheStamp{epoch: epoch, change: change}, ok
 	}
-	session = c.bus.Session()
-	return c.epoch.Load(), session, session != 0
+	return cacheStamp{}, false
 }
 
 func (c *tableCache) get(k tableKey, now time.Time) (Table, bool) {
-	epoch, session, ok := c.begin()
+	st, ok := c.begin()
 	if !ok {
 		return Table{}, false
 	}
 	c.mu.Lock()
 	e, hit := c.m[k]
 	c.mu.Unlock()
-	if !hit || e.epoch != epoch || e.session != session || now.Sub(e.at) > maxCachedTableAge {
+	if !hit || e.epoch != st.epoch || e.session != st.session || e.stamp != st.change || now.Sub(e.at) > maxCachedTableAge {
 		return Table{}, false
 	}
 	return e.t.clone(), true
@@ -111,35 +143,35 @@ func (t Table) clone() Table {
 }
 
 // put stores t read under the stamp begin gave before the read; an entry
-// whose epoch has already moved on is never served (get compares).
-func (c *tableCache) put(k tableKey, t Table, epoch, session uint64, now time.Time) {
+// whose stamp has already moved on is never served (get compares).
+func (c *tableCache) put(k tableKey, t Table, st cacheStamp, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedTables {
 		c.m = make(map[tableKey]cachedTable) // drop all: cheap, and rare
 	}
-	c.m[k] = cachedTable{t: t.clone(), epoch: epoch, session: session, at: now}
+	c.m[k] = cachedTable{t: t.clone(), epoch: st.epoch, session: st.session, stamp: st.change, at: now}
 }
 
 func (c *tableCache) getFlag(bucket string, now time.Time) (on, ok bool) {
-	epoch, session, live := c.begin()
+	st, live := c.begin()
 	if !live {
 		return false, false
 	}
 	c.mu.Lock()
 	e, hit := c.flags[bucket]
 	c.mu.Unlock()
-	if !hit || e.epoch != epoch || e.session != session || now.Sub(e.at) > maxCachedTableAge {
+	if !hit || e.st != st || now.Sub(e.at) > maxCachedTableAge {
 		return false, false
 	}
 	return e.on, true
 }
 
-func (c *tableCache) putFlag(bucket string, on bool, epoch, session uint64, now time.Time) {
+func (c *tableCache) putFlag(bucket string, on bool, st cacheStamp, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.flags == nil || len(c.flags) >= maxCachedTables {
 		c.flags = make(map[string]cachedFlag)
 	}
-	c.flags[bucket] = cachedFlag{on: on, epoch: epoch, session: session, at: now}
+	c.flags[bucket] = cachedFlag{on: on, st: st, at: now}
 }

@@ -2,6 +2,9 @@ package catalog
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -23,11 +27,15 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(ctx, db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
+	if err := db.Migrate(ctx, Migrations()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(db, Options{Warehouse: warehouse, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bus := notify.New(db, notify.Options{Replica: name})
+	runtest.Start(t, bus)
 	t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
 	select {
 	case <-bus.Listening():
@@ -119,30 +127,84 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 	})
 }
 
-// TestTableCacheOffWithoutListener: on SQLite, and on PostgreSQL once the
-// listener is gone, nothing is cached (a change could go unheard).
+// TestTableCacheOnSQLite: on SQLite a read is served from memory until
+// anything commits; a change made by another process (the CLI beside floe
+// serve), which no commit hook here hears, is seen by the very next read.
+func TestTableCacheOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path, wh := filepath.Join(dir, "c.db"), filepath.Join(dir, "wh")
+	db, err := persist.Open(ctx, persist.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, Migrations()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(db, Options{Warehouse: wh, BcryptCost: bcrypt.MinCost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := notify.New(db, notify.Options{})
+	runtest.Start(t, bus)
+	t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
+	s.CacheReads(bus)
+	mustBucket(t, s, "bkt", FormatIceberg)
+	mustNamespace(t, s, "bkt", "ns")
+	for _, name := range []string{"t", "u"} {
+		ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: name}
+		mustTable(t, s, ref, FormatIceberg)
+		if _, err := s.GetTable(ctx, ref); err != nil || !s.cached(ref) {
+			t.Fatalf("read %s: %v, cached %v", name, err, s.cached(ref))
+		}
+	}
+	// Creating u invalidated t; reading t again caches it again.
+	ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t"}
+	if s.cached(ref) {
+		t.Fatal("t is still served after this process's own write")
+	}
+	if _, err := s.GetTable(ctx, ref); err != nil || !s.cached(ref) {
+		t.Fatalf("read t again: %v, cached %v", err, s.cached(ref))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), dropHelperEnv+"="+path, dropHelperEnv+"_WAREHOUSE="+wh)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the other process failed: %v\n%s", err, out)
+	}
+	if s.cached(ref) {
+		t.Fatal("another process dropped t, and the cache still serves it")
+	}
+	_, err = s.GetTable(ctx, ref)
+	wantKind(t, err, fault.NotFound)
+}
+
+// dropHelperEnv makes this test binary, run again, a second process that
+// drops bkt/ns/t from the catalog file it names; see TestMain.
+const dropHelperEnv = "CATALOG_DROP_HELPER"
+
+func dropHelper(path string) int {
+	wh := os.Getenv(dropHelperEnv + "_WAREHOUSE")
+	ctx := context.Background()
+	db, err := persist.Open(ctx, persist.Options{Path: path})
+	if err == nil {
+		var s *Store
+		if s, err = New(db, Options{Warehouse: wh, BcryptCost: bcrypt.MinCost}); err == nil {
+			_, err = s.DropTable(ctx, TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t"})
+			s.Close()
+		}
+		db.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "drop helper:", err)
+		return 1
+	}
+	return 0
+}
+
+// TestTableCacheOffWithoutListener: on PostgreSQL once the listener is
+// gone, nothing is cached (a change could go unheard).
 func TestTableCacheOffWithoutListener(t *testing.T) {
 	ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t"}
-	t.Run("sqlite", func(t *testing.T) {
-		dir := t.TempDir()
-		db, err := persist.Open(context.Background(), persist.Options{Path: filepath.Join(dir, "c.db")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := New(context.Background(), db, Options{Warehouse: filepath.Join(dir, "wh"), BcryptCost: bcrypt.MinCost})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bus := notify.New(db, notify.Options{})
-		t.Cleanup(func() { bus.Close(); s.Close(); db.Close() })
-		s.CacheReads(bus)
-		mustBucket(t, s, "bkt", FormatIceberg)
-		mustNamespace(t, s, "bkt", "ns")
-		mustTable(t, s, ref, FormatIceberg)
-		if _, err := s.GetTable(context.Background(), ref); err != nil || s.cached(ref) {
-			t.Fatalf("SQLite: %v, cached %v", err, s.cached(ref))
-		}
-	})
 	t.Run("postgres listener closed", func(t *testing.T) {
 		dsn, dir := pgtest.DSN(t), t.TempDir()
 		s, bus := replicaStore(t, dsn, filepath.Join(dir, "wh"), "A")

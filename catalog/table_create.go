@@ -143,6 +143,13 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 	if err := s.wh.MkdirAll(ctx, loc); err != nil {
 		return Table{}, storageErr("create table directory", err)
 	}
+	if in.FirstMetadata != nil {
+		ml, err := in.FirstMetadata(ctx, t.Location)
+		if err != nil {
+			return Table{}, err
+		}
+		t.MetadataLocation = ml
+	}
 	if t.Format == FormatLance {
 		t.State = StateDeclared
 		if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {
@@ -176,8 +183,9 @@ func (s *Store) marker(t Table) []byte {
 }
 
 // revive brings a deregistered Lance table back at loc with its table id:
-// state declared (created when _versions/ exists), a new version token, the
-// .lance-deregistered marker removed. declare also writes .lance-reserved.
+// state declared (created when _versions/ exists), a new version token, and
+// a .lance-deregistered marker an older floe wrote removed. declare also
+// writes .lance-reserved.
 func (s *Store) revive(ctx context.Context, tx *persist.Tx, t Table, loc warehouse.Location, declare bool) (Table, error) {
 	if err := s.checkFree(ctx, tx, loc, t.ID); err != nil {
 		return Table{}, err

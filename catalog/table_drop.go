@@ -136,9 +136,12 @@ func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where strin
 	return nil
 }
 
-// DeregisterTable hides a Lance table (state deregistered, marker
-// .lance-deregistered written); the data stays. Deregistering a hidden table
-// again changes nothing.
+// DeregisterTable hides a Lance table: its entry's state becomes
+// deregistered and nothing in storage changes, not even a marker file. The
+// state lives in the catalog only, so the table's objects are exactly what
+// they were (a marker inside the table's prefix would be a new object in
+// it, and there is no place outside the prefix a directory-catalog client
+// would look). Deregistering a hidden table again changes nothing.
 func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
@@ -155,13 +158,6 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		}
 		if t.State == StateDeregistered {
 			return nil
-		}
-		loc, err := warehouse.Parse(t.Location)
-		if err != nil {
-			return Invalid("location", err.Error())
-		}
-		if err := s.wh.WriteFile(ctx, join(loc, markerDeregistered), s.marker(t)); err != nil {
-			return storageErr("write "+markerDeregistered, err)
 		}
 		t.State = StateDeregistered
 		t, err = s.updateEntry(ctx, tx, t)

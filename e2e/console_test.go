@@ -23,6 +23,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/web"
 )
@@ -49,8 +51,8 @@ func chromium(t *testing.T) string {
 func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +69,7 @@ func startConsole(t *testing.T) (*httptest.Server, *catalog.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, s)
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	t.Cleanup(srv.Close)
 	return srv, store

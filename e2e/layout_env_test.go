@@ -19,6 +19,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -60,8 +62,8 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	ctx := context.Background()
 	dir := t.TempDir()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +87,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p, s)
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()

@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,14 +20,28 @@ import (
 // seeding its demo table (12 appends) and a real compaction.
 const maintenanceJourneyTimeout = 4 * time.Minute
 
-func freeAddr(t *testing.T) string {
+// startedAddrs waits until the floe serve logging JSON lines (--log-json)
+// to logPath says "floe started" and returns the addresses it bound, by
+// surface (http, grpc, lance, iceberg, s3tables). floe binds 127.0.0.1:0
+// itself, so no port is picked free beforehand and lost to someone else.
+func startedAddrs(t *testing.T, logPath string) map[string]string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(time.Minute); ; {
+		b, _ := os.ReadFile(logPath)
+		for _, line := range strings.Split(string(b), "\n") {
+			var l map[string]any
+			if json.Unmarshal([]byte(line), &l) != nil || l["msg"] != "floe started" {
+				continue
+			}
+			str := func(k string) string { v, _ := l[k].(string); return v }
+			return map[string]string{"http": strings.TrimPrefix(str("console"), "http://"), "grpc": str("grpc"),
+				"lance": str("lance"), "iceberg": str("iceberg"), "s3tables": str("s3tables")}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("floe did not start within a minute:\n%s", b)
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval, not an assertion
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // journeyFragments is the seeded table's fragment count: below the Lance
@@ -77,7 +91,6 @@ func startFloeWithWorker(t *testing.T) floeProc {
 	run("go", "build", "-o", bin, "./cmd/floe")
 	apiKey := run(bin, "token", "create", "--role", "readwrite", "--data", data)
 	workerToken := run(bin, "worker-token", "create", "--data", data)
-	httpAddr, grpcAddr, lanceAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	logFile, err := os.Create(filepath.Join(dir, "floe.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +124,11 @@ func startFloeWithWorker(t *testing.T) floeProc {
 			}
 		})
 	}
-	start(bin, []string{"FLOE_ADMIN_PASSWORD=" + adminPassword}, "serve", "--data", data, "--http", httpAddr,
-		"--grpc", grpcAddr, "--lance", lanceAddr, "--iceberg", "")
-	url := "http://" + httpAddr
+	start(bin, []string{"FLOE_ADMIN_PASSWORD=" + adminPassword}, "serve", "--data", data, "--log-json", "--http", "127.0.0.1:0",
+		"--grpc", "127.0.0.1:0", "--lance", "127.0.0.1:0", "--iceberg", "", "--s3tables", "")
+	addrs := startedAddrs(t, logFile.Name())
+	grpcAddr, lanceAddr := addrs["grpc"], addrs["lance"]
+	url := "http://" + addrs["http"]
 	for deadline := time.Now().Add(time.Minute); ; {
 		resp, err := http.Get(url + "/healthz")
 		if err == nil {

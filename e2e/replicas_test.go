@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
@@ -50,9 +52,13 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := dbschema.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
 	bus := notify.New(db, notify.Options{Replica: name, Logger: log})
+	runtest.Start(t, bus)
 	<-bus.Listening()
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: warehouse})
+	store, err := catalog.New(db, catalog.Options{Warehouse: warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +77,18 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	go ts.FollowJobs(runCtx, p)
+	if err := ts.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
 	pb := preview.New(p, obs)
-	pb.Relay(runCtx, db, bus, log)
+	pb.Relay(db, bus, log)
 	s, err := web.New(web.Config{DB: db, Store: store, Logger: log, Plugin: p, Observe: obs, Preview: pb, Tasks: ts,
 		Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101", GRPC: "127.0.0.1:9401"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As floe serve does: every part loaded, then run until the test ends.
+	runtest.Start(t, obs, p, pb, s, runtest.Func(func(ctx context.Context) error { ts.FollowJobs(ctx, p); return nil }))
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()
@@ -92,7 +101,6 @@ func startReplicaNode(t *testing.T, dsn, warehouse, name string) *replicaNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		stop()
 		s.Close()
 		srv.Close()
 		conn.Close()

@@ -36,7 +36,8 @@ const (
 // Connect tab's read-only key button on a Lance and an Iceberg table,
 // presses each snippet's Copy button, and runs what the button put on the
 // clipboard unchanged: the LanceDB JS snippet with node, the iceberg-go
-// one with go run in a module of its own. Each must print its table's rows.
+// ones (bearer, and SigV4 with the bucket's ARN as warehouse) with go run
+// in a module of its own. Each must print its table's rows.
 func TestJourneySnippetsRunAsCopied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser journey skipped in -short mode")
@@ -101,6 +102,12 @@ func TestJourneySnippetsRunAsCopied(t *testing.T) {
 	}
 	js := copied("/buckets/snip/namespaces/docs/tables/items", "lancedb-js")
 	goSrc := copied("/buckets/snip-lake/namespaces/sales/tables/events", "iceberg-go")
+	// The AWS S3 Tables way: SigV4 with the new key's pair, warehouse = the
+	// bucket's ARN.
+	goSigSrc := copied("/buckets/snip-lake/namespaces/sales/tables/events", "iceberg-go-sigv4")
+	if !strings.Contains(goSigSrc, "arn:aws:s3tables:") || !strings.Contains(goSigSrc, "WithSigV4RegionSvc") {
+		t.Fatalf("the SigV4 snippet does not sign or name the ARN:\n%s", goSigSrc)
+	}
 	for _, l := range logs.all() {
 		if strings.Contains(l, "Content Security Policy") {
 			t.Errorf("CSP violation: %s", l)
@@ -119,22 +126,27 @@ func TestJourneySnippetsRunAsCopied(t *testing.T) {
 			t.Fatalf("node count.mjs printed %q, want %q", out, snippetLanceRows)
 		}
 	})
-	t.Run("iceberg-go", func(t *testing.T) {
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "main.go"), goSrc)
-		writeFile(t, filepath.Join(dir, "go.mod"), snippetGoMod(t, repo))
-		sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, "go.sum"), string(sum))
-		// The repo's own requirements and sums: every module comes from the
-		// module cache the repo's build filled, so this runs offline.
-		out := runIn(t, dir, []string{"GOFLAGS=-mod=mod", "GOWORK=off"}, "go", "run", ".")
-		if want := itoa(snippetIcebergRows) + " rows"; strings.TrimSpace(out) != want {
-			t.Fatalf("go run printed %q, want %q", out, want)
-		}
-	})
+	t.Run("iceberg-go", func(t *testing.T) { runGoSnippet(t, repo, goSrc) })
+	t.Run("iceberg-go SigV4", func(t *testing.T) { runGoSnippet(t, repo, goSigSrc) })
+}
+
+// runGoSnippet runs a copied Go program in a module of its own and checks
+// it printed the Iceberg table's rows.
+func runGoSnippet(t *testing.T, repo, src string) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "main.go"), src)
+	writeFile(t, filepath.Join(dir, "go.mod"), snippetGoMod(t, repo))
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.sum"), string(sum))
+	// The repo's own requirements and sums: every module comes from the
+	// module cache the repo's build filled, so this runs offline.
+	out := runIn(t, dir, []string{"GOFLAGS=-mod=mod", "GOWORK=off"}, "go", "run", ".")
+	if want := itoa(snippetIcebergRows) + " rows"; strings.TrimSpace(out) != want {
+		t.Fatalf("go run printed %q, want %q", out, want)
+	}
 }
 
 func writeFile(t *testing.T, path, body string) {
@@ -200,13 +212,12 @@ func startFloeForSnippets(t *testing.T, node string, withWorker bool) snippetFlo
 	runIn(t, "..", nil, "go", "build", "-o", bin, "./cmd/floe")
 	key := lastLine(runIn(t, "..", nil, bin, "token", "create", "--role", "readwrite", "--data", data))
 	runIn(t, "..", nil, bin, "bucket", "create", "snip-lake", "--format", "iceberg", "--data", data)
-	httpAddr, grpcAddr, lanceAddr, icebergAddr := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
 	logFile, err := os.Create(filepath.Join(dir, "floe.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"serve", "--data", data, "--http", httpAddr, "--grpc", grpcAddr,
-		"--lance", lanceAddr, "--iceberg", icebergAddr, "--s3tables", ""}
+	args := []string{"serve", "--data", data, "--log-json", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+		"--lance", "127.0.0.1:0", "--iceberg", "127.0.0.1:0", "--s3tables", ""}
 	if withWorker {
 		args = append(args, "--with-worker")
 	}
@@ -235,7 +246,9 @@ func startFloeForSnippets(t *testing.T, node string, withWorker bool) snippetFlo
 			t.Logf("floe log (tail):\n%s", b)
 		}
 	})
-	url := "http://" + httpAddr
+	addrs := startedAddrs(t, logFile.Name())
+	lanceAddr, icebergAddr := addrs["lance"], addrs["iceberg"]
+	url := "http://" + addrs["http"]
 	for deadline := time.Now().Add(time.Minute); ; {
 		resp, err := http.Get(url + "/healthz")
 		if err == nil {

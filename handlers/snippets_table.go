@@ -23,6 +23,9 @@ type TableSnippetInput struct {
 	// each snippet read it from $FLOE_API_KEY instead (never a placeholder).
 	Key   string
 	Store *SnippetStore // s3:// warehouse; nil for local disk
+	// SigV4, when set, adds the Iceberg snippets that sign with an access
+	// key pair and name the bucket by its ARN.
+	SigV4 *SnippetSigV4
 }
 
 // TableSnippets generates, for each engine the table's format supports,
@@ -35,6 +38,9 @@ func TableSnippets(in TableSnippetInput) []views.Snippet {
 		out = lanceTableSnippets(in)
 	case in.Format == catalog.FormatIceberg && in.IcebergURL != "":
 		out = icebergTableSnippets(in)
+		if in.SigV4 != nil {
+			out = append(out, icebergSigV4Snippets(in)...)
+		}
 	}
 	if in.Store != nil {
 		out = withStore(out, in.Store)

@@ -30,16 +30,23 @@ func (h *Handlers) ShowTableConnect(w http.ResponseWriter, r *http.Request) {
 	if k, ok := h.takeSecret(r); ok && k.For == self {
 		v.KeyName, v.KeyShown = k.Name, true
 		w.Header().Set("Cache-Control", "no-store") // the key is in the page
-		v.Snippets = h.tableSnippets(r, t, k.Secret)
+		v.Snippets = h.tableSnippets(r, b, t, k)
 	} else {
-		v.Snippets = h.tableSnippets(r, t, "")
+		v.Snippets = h.tableSnippets(r, b, t, revealed{})
 	}
 	h.render(w, r, http.StatusOK, views.TableConnectPage(v))
 }
 
-func (h *Handlers) tableSnippets(r *http.Request, t catalog.Table, key string) []views.Snippet {
-	return TableSnippets(TableSnippetInput{LanceURL: h.lanceURL(r), IcebergURL: h.icebergURL(r), Bucket: t.Bucket,
-		Namespace: t.Namespace, Table: t.Name, Format: t.Format, Key: key, Store: h.s3})
+// tableSnippets are the table's snippets; k is the key just made for them
+// (zero: the snippets read it from the environment). The SigV4 ones sign
+// for the S3 Tables region and name the bucket by the ARN S3 Tables shows.
+func (h *Handlers) tableSnippets(r *http.Request, b catalog.Bucket, t catalog.Table, k revealed) []views.Snippet {
+	in := TableSnippetInput{LanceURL: h.lanceURL(r), IcebergURL: h.icebergURL(r), Bucket: t.Bucket,
+		Namespace: t.Namespace, Table: t.Name, Format: t.Format, Key: k.Secret, Store: h.s3}
+	if region := h.surfaces.S3TablesRegion; region != "" {
+		in.SigV4 = &SnippetSigV4{Region: region, WarehouseARN: h.displayARN(b.ARN), AccessKeyID: k.AccessKeyID, SecretAccessKey: k.SecretAccessKey}
+	}
+	return TableSnippets(in)
 }
 
 // CreateTableConnectKey makes a read-only key scoped to the table's bucket

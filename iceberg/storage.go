@@ -60,6 +60,17 @@ func (f warehouseFiles) CreateExclusive(loc string, data []byte) error {
 	return f.w.CreateExclusive(context.Background(), l, data)
 }
 
+// CreateExclusiveContext is CreateExclusive bounded by ctx: the first
+// metadata write of a create runs inside the catalog's write transaction
+// and must not hold it for as long as a hung store would.
+func (f warehouseFiles) CreateExclusiveContext(ctx context.Context, loc string, data []byte) error {
+	l, err := f.w.Parse(loc)
+	if err != nil {
+		return err
+	}
+	return f.w.CreateExclusive(ctx, l, data)
+}
+
 func (f warehouseFiles) Remove(loc string) error {
 	l, err := f.w.Parse(loc)
 	if err != nil {

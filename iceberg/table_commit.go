@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
@@ -182,39 +183,82 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 	return s.createEntry(ctx, ref, md, true, nil)
 }
 
-// createEntry makes the catalog entry, then writes the first metadata file
-// under the location the catalog gave and swaps it in. explicitLoc keeps
-// md.Location (a staged create already told the client where to write).
-// If anything fails after the entry exists, the entry is forgotten again.
-// tags label the new entry.
+// createEntry makes the catalog entry and its first metadata file in one
+// step: the catalog calls back, inside its write transaction, to write the
+// file under the location it settled on, and inserts the row with that
+// metadata location. A crash or database outage in between leaves at most
+// an unreferenced metadata file, never a name that lists but does not load.
+// explicitLoc keeps md.Location (a staged create already told the client
+// where to write). tags label the new entry.
 func (s *Tables) createEntry(ctx context.Context, ref catalog.TableRef, md *tableMetadata, explicitLoc bool, tags map[string]string) (*Loaded, error) {
 	in := catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatIceberg, Properties: md.Properties, Tags: tags}
 	if explicitLoc {
 		in.Location = md.Location
 	}
-	t, created, err := s.store.CreateTable(ctx, in)
-	if err != nil {
-		return nil, fromCatalog(err, "namespace")
-	}
-	if !created {
-		return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
-	}
-	md.Location = t.Location
-	res, err := s.writeMetadata(md, 0)
-	if err == nil {
-		_, err = s.store.CommitTable(ctx, t.ID, t.VersionToken, res.MetadataLocation, md.Properties)
+	var (
+		written  []*Loaded // every file written; a retried transaction writes again
+		writeErr error
+	)
+	in.FirstMetadata = func(ctx context.Context, location string) (string, error) {
+		md.Location = location
+		ctx, cancel := context.WithTimeout(ctx, firstMetadataTimeout)
+		defer cancel()
+		res, err := s.writeMetadataIn(ctx, md, 0)
 		if err != nil {
-			s.files.Remove(res.MetadataLocation)
+			writeErr = err
+			return "", err
+		}
+		written = append(written, res)
+		return res.MetadataLocation, nil
+	}
+	t, created, err := s.store.CreateTable(ctx, in)
+	var kept *Loaded
+	for _, w := range written {
+		if err == nil && created && w.MetadataLocation == t.MetadataLocation {
+			kept = w
+			continue
+		}
+		// A file the catalog did not keep is removed, unless the outcome is
+		// unknown (the database went away around the commit): then it may
+		// be the table's, and an unreferenced file costs only its bytes.
+		if err == nil || refusedBeforeCommit(err) {
+			s.files.Remove(w.MetadataLocation)
 		}
 	}
-	if err != nil {
-		if _, ferr := s.store.ForgetTable(ctx, ref); ferr != nil {
-			s.log.Error("iceberg: undoing a failed create", "table", ref.String(), "err", ferr)
-		}
-		return nil, fromCatalog(err, "table")
+	switch {
+	case writeErr != nil:
+		return nil, writeErr
+	case err != nil:
+		return nil, fromCatalog(err, "namespace")
+	case !created:
+		return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
+	case kept == nil:
+		return nil, fmt.Errorf("iceberg: the catalog created %s without its first metadata file", ref.Name)
 	}
-	s.cache.put(res.MetadataLocation, &cachedMetadata{res.Metadata, md})
-	return res, nil
+	s.cache.put(kept.MetadataLocation, &cachedMetadata{kept.Metadata, md})
+	return kept, nil
+}
+
+// firstMetadataTimeout bounds a create's first metadata write: it runs
+// inside the catalog's write transaction, and every write of this process
+// queues behind it, so a store that hangs fails the create instead.
+const firstMetadataTimeout = 30 * time.Second
+
+// contextCreator is a fileStore whose exclusive create can be bounded.
+type contextCreator interface {
+	CreateExclusiveContext(ctx context.Context, loc string, data []byte) error
+}
+
+// refusedBeforeCommit reports a catalog refusal (the name is taken, the
+// namespace is missing, the location overlaps): nothing was committed. A
+// database or storage fault may have struck around the commit instead.
+func refusedBeforeCommit(err error) bool {
+	for _, kind := range []error{fault.NotFound, fault.AlreadyExists, fault.Conflict, fault.NotEmpty, fault.Invalid} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
@@ -268,6 +312,11 @@ func (s *Tables) checkTableLocation(bucket, loc string) error {
 
 // writeMetadata writes md as <location>/metadata/NNNNN-<uuid>.metadata.json.
 func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) {
+	return s.writeMetadataIn(context.Background(), md, version)
+}
+
+// writeMetadataIn is writeMetadata bounded by ctx where the store allows it.
+func (s *Tables) writeMetadataIn(ctx context.Context, md *tableMetadata, version int) (*Loaded, error) {
 	raw, err := md.encode()
 	if err != nil {
 		return nil, err
@@ -276,7 +325,11 @@ func (s *Tables) writeMetadata(md *tableMetadata, version int) (*Loaded, error) 
 	if err != nil {
 		return nil, invalid("location", "table location: %v", err)
 	}
-	if err := s.files.CreateExclusive(loc, raw); err != nil {
+	create := s.files.CreateExclusive
+	if cc, ok := s.files.(contextCreator); ok {
+		create = func(loc string, data []byte) error { return cc.CreateExclusiveContext(ctx, loc, data) }
+	}
+	if err := create(loc, raw); err != nil {
 		if warehouse.IsClientError(err) {
 			return nil, invalid("location", "%v", err)
 		}

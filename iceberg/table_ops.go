@@ -86,12 +86,18 @@ func (s *Tables) CreateTable(ctx context.Context, b catalog.Bucket, ns []string,
 }
 
 // DropTable removes a table from the catalog. With purge its files go too;
-// without, every file stays for a later register.
+// without, every file stays for a later register. An Iceberg entry that has
+// no metadata file yet (declared through S3 Tables, or left by an older
+// floe interrupted mid-create) can be dropped too, so no name is ever stuck
+// listed but neither loadable, droppable nor creatable.
 func (s *Tables) DropTable(ctx context.Context, ref catalog.TableRef, purge bool) error {
-	if _, err := s.Table(ctx, ref); err != nil {
-		return err
+	t, err := s.store.GetTable(ctx, ref)
+	if err != nil {
+		return fromCatalog(err, "table")
 	}
-	var err error
+	if t.Format != catalog.FormatIceberg {
+		return noSuchTable(ref)
+	}
 	if purge {
 		_, err = s.store.DropTable(ctx, ref)
 	} else {

@@ -3,8 +3,10 @@ package icebergrest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 	"time"
 
@@ -154,5 +156,178 @@ func readFirstPage(b testing.TB, ctx context.Context, st *catalog.Store, entry c
 	}
 	if len(page.Rows) != iceberg.DefaultRowLimit || !page.More {
 		b.Fatalf("page = %d rows, more=%v, notes %v", len(page.Rows), page.More, page.Notes)
+	}
+}
+
+// BenchmarkLoadTableSigV4 measures LoadTable signed with SigV4 (the client
+// signs every request with the AWS SDK's signer, as iceberg-go does; the
+// server looks the key up and re-signs) against LoadTable with the same
+// key's Bearer, interleaved on one server and client. sigv4/bearer is the
+// ratio of rates (≥ 0.7 wanted); server-* is the handler alone (in
+// process, no network or client signing), interleaved the same way, and
+// cpu-* the same handler's CPU time on its thread (robust to other load on
+// the machine; Linux only, threadcpu_linux_test.go); allocs/* are its
+// allocations per request.
+func BenchmarkLoadTableSigV4(b *testing.B) {
+	e := newSigV4Env(b)
+	e.bucket(b, "lake", catalog.FormatIceberg)
+	_, bearer, err := e.store.CreateAPIKey(context.Background(), "bench", catalog.RoleReadWrite, "", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rawTable(b, e.testEnv, "lake", bearer)
+	path := e.http.URL + "/v1/lake/namespaces/ns/tables/t"
+	get := func(req *http.Request) {
+		resp, err := e.http.Client().Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("%d", resp.StatusCode)
+		}
+	}
+	bearerReq := func() *http.Request {
+		req, _ := http.NewRequest("GET", path, nil)
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		return req
+	}
+	sigReq := func() *http.Request {
+		return signed(b, "GET", path, "", "s3tables", testRegion, e.key.AccessKeyID, e.key.SecretAccessKey, time.Now())
+	}
+	// The handler alone, in process: what the server spends per request.
+	h := e.srv.Handler()
+	serve := func(req *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	allocs := func(mk func() *http.Request) float64 {
+		const n = 100
+		reqs := make([]*http.Request, n)
+		for i := range reqs {
+			reqs[i] = mk()
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for _, req := range reqs {
+			serve(req)
+		}
+		runtime.ReadMemStats(&m1)
+		return float64(m1.Mallocs-m0.Mallocs) / n
+	}
+	const rounds = 100 // requests per side per loop, interleaved so drift hits both
+	var tBearer, tSig, sBearer, sSig time.Duration
+	n := 0
+	// timed runs f and adds its time to d.
+	timed := func(d *time.Duration, f func()) {
+		t0 := time.Now()
+		f()
+		*d += time.Since(t0)
+	}
+	// cpu runs f and adds this thread's CPU time to d: the in-process serve
+	// runs on the calling goroutine, locked to its thread, so a machine
+	// busy with other work inflates its wall time but not this.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var cBearer, cSig time.Duration
+	cpu := func(d *time.Duration, f func()) {
+		t0 := threadCPU()
+		f()
+		*d += threadCPU() - t0
+	}
+	for b.Loop() {
+		for i := range rounds {
+			rb, rs := bearerReq(), sigReq() // built outside the server's time
+			wall := []func(){func() { timed(&tBearer, func() { get(bearerReq()) }) }, func() { timed(&tSig, func() { get(sigReq()) }) }}
+			rb2, rs2 := bearerReq(), sigReq()
+			server := []func(){func() { timed(&sBearer, func() { serve(rb) }) }, func() { timed(&sSig, func() { serve(rs) }) },
+				func() { cpu(&cBearer, func() { serve(rb2) }) }, func() { cpu(&cSig, func() { serve(rs2) }) }}
+			if i%2 == 1 { // alternate who goes first, so neither side always pays for it
+				wall[0], wall[1] = wall[1], wall[0]
+				server[0], server[1] = server[1], server[0]
+				server[2], server[3] = server[3], server[2]
+			}
+			for _, f := range append(wall, server...) {
+				f()
+			}
+			n++
+		}
+	}
+	b.StopTimer()
+	aBearer, aSig := allocs(bearerReq), allocs(sigReq)
+	b.ReportMetric(float64(tBearer.Microseconds())/float64(n), "µs/bearer")
+	b.ReportMetric(float64(tSig.Microseconds())/float64(n), "µs/sigv4")
+	b.ReportMetric(float64(tBearer)/float64(tSig), "sigv4/bearer")
+	b.ReportMetric(float64(sBearer.Microseconds())/float64(n), "server-µs/bearer")
+	b.ReportMetric(float64(sSig.Microseconds())/float64(n), "server-µs/sigv4")
+	b.ReportMetric(float64(sBearer)/float64(sSig), "server-sigv4/bearer")
+	if cSig > 0 {
+		b.ReportMetric(float64(cBearer.Microseconds())/float64(n), "cpu-µs/bearer")
+		b.ReportMetric(float64(cSig.Microseconds())/float64(n), "cpu-µs/sigv4")
+		b.ReportMetric(float64(cBearer)/float64(cSig), "cpu-sigv4/bearer")
+	}
+	b.ReportMetric(aBearer, "allocs/bearer")
+	b.ReportMetric(aSig, "allocs/sigv4")
+}
+
+// BenchmarkLoadTableInProcess serves LoadTable through the surface's
+// handler in process (no network, no client), so what it measures is the
+// server's own work per request, edge included: cpu-µs/load is the thread
+// CPU time (robust to other load on the machine; Linux only), allocs/load
+// the allocations. It compares builds (before/after a change, same
+// session), where wall-time ratios on a busy machine swing too much.
+func BenchmarkLoadTableInProcess(b *testing.B) {
+	for _, withKey := range []bool{false, true} {
+		b.Run(fmt.Sprintf("apikey=%v", withKey), func(b *testing.B) {
+			e := newEnv(b, !withKey)
+			e.bucket(b, "lake", catalog.FormatIceberg)
+			key := ""
+			if withKey {
+				_, key, _ = e.store.CreateAPIKey(context.Background(), "bench", catalog.RoleReadWrite, "", 0)
+			}
+			rawTable(b, e, "lake", key)
+			h := e.srv.Handler()
+			req := func() *http.Request {
+				r := httptest.NewRequest("GET", "/v1/lake/namespaces/ns/tables/t", nil)
+				if key != "" {
+					r.Header.Set("Authorization", "Bearer "+key)
+				}
+				return r
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			const rounds = 200
+			reqs := make([]*http.Request, rounds)
+			var cpu time.Duration
+			var mallocs uint64
+			n := 0
+			for b.Loop() {
+				for i := range reqs {
+					reqs[i] = req()
+				}
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				t0 := threadCPU()
+				for _, r := range reqs {
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, r)
+					if rec.Code != 200 {
+						b.Fatalf("%d %s", rec.Code, rec.Body)
+					}
+				}
+				cpu += threadCPU() - t0
+				runtime.ReadMemStats(&m1)
+				mallocs += m1.Mallocs - m0.Mallocs
+				n += rounds
+			}
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(n), "cpu-µs/load")
+			}
+			b.ReportMetric(float64(mallocs)/float64(n), "allocs/load")
+		})
 	}
 }

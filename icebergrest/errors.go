@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
 
@@ -64,6 +65,9 @@ func asAPIError(err error, notFoundType string) *apiError {
 	case fault.NotFound:
 		typ := notFoundType
 		switch e.Field {
+		case "route": // the edge found no route
+			return &apiError{http.StatusNotFound, typeNotFound,
+				msg + "; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)"}
 		case "namespace":
 			typ = typeNoSuchNamespace
 		case "bucket":
@@ -92,6 +96,8 @@ func asAPIError(err error, notFoundType string) *apiError {
 		return &apiError{http.StatusNotAcceptable, typeUnsupported, msg}
 	case fault.TooLarge:
 		return &apiError{http.StatusRequestEntityTooLarge, typeBadRequest, msg}
+	case fault.MethodNotAllowed: // the edge has set Allow
+		return &apiError{http.StatusMethodNotAllowed, typeBadRequest, msg}
 	}
 	return &apiError{http.StatusBadRequest, typeBadRequest, msg} // Invalid, Quota
 }
@@ -105,12 +111,15 @@ func fromCatalog(err error, notFoundType string) error {
 	return err
 }
 
-// writeError answers with the spec's error body and logs server faults once,
-// with their cause. A 5xx body carries a sentence and the request id only:
-// causes name server paths and internals a client has no business seeing.
+// writeError is the surface's one error encoder (the edge's too: unknown
+// routes, wrong methods, oversized bodies, refused credentials and panics
+// come here). It answers with the spec's error body — none on HEAD — and
+// logs a server fault's cause once, under the request id. A 5xx body
+// carries a sentence and the request id only: causes name server paths and
+// internals a client has no business seeing.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
-	id := requestID(w)
+	id := edge.RequestID(r.Context())
 	switch {
 	case ae == nil:
 		ae = &apiError{http.StatusInternalServerError, typeServiceFailure,
@@ -119,9 +128,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &apiError{ae.Code, ae.Type, ae.Message + " (request id " + id + ")"}
 	}
 	if ae.Code >= 500 {
-		s.log.Error("iceberg request failed", "method", r.Method, "path", r.URL.Path, "request_id", id, "err", err)
-	} else {
-		s.log.Debug("iceberg request refused", "method", r.Method, "path", r.URL.Path, "request_id", id, "type", ae.Type, "msg", ae.Message)
+		s.log.Error("iceberg request failed", "method", r.Method, "route", edge.Route(r.Context()), "request_id", id, "err", err)
 	}
 	if r.Method == http.MethodHead {
 		w.WriteHeader(ae.Code)

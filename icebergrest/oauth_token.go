@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/edge"
 )
 
 // maxTokenRequestBytes bounds a token request: a form of a grant type, an
@@ -24,8 +25,9 @@ const (
 // access key, or its id and the key itself (sent in the form or as HTTP
 // Basic, as RFC 6749 §2.3.1 allows). The answer
 // is a short-lived bearer token with the key's role and bucket scope, which
-// every route then accepts in place of the key. It runs before the API-key
-// middleware: the client has no token yet.
+// every route then accepts in place of the key. It is a public route of
+// the edge (the client has no token yet); the key it finds is recorded as
+// the request's principal.
 func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBytes)
 	if err := r.ParseForm(); err != nil {
@@ -56,7 +58,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		writeOAuthError(w, http.StatusBadRequest, oauthInvalidRequest, "client_id and client_secret are required: an API key's access key id and secret access key (or its id k_… and the key floe_…), e.g. credential=<id>:<secret> in the client")
 		return
 	}
-	tok, ttl, err := s.tokens.Issue(r.Context(), id, secret)
+	key, tok, ttl, err := s.tokens.IssueKey(r.Context(), id, secret)
 	if errors.Is(err, apikey.ErrInvalidClient) {
 		writeOAuthError(w, http.StatusUnauthorized, oauthInvalidClient, "client_id and client_secret do not name a live API key (unknown, revoked or expired, or the id is not the key's)")
 		return
@@ -65,6 +67,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	edge.SetPrincipal(r.Context(), edge.FromKey(key, "oauth-client"))
 	w.Header().Set("Cache-Control", "no-store") // RFC 6749 §5.1
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token":      tok,

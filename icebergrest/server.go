@@ -1,7 +1,9 @@
 // Package icebergrest serves the Iceberg REST catalog over floe's catalog
-// (one catalog per ICEBERG or unset bucket, prefix = bucket). It parses
-// requests, checks API keys, calls the Iceberg library (package iceberg) and
-// renders the spec's JSON and error model; the format work is the library's.
+// (one catalog per ICEBERG or unset bucket, prefix = bucket or its ARN). Its
+// routes sit on one edge.Surface (routes.go), which makes request ids, logs,
+// counts and authenticates (API keys, OAuth bearers, SigV4); the handlers
+// parse requests, call the Iceberg library (package iceberg) and render the
+// spec's JSON, and one encoder (errors.go) renders its error model.
 package icebergrest
 
 import (
@@ -9,11 +11,14 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/jsonstrict"
@@ -36,6 +41,17 @@ type Config struct {
 	// DefaultBucket is the bucket /v1/config hands clients that name no
 	// warehouse; empty means such clients are told to name one.
 	DefaultBucket string
+	// SigV4 verifies requests signed with an API key's access key pair
+	// (Authorization: AWS4-HMAC-SHA256 …, as engines configured for AWS S3
+	// Tables send them); nil refuses signed requests with a sentence.
+	SigV4 edge.Authenticator
+	// Region and Account are those of the S3 Tables ARNs a client may name
+	// as its warehouse (arn:aws:s3tables:<region>:<account>:bucket/<name>,
+	// --s3tables-region and --s3tables-account); empty accepts any.
+	Region, Account string
+	// Metrics records every request (the one shared set of floe's HTTP
+	// series); nil records nothing.
+	Metrics *edge.Metrics
 }
 
 // Server is the Iceberg REST catalog.
@@ -43,17 +59,28 @@ type Server struct {
 	store   *catalog.Store
 	tables  *iceberg.Tables
 	log     *slog.Logger
-	auth    *apikey.Checker
-	ids     requestIDs
 	storage StorageConfiger
 	tokens  *apikey.Tokens
-	// defaultBucket: see Config.DefaultBucket.
-	defaultBucket string
+	// defaultBucket, region, account: see Config.
+	defaultBucket   string
+	region, account string
+	edge            *edge.Surface
+	bodyTimeout     time.Duration // bodyReadTimeout; tests shorten it
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
 // snapshots, never data, so 8 MiB is far more than any real client sends.
 const maxBodyBytes = 8 << 20
+
+// MaxBody is the surface's body cap, for the SigV4 verifier floe serve
+// hands in (it reads and hashes the body before the handler).
+const MaxBody = maxBodyBytes
+
+// bodyReadTimeout bounds how long a request's body may take to arrive: a
+// client sending at 300 KB/s still gets a full MaxBody through, while one
+// trickling a byte at a time cannot hold a connection (and the SigV4
+// verifier's read of the body) for longer.
+const bodyReadTimeout = 30 * time.Second
 
 // New builds a Server.
 func New(cfg Config) *Server {
@@ -65,145 +92,61 @@ func New(cfg Config) *Server {
 	if tokens == nil {
 		tokens = apikey.NewTokens(cfg.Store, nil)
 	}
-	return &Server{
+	s := &Server{
 		store:   cfg.Store,
 		tables:  iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
 		log:     log,
-		auth:    apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens}),
 		tokens:  tokens,
-		ids:     newRequestIDs(),
 		storage: cfg.Storage,
 
 		defaultBucket: cfg.DefaultBucket,
+		region:        cfg.Region,
+		account:       cfg.Account,
+		bodyTimeout:   bodyReadTimeout,
 	}
+	s.edge = edge.New(edge.Config{
+		Name:    "iceberg",
+		Encode:  s.writeError,
+		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens})},
+		MaxBody: maxBodyBytes,
+		Log:     log,
+		Metrics: cfg.Metrics,
+		Wrap:    s.bodyDeadline,
+	})
+	s.routes(s.edge)
+	return s
 }
 
-// access says what a route does to its bucket.
-type access int
-
-const (
-	read access = iota
-	write
-)
-
-// bucketHandler serves one route inside a bucket-catalog.
-type bucketHandler func(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error
-
-// Handler returns the REST routes, to be mounted at the root of the Iceberg
-// address.
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/config", s.getConfig)
-	mux.HandleFunc(indexPath, s.indexTables)
-
-	ns := "/v1/{prefix}/namespaces"
-	s.route(mux, "GET "+ns, read, s.listNamespaces)
-	s.route(mux, "POST "+ns, write, s.createNamespace)
-	s.route(mux, "GET "+ns+"/{ns}", read, s.loadNamespace)
-	s.route(mux, "HEAD "+ns+"/{ns}", read, s.namespaceExists)
-	s.route(mux, "DELETE "+ns+"/{ns}", write, s.dropNamespace)
-	s.route(mux, "POST "+ns+"/{ns}/properties", write, s.updateNamespaceProperties)
-
-	tb := ns + "/{ns}/tables"
-	s.route(mux, "GET "+tb, read, s.listTables)
-	s.route(mux, "POST "+tb, write, s.createTable)
-	s.route(mux, "GET "+tb+"/{table}", read, s.loadTable)
-	s.route(mux, "HEAD "+tb+"/{table}", read, s.tableExists)
-	s.route(mux, "POST "+tb+"/{table}", write, s.commitTable)
-	s.route(mux, "DELETE "+tb+"/{table}", write, s.dropTable)
-	s.route(mux, "POST "+tb+"/{table}/metrics", read, s.reportMetrics)
-	s.route(mux, "POST "+ns+"/{ns}/register", write, s.registerTable)
-	s.route(mux, "POST /v1/{prefix}/tables/rename", write, s.renameTable)
-	s.route(mux, "POST /v1/{prefix}/transactions/commit", write, s.commitTransaction)
-	vw := ns + "/{ns}/views"
-	s.route(mux, "GET "+vw, read, s.listViews)
-	s.route(mux, "POST "+vw, write, s.createView)
-	s.route(mux, "GET "+vw+"/{view}", read, s.loadView)
-	s.route(mux, "HEAD "+vw+"/{view}", read, s.viewExists)
-	s.route(mux, "POST "+vw+"/{view}", write, s.commitView)
-	s.route(mux, "DELETE "+vw+"/{view}", write, s.dropView)
-	s.route(mux, "POST /v1/{prefix}/views/rename", write, s.renameView)
-	s.route(mux, "POST "+ns+"/{ns}/register-view", write, s.registerView)
-	s.routeUnsupported(mux)
-
-	// Any other method on a known path answers in the spec's error shape
-	// rather than the mux's plain-text 405.
-	paths := map[string]bool{"/v1/config": true}
-	for _, p := range endpoints {
-		paths[strings.Fields(muxPattern(p))[1]] = true
-	}
-	for _, u := range unsupported {
-		paths[strings.Fields(muxPattern(u.route))[1]] = true
-	}
-	for p := range paths {
-		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, errorf(http.StatusMethodNotAllowed, typeBadRequest, "%s is not served on %s", r.Method, r.URL.Path))
-		})
-	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, errorf(http.StatusNotFound, typeNotFound,
-			"no Iceberg REST route %s %s; routes are /v1/{prefix}/… with prefix = bucket (GET /v1/config?warehouse=<bucket>)", r.Method, r.URL.Path))
-	})
-	// Every route needs a key (or anonymous mode and no key): a request
-	// without one learns nothing about buckets or routes.
-	authed := s.auth.Middleware(s.refuse, mux)
+// bodyDeadline gives every request's body bodyReadTimeout to arrive,
+// before authentication reads it (the SigV4 check hashes the body).
+// net/http lifts the deadline itself once the body is read to its end
+// (its background read of the connection starts without one), so a long
+// commit is not cut off, and it sets the connection's deadlines afresh for
+// the next request.
+func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Request-Id", s.ids.next())
-		if r.URL.Path == "/v1/oauth/tokens" && r.Method == http.MethodPost {
-			s.issueToken(w, r) // the exchange that gets a client its bearer
-			return
+		if r.Body != nil && r.Body != http.NoBody {
+			// Not every ResponseWriter reaches a connection (a recorder in
+			// tests); such a request simply has no deadline.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
 		}
-		authed.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
 }
 
-// endpoints advertised in /v1/config: exactly the operations served, so a
-// client never calls one it was promised and gets 406 (see unsupported).
-var endpoints = []string{
-	"POST /v1/oauth/tokens",
-	"GET /v1/{prefix}/namespaces",
-	"POST /v1/{prefix}/namespaces",
-	"GET /v1/{prefix}/namespaces/{namespace}",
-	"HEAD /v1/{prefix}/namespaces/{namespace}",
-	"DELETE /v1/{prefix}/namespaces/{namespace}",
-	"POST /v1/{prefix}/namespaces/{namespace}/properties",
-	"GET /v1/{prefix}/namespaces/{namespace}/tables",
-	"POST /v1/{prefix}/namespaces/{namespace}/tables",
-	"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-	"HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-	"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-	"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-	"POST /v1/{prefix}/namespaces/{namespace}/register",
-	"POST /v1/{prefix}/tables/rename",
-	"POST /v1/{prefix}/transactions/commit",
-	"GET /v1/{prefix}/namespaces/{namespace}/views",
-	"POST /v1/{prefix}/namespaces/{namespace}/views",
-	"GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
-	"HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
-	"POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
-	"DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
-	"POST /v1/{prefix}/views/rename",
-	"POST /v1/{prefix}/namespaces/{namespace}/register-view",
-}
+// Handler serves the Iceberg REST routes, to be mounted at the root of the
+// Iceberg address.
+func (s *Server) Handler() http.Handler { return s.edge }
 
-func (s *Server) route(mux *http.ServeMux, pattern string, a access, h bucketHandler) {
-	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-		b, err := s.openBucket(r, r.PathValue("prefix"), a)
-		if err == nil {
-			err = h(w, r, b)
-		}
-		if err != nil {
-			s.writeError(w, r, err)
-		}
-	})
-}
-
-// openBucket authorizes the request's key (checked by the apikey middleware
-// before any route runs) for the bucket it names, then resolves the bucket:
-// a key scoped elsewhere is 403 before anything about the bucket leaks.
-func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Bucket, error) {
+// openBucket authorizes the request's key (checked by the edge before any
+// route runs) for the bucket it names — by name or by the bucket's ARN —
+// then resolves the bucket: a key scoped elsewhere is 403 before anything
+// about the bucket leaks.
+func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.Bucket, error) {
+	name, arn, err := s.bucketName(prefix)
+	if err != nil {
+		return catalog.Bucket{}, err
+	}
 	if err := s.authorize(r, name, a); err != nil {
 		return catalog.Bucket{}, err
 	}
@@ -223,25 +166,20 @@ func (s *Server) openBucket(r *http.Request, name string, a access) (catalog.Buc
 	if b.Format == catalog.FormatLance {
 		return catalog.Bucket{}, badRequest("bucket %q holds Lance tables; it is served by the Lance REST catalog, not Iceberg", name)
 	}
+	if arn.floe && prefix != b.ARN {
+		return catalog.Bucket{}, s.foreignARN(prefix)
+	}
 	return b, nil
 }
 
-// refuse answers a request whose API key was not accepted.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, f *apikey.Refusal) {
-	if f.Reason == apikey.Failed {
-		s.writeError(w, r, f.Err)
-		return
-	}
-	s.writeError(w, r, errorf(http.StatusUnauthorized, typeNotAuthorized, "%s", f.Message))
-}
-
-// authorize checks the request's key (put in the context by the apikey
-// middleware) against the bucket a route names.
+// authorize checks the request's key (the principal the edge
+// authenticated) against the bucket a route names.
 func (s *Server) authorize(r *http.Request, bucket string, a access) error {
-	key, ok := apikey.KeyFrom(r.Context())
+	p, ok := edge.PrincipalFrom(r.Context())
 	if !ok {
-		return errors.New("icebergrest: a route was served without the API-key middleware")
+		return errors.New("icebergrest: a route was served without authentication")
 	}
+	key := p.Key
 	if bucket != "" && !key.CanRead(bucket) {
 		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
 	}
@@ -251,44 +189,16 @@ func (s *Server) authorize(r *http.Request, bucket string, a access) error {
 	return nil
 }
 
-// getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
-// client must use for that bucket. A client that names no warehouse gets the
-// default bucket when one is configured, otherwise a 400 saying how to name
-// one: an answer without a prefix would send it to routes that cannot work.
-func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
-	wh := strings.TrimSuffix(strings.TrimPrefix(r.URL.Query().Get("warehouse"), "s3://"), "/")
-	if wh == "" {
-		wh = s.defaultBucket
-	}
-	if wh == "" {
-		if err := s.authorize(r, "", read); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		s.writeError(w, r, badRequest("name a warehouse: GET /v1/config?warehouse=<bucket> (in clients the catalog property warehouse=<bucket>), or start floe with --iceberg-default-bucket <bucket>"))
-		return
-	}
-	b, err := s.openBucket(r, wh, read)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"defaults":  map[string]string{},
-		"overrides": map[string]string{"prefix": b.Name},
-		"endpoints": endpoints,
-	})
-}
-
 // decodeBody reads a JSON body; anything malformed is a BadRequest.
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		// bodyDeadline's, said without the socket's addresses.
+		return badRequest("the request body did not arrive in time; send it whole, without pauses")
+	}
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, typeBadRequest, "request body is larger than %d bytes", mbe.Limit)
-		}
-		return badRequest("reading the request body: %v", err)
+		return edge.BodyError(err) // over the edge's cap: 413
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")

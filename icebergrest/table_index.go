@@ -3,8 +3,8 @@ package icebergrest
 import (
 	"net/http"
 
-	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 )
 
 // indexPath lists every Iceberg table an API key may read, across buckets,
@@ -66,13 +66,13 @@ func (s *Server) indexTables(w http.ResponseWriter, r *http.Request) {
 }
 
 // keyScope returns the bucket the request's key is scoped to ("" for
-// every bucket); the apikey middleware has checked the key already.
+// every bucket); the edge has authenticated the key already.
 func (s *Server) keyScope(r *http.Request) (string, error) {
 	if err := s.authorize(r, "", read); err != nil {
 		return "", err
 	}
-	key, _ := apikey.KeyFrom(r.Context())
-	return key.Bucket, nil
+	p, _ := edge.PrincipalFrom(r.Context())
+	return p.Key.Bucket, nil
 }
 
 func parsePositive(s string) (int, bool) {

@@ -23,15 +23,10 @@ var unsupported = []struct {
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", "floe signs no storage requests; the warehouse is read directly"},
 }
 
-// routeUnsupported answers every unsupported operation with 406. The key
-// is still checked first (the middleware wraps the whole mux), so a request
-// without one learns nothing more than 401.
-func (s *Server) routeUnsupported(mux *http.ServeMux) {
-	for _, u := range unsupported {
-		why := u.why
-		mux.HandleFunc(muxPattern(u.route), func(w http.ResponseWriter, r *http.Request) {
-			s.writeError(w, r, errorf(http.StatusNotAcceptable, typeUnsupported, "%s %s is not supported: %s", r.Method, r.URL.Path, why))
-		})
+// unsupportedOp answers an operation of the unsupported list with 406.
+func (s *Server) unsupportedOp(why string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errorf(http.StatusNotAcceptable, typeUnsupported, "%s %s is not supported: %s", r.Method, r.URL.Path, why))
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -36,12 +35,14 @@ func withBody(r *http.Request, fn func([]byte) *Error) *Error {
 			bodyPool.Put(buf)
 		}
 	}()
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, maxBodyBytes+1))
+	// The edge caps the body at maxBodyBytes (MaxBytesReader) and refuses a
+	// longer Content-Length before this runs.
+	_, err := buf.ReadFrom(r.Body)
+	if errors.As(err, new(*http.MaxBytesError)) {
+		return tooLarge()
+	}
 	if err != nil {
 		return invalid("request body could not be read", "Send the whole JSON body with the request.")
-	}
-	if n > maxBodyBytes {
-		return tooLarge()
 	}
 	return fn(buf.Bytes())
 }
@@ -139,6 +140,9 @@ type idRequest struct {
 // decodeIDOnly decodes bodies that carry nothing but an id (DescribeNamespace,
 // NamespaceExists, TableExists, DropTable, DeregisterTable).
 func decodeIDOnly(body []byte, path []string) *Error {
+	if bodyIsPathID(body, path) {
+		return nil
+	}
 	var req idRequest
 	if e := decodeJSON(body, &req); e != nil {
 		return e
@@ -290,6 +294,9 @@ type describeTableRequest struct {
 }
 
 func decodeDescribeTable(body []byte, path []string) (describeTableRequest, *Error) {
+	if bodyIsPathID(body, path) {
+		return describeTableRequest{}, nil // no flags, no version: the plain describe
+	}
 	var req describeTableRequest
 	if e := decodeJSON(body, &req); e != nil {
 		return req, e

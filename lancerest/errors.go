@@ -6,7 +6,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
 
@@ -97,16 +99,22 @@ type errorBody struct {
 	Instance string `json:"instance"`
 }
 
-// writeAPIError renders e in the Lance Namespace error shape, with the
-// request id as "instance", and logs it once (a server fault with its
-// cause, which never reaches the body).
-func writeAPIError(w http.ResponseWriter, r *http.Request, e *Error, cause error) {
-	id := RequestID(r.Context())
+// encode is the surface's one error encoder (the edge's Encoder): it
+// renders err in the Lance Namespace error shape with the request id as
+// "instance". The operations' own *Error pass as they are; a domain error
+// is mapped by kind (asError), the edge's own kinds (unknown route, wrong
+// method, oversized body, refused credential) get the spec's code 13 or 16,
+// and anything else is a server fault: 500 with a sentence naming the
+// request id, its cause logged here once and never sent.
+func (s *Server) encode(w http.ResponseWriter, r *http.Request, err error) {
+	id := edge.RequestID(r.Context())
+	e := protocolError(r, w.Header().Get("Allow"), err)
 	status := e.status()
-	if cause == nil {
-		cause = e.cause
+	cause := e.cause
+	if cause == nil && status >= 500 && !errors.As(err, new(*Error)) {
+		cause = err
 	}
-	logRequestError(r, id, status, e, cause)
+	s.logFailure(r, id, status, e, cause)
 	b, _ := json.Marshal(errorBody{Error: e.Msg, Code: e.Code, Detail: e.Detail, Instance: id})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -115,13 +123,54 @@ func writeAPIError(w http.ResponseWriter, r *http.Request, e *Error, cause error
 	w.Write(b)
 }
 
-func logRequestError(r *http.Request, id string, status int, e *Error, cause error) {
-	lg := loggerFrom(r.Context())
-	level := slog.LevelInfo
+// protocolError is err as the spec's error; allow is the Allow header the
+// edge set for a wrong method.
+func protocolError(r *http.Request, allow string, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	fe, ok := fault.As(err)
+	if !ok {
+		return internalError(r, err)
+	}
+	switch fe.Kind {
+	case fault.NotFound:
+		if fe.Field == "route" {
+			return &Error{Code: CodeInvalidInput, Status: http.StatusNotFound,
+				Msg:    "no such route: " + r.Method + " " + r.URL.Path,
+				Detail: "The Lance Namespace REST API lives under /v1/namespace/{id}/... and /v1/table/{id}/...; see the Lance Namespace spec."}
+		}
+	case fault.MethodNotAllowed:
+		return &Error{Code: CodeInvalidInput, Status: http.StatusMethodNotAllowed,
+			Msg: r.Method + " is not allowed on " + r.URL.Path, Detail: "Use " + allow + " for this operation."}
+	case fault.Unauthenticated:
+		return NewError(CodeUnauthenticated, "API key not accepted", fe.Message+".")
+	case fault.TooLarge:
+		return tooLarge()
+	}
+	notFound := CodeTableNotFound
+	if strings.Contains(edge.Route(r.Context()), "/v1/namespace/") {
+		notFound = CodeNamespaceNotFound
+	}
+	return asError(err, notFound)
+}
+
+// internalError is a server fault's answer: the request id, never the cause.
+func internalError(r *http.Request, cause error) *Error {
+	return &Error{Code: CodeInternal, Msg: "internal error",
+		Detail: "floe failed unexpectedly; the server log has the cause under request id " + edge.RequestID(r.Context()) + ".", cause: cause}
+}
+
+// logFailure logs a server fault (5xx) once with its cause; the edge's
+// access line already records every request, so a client's mistake is
+// only logged at debug level, with its code and message.
+func (s *Server) logFailure(r *http.Request, id string, status int, e *Error, cause error) {
+	level := slog.LevelDebug
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	if !lg.Enabled(r.Context(), level) {
+	if !s.log.Enabled(r.Context(), level) {
 		return
 	}
 	attrs := []slog.Attr{
@@ -135,7 +184,7 @@ func logRequestError(r *http.Request, id string, status int, e *Error, cause err
 	if cause != nil && cause != error(e) {
 		attrs = append(attrs, slog.String("cause", cause.Error()))
 	}
-	lg.LogAttrs(r.Context(), level, "lance rest request failed", attrs...)
+	s.log.LogAttrs(r.Context(), level, "lance rest request failed", attrs...)
 }
 
 // asError turns any error into an *Error. notFound is the code for
@@ -196,24 +245,4 @@ func asError(err error, notFound Code) *Error {
 	}
 	return &Error{Code: CodeInternal, Msg: "internal error",
 		Detail: "The catalog failed unexpectedly; the server log has the cause under this request id.", cause: err}
-}
-
-// notFoundRoute answers a path that is no operation of the spec.
-func notFoundRoute(w http.ResponseWriter, r *http.Request) {
-	writeAPIError(w, r, &Error{
-		Code:   CodeInvalidInput,
-		Status: http.StatusNotFound,
-		Msg:    "no such route: " + r.Method + " " + r.URL.Path,
-		Detail: "The Lance Namespace REST API lives under /v1/namespace/{id}/... and /v1/table/{id}/...; see the Lance Namespace spec.",
-	}, nil)
-}
-
-func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
-	w.Header().Set("Allow", allow)
-	writeAPIError(w, r, &Error{
-		Code:   CodeInvalidInput,
-		Status: http.StatusMethodNotAllowed,
-		Msg:    r.Method + " is not allowed on " + r.URL.Path,
-		Detail: "Use " + allow + " for this operation.",
-	}, nil)
 }

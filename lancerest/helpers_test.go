@@ -51,9 +51,9 @@ func newTestEnv(t *testing.T, anonymous bool) *testEnv {
 	}
 	e.rw, e.ro, e.scoped = mint(catalog.RoleReadWrite, ""), mint(catalog.RoleReadonly, ""), mint(catalog.RoleReadWrite, "lnc")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := New(Config{Store: st, Logger: logger, Anonymous: anonymous})
 	// The catalog and the key cache share one test clock.
-	s.auth = apikey.New(apikey.Config{Keys: st, Anonymous: anonymous, Now: now})
+	s := New(Config{Store: st, Logger: logger, Anonymous: anonymous,
+		Auth: apikey.New(apikey.Config{Keys: st, Anonymous: anonymous, Now: now})})
 	e.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(e.srv.Close)
 	return e

@@ -5,161 +5,89 @@ import (
 	"strings"
 )
 
-type opFunc func(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error
+// routes is the surface's one route table: every route of the Lance
+// Namespace spec as a ServeMux pattern, the metadata operations floe serves
+// first, then the data-plane ones it answers with Unsupported. {id} is one
+// path segment: the identifier's names joined by the delimiter, with a
+// percent-encoded $ or / kept inside it.
+func (s *Server) routes() {
+	for _, rt := range []struct {
+		pattern string
+		op      opFunc
+	}{
+		{"POST /v1/namespace/{id}/create", createNamespace},
+		// The list operations are GET in the spec; POST is accepted too
+		// because older clients sent the request model as a body.
+		{"GET /v1/namespace/{id}/list", listNamespaces},
+		{"POST /v1/namespace/{id}/list", listNamespaces},
+		{"POST /v1/namespace/{id}/describe", describeNamespace},
+		{"POST /v1/namespace/{id}/drop", dropNamespace},
+		{"POST /v1/namespace/{id}/exists", namespaceExists},
+		{"GET /v1/namespace/{id}/table/list", listTables},
+		{"POST /v1/namespace/{id}/table/list", listTables},
 
-type route struct {
-	op    opFunc
-	rawID string // the {id} segment, still percent-encoded
-	hasID bool
-	allow string // set when the path matched but the method did not
+		{"GET /v1/table", listAllTables},
+		{"POST /v1/table/{id}/declare", declareTable},
+		{"POST /v1/table/{id}/register", registerTable},
+		{"POST /v1/table/{id}/describe", describeTable},
+		{"POST /v1/table/{id}/exists", tableExists},
+		{"POST /v1/table/{id}/drop", dropTable},
+		{"POST /v1/table/{id}/deregister", deregisterTable},
+		{"POST /v1/table/{id}/rename", renameTable},
+		{"POST /v1/table/{id}/version/list", listTableVersions},
+		{"POST /v1/table/{id}/version/describe", describeTableVersion},
+		{"POST /v1/table/{id}/version/create", createTableVersion},
+		{"POST /v1/table/{id}/version/delete", batchDeleteTableVersions},
+		{"POST /v1/table/version/batch-create", batchCreateTableVersions},
+		{"POST /v1/table/{id}/tags/list", listTableTags},
+		{"POST /v1/table/{id}/tags/version", getTableTagVersion},
+		{"POST /v1/table/{id}/tags/create", createTableTag},
+		{"POST /v1/table/{id}/tags/update", updateTableTag},
+		{"POST /v1/table/{id}/tags/delete", deleteTableTag},
+		{"POST /v1/table/{id}/restore", restoreTable},
+	} {
+		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")))
+	}
+	// Unsupported operations answer 406 code 0 whatever the method, so a
+	// client learns that the operation exists but floe does not do it.
+	for _, p := range unsupportedRoutes {
+		s.surface.Handle(p, s.serve(unsupported, false))
+	}
 }
 
-// matchRoute maps a request to an operation. Every route of the Lance
-// Namespace spec is listed here; the metadata operations floe serves come
-// first, then the data-plane ones it answers with Unsupported.
-func matchRoute(method, path string) (route, bool) {
-	rest, ok := strings.CutPrefix(path, "/v1/")
-	if !ok {
-		return route{}, false
-	}
-	kind, rest, hasRest := strings.Cut(rest, "/")
-	switch kind {
-	case "namespace":
-		id, op, ok := strings.Cut(rest, "/")
-		if !ok || id == "" {
-			return route{}, false
-		}
-		switch op {
-		case "create":
-			return withID(post(method, createNamespace), id), true
-		case "list":
-			return withID(list(method, listNamespaces), id), true
-		case "describe":
-			return withID(post(method, describeNamespace), id), true
-		case "drop":
-			return withID(post(method, dropNamespace), id), true
-		case "exists":
-			return withID(post(method, namespaceExists), id), true
-		case "table/list":
-			return withID(list(method, listTables), id), true
-		}
-		return route{}, false
-
-	case "table":
-		if !hasRest {
-			rt := route{op: listAllTables}
-			if method != http.MethodGet && method != http.MethodHead {
-				rt.allow = "GET"
-			}
-			return rt, true
-		}
-		switch rest {
-		case "batch-commit":
-			return route{op: unsupported}, true
-		case "version/batch-create":
-			return post(method, batchCreateTableVersions), true
-		}
-		id, op, ok := strings.Cut(rest, "/")
-		if !ok || id == "" {
-			return route{}, false
-		}
-		switch op {
-		case "declare":
-			return withID(post(method, declareTable), id), true
-		case "register":
-			return withID(post(method, registerTable), id), true
-		case "describe":
-			return withID(post(method, describeTable), id), true
-		case "exists":
-			return withID(post(method, tableExists), id), true
-		case "drop":
-			return withID(post(method, dropTable), id), true
-		case "deregister":
-			return withID(post(method, deregisterTable), id), true
-		case "rename":
-			return withID(post(method, renameTable), id), true
-		case "version/list":
-			return withID(post(method, listTableVersions), id), true
-		case "version/describe":
-			return withID(post(method, describeTableVersion), id), true
-		case "version/create":
-			return withID(post(method, createTableVersion), id), true
-		case "version/delete":
-			return withID(post(method, batchDeleteTableVersions), id), true
-		case "tags/list":
-			return withID(post(method, listTableTags), id), true
-		case "tags/version":
-			return withID(post(method, getTableTagVersion), id), true
-		case "tags/create":
-			return withID(post(method, createTableTag), id), true
-		case "tags/update":
-			return withID(post(method, updateTableTag), id), true
-		case "tags/delete":
-			return withID(post(method, deleteTableTag), id), true
-		case "restore":
-			return withID(post(method, restoreTable), id), true
-		}
-		if unsupportedTableOp(op) {
-			return route{op: unsupported}, true
-		}
-		return route{}, false
-
-	case "transaction":
-		id, op, ok := strings.Cut(rest, "/")
-		if ok && id != "" && (op == "describe" || op == "alter") {
-			return route{op: unsupported}, true
-		}
-	case "materialized_view":
-		id, op, ok := strings.Cut(rest, "/")
-		if ok && id != "" && (op == "create" || op == "refresh") {
-			return route{op: unsupported}, true
-		}
-	}
-	return route{}, false
-}
-
-func withID(rt route, id string) route {
-	rt.rawID, rt.hasID = id, true
-	return rt
-}
-
-func post(method string, op opFunc) route {
-	if method != http.MethodPost {
-		return route{op: op, allow: "POST"}
-	}
-	return route{op: op}
-}
-
-// list operations are GET in the spec; POST is accepted too because older
-// clients sent the request model as a body.
-func list(method string, op opFunc) route {
-	if method != http.MethodGet && method != http.MethodPost {
-		return route{op: op, allow: "GET, POST"}
-	}
-	return route{op: op}
-}
-
-// unsupportedTableOps are the spec's data-plane and versioning operations on
-// /v1/table/{id}/...; floe's catalog records metadata only.
-var unsupportedTableOps = map[string]bool{
-	"create": true, "create-empty": true, "insert": true, "merge_insert": true,
-	"update": true, "delete": true, "query": true, "count_rows": true,
-	"explain_plan": true, "analyze_plan": true, "stats": true,
-	"add_columns": true, "alter_columns": true, "drop_columns": true,
-	"update_field_metadata": true, "backfill_column": true, "schema_metadata/update": true,
-	"create_index": true, "create_scalar_index": true, "index/list": true,
-	"branches/list": true, "branches/create": true, "branches/delete": true,
-}
-
-func unsupportedTableOp(op string) bool {
-	if unsupportedTableOps[op] {
-		return true
-	}
-	// index/{index_name}/stats and index/{index_name}/drop
-	if name, verb, ok := strings.Cut(strings.TrimPrefix(op, "index/"), "/"); ok && strings.HasPrefix(op, "index/") && name != "" {
-		return verb == "stats" || verb == "drop"
-	}
-	return false
+// unsupportedRoutes are the spec's data-plane, index, branch,
+// transaction and view operations: floe's catalog records metadata only.
+var unsupportedRoutes = []string{
+	"/v1/table/batch-commit",
+	"/v1/table/{id}/create",
+	"/v1/table/{id}/create-empty",
+	"/v1/table/{id}/insert",
+	"/v1/table/{id}/merge_insert",
+	"/v1/table/{id}/update",
+	"/v1/table/{id}/delete",
+	"/v1/table/{id}/query",
+	"/v1/table/{id}/count_rows",
+	"/v1/table/{id}/explain_plan",
+	"/v1/table/{id}/analyze_plan",
+	"/v1/table/{id}/stats",
+	"/v1/table/{id}/add_columns",
+	"/v1/table/{id}/alter_columns",
+	"/v1/table/{id}/drop_columns",
+	"/v1/table/{id}/update_field_metadata",
+	"/v1/table/{id}/backfill_column",
+	"/v1/table/{id}/schema_metadata/update",
+	"/v1/table/{id}/create_index",
+	"/v1/table/{id}/create_scalar_index",
+	"/v1/table/{id}/index/list",
+	"/v1/table/{id}/index/{index}/stats",
+	"/v1/table/{id}/index/{index}/drop",
+	"/v1/table/{id}/branches/list",
+	"/v1/table/{id}/branches/create",
+	"/v1/table/{id}/branches/delete",
+	"/v1/transaction/{id}/describe",
+	"/v1/transaction/{id}/alter",
+	"/v1/materialized_view/{id}/create",
+	"/v1/materialized_view/{id}/refresh",
 }
 
 // unsupported answers every data-plane operation of the spec.
@@ -167,4 +95,27 @@ func unsupported(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	return NewError(CodeUnsupported,
 		"operation not supported: "+r.Method+" "+r.URL.Path,
 		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
+}
+
+// refuseDotSegments answers an identifier of "." or ".." (which no name
+// may be) as invalid input before routing, where ServeMux would otherwise
+// clean the path and answer as if another route had been asked for.
+func (s *Server) refuseDotSegments(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); strings.Contains(p, "/.") && hasDotSegment(p) {
+			s.encode(w, r, invalid("identifier is a dot segment",
+				"Names are 1-255 of a-z, 0-9, _ and -; . and .. are not names."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func hasDotSegment(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }

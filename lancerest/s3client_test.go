@@ -105,8 +105,8 @@ func lanceDBOnS3(t *testing.T, mode warehouse.VendMode) {
 		t.Errorf("drop left %d objects in the store: %v", n, names)
 	}
 	n, names := count("kept.lance")
-	if n == 0 || !strings.Contains(strings.Join(names, " "), ".lance-deregistered") {
-		t.Errorf("deregister kept %d objects %v; want the data and a .lance-deregistered marker", n, names)
+	if n == 0 || strings.Contains(strings.Join(names, " "), ".lance-deregistered") {
+		t.Errorf("deregister kept %d objects %v; want the data and no marker", n, names)
 	}
 	if n, _ := count("items.lance"); n == 0 {
 		t.Errorf("items.lance has no objects in the store")

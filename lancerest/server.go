@@ -1,19 +1,26 @@
 // Package lancerest serves the Lance Namespace REST API (/v1/...) over the
-// catalog: namespaces and table entries only. Data-plane operations answer
-// Unsupported, because LanceDB and Lance write datasets straight to storage at
-// the location the catalog hands out.
+// catalog: namespaces; table entries (declare, register, describe with the
+// detailed metadata lancemeta reads from the manifest, rename, drop,
+// deregister); table versions and tags from the dataset's own _versions/ and
+// _refs/tags/ files, or from the catalog's record for tables whose commits
+// go through floe (managed versioning); and restore, run as a job on a Lance
+// worker. Data-plane operations answer Unsupported, because LanceDB and
+// Lance write datasets straight to storage at the location the catalog
+// hands out.
+//
+// The surface runs behind the edge (request id, access log, metrics, body
+// cap, one API-key authentication step): routes.go is its one route table,
+// errors.go its one error encoder, and each operation has its own file.
 package lancerest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -31,19 +38,23 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// Auth authenticates every request; nil builds floe's API-key check
+	// from Store, Anonymous and Tokens (tests pass one with their clock).
+	Auth edge.Authenticator
 	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
 	// spec's Unsupported.
 	Jobs JobRunner
 	// Observer gives DescribeTable a fallback when a manifest cannot be
 	// read; nil means no fallback.
 	Observer Observer
+	// Metrics counts every request under surface "lance"; nil counts none.
+	Metrics *edge.Metrics
 }
 
 // Server is the Lance Namespace REST API.
 type Server struct {
 	store   *catalog.Store
 	log     *slog.Logger
-	auth    *apikey.Checker
 	storage StorageOptioner
 	// observer: see Config.Observer.
 	observer Observer
@@ -53,74 +64,43 @@ type Server struct {
 	// reads) over the same store.
 	commits *lancecommit.Service
 
-	idPrefix string
-	seq      atomic.Uint64
+	surface *edge.Surface
 }
 
-// New builds a Server.
+// SurfaceName labels this surface in the access log and metrics.
+const SurfaceName = "lance"
+
+// New builds a Server and its routes.
 func New(cfg Config) *Server {
 	lg := cfg.Logger
 	if lg == nil {
 		lg = slog.Default()
 	}
-	var p [4]byte
-	rand.Read(p[:])
-	return &Server{
+	s := &Server{
 		store:    cfg.Store,
 		log:      lg.With("component", "lancerest"),
-		auth:     apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens}),
 		storage:  cfg.Storage,
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
 		commits:  lancecommit.New(cfg.Store),
-		idPrefix: "lr-" + hex.EncodeToString(p[:]) + "-",
 	}
+	auth := cfg.Auth
+	if auth == nil {
+		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})
+	}
+	s.surface = edge.New(edge.Config{
+		Name: SurfaceName, Encode: s.encode, Auth: auth, MaxBody: maxBodyBytes,
+		Wrap: s.refuseDotSegments, Log: lg, Metrics: cfg.Metrics,
+	})
+	s.routes()
+	return s
 }
 
 // Handler returns the handler for the Lance address.
-func (s *Server) Handler() http.Handler { return s }
+func (s *Server) Handler() http.Handler { return s.surface }
 
-// ServeHTTP routes one request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	r, st := s.begin(w, r)
-	path := r.URL.EscapedPath()
-	rt, ok := matchRoute(r.Method, path)
-	if !ok {
-		notFoundRoute(w, r)
-		return
-	}
-	if rt.allow != "" {
-		methodNotAllowed(w, r, rt.allow)
-		return
-	}
-	if e := s.authenticate(r, st); e != nil {
-		writeAPIError(w, r, e, nil)
-		return
-	}
-	c := call{key: st.key, rawQuery: r.URL.RawQuery}
-	delim, e := parseDelimiter(c.query("delimiter"))
-	if e != nil {
-		writeAPIError(w, r, e, nil)
-		return
-	}
-	c.delim = delim
-	if rt.hasID {
-		if c.id, e = parseIdentifier(rt.rawID, delim); e != nil {
-			writeAPIError(w, r, e, nil)
-			return
-		}
-	}
-	if e := rt.op(s, w, r, &c); e != nil {
-		writeAPIError(w, r, e, nil)
-		return
-	}
-	if lg := st.log; lg.Enabled(r.Context(), slog.LevelDebug) {
-		lg.LogAttrs(r.Context(), slog.LevelDebug, "lance rest request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("request_id", st.id))
-	}
-}
-
-// call is what the router parsed for an operation.
+// call is what every operation gets parsed for it: the caller's key (from
+// the edge's principal), the identifier in the path and the delimiter.
 type call struct {
 	id       []string
 	delim    string
@@ -129,6 +109,40 @@ type call struct {
 }
 
 func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
+
+// opFunc is one operation; an error it returns is answered by encode.
+type opFunc func(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error
+
+// serve adapts an operation to the edge: ?delimiter= and the {id} path
+// segment (withID) are parsed the same way for every operation.
+func (s *Server) serve(op opFunc, withID bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := edge.PrincipalFrom(r.Context())
+		c := call{key: p.Key, rawQuery: r.URL.RawQuery}
+		e := c.parse(r, withID)
+		if e == nil {
+			e = op(s, w, r, &c)
+		}
+		if e != nil {
+			s.encode(w, r, e)
+		}
+	})
+}
+
+// parse reads the delimiter and the identifier. ServeMux matches {id} as
+// one segment of the escaped path (a %2F or %24 stays inside it) and
+// PathValue hands it over unescaped, so it is split, not decoded again.
+func (c *call) parse(r *http.Request, withID bool) *Error {
+	delim, e := parseDelimiter(c.query("delimiter"))
+	if e != nil {
+		return e
+	}
+	c.delim = delim
+	if withID {
+		c.id, e = splitIdentifier(r.PathValue("id"), delim)
+	}
+	return e
+}
 
 // writeJSON renders a success body.
 func writeJSON(w http.ResponseWriter, v any) *Error {

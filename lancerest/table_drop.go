@@ -18,8 +18,8 @@ func dropTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Erro
 	return s.removeTable(w, r, c, (*catalog.Store).DropTable)
 }
 
-// deregisterTable: POST /v1/table/{id}/deregister. Hides the entry and writes
-// .lance-deregistered; the data stays.
+// deregisterTable: POST /v1/table/{id}/deregister. Hides the entry; storage
+// is left exactly as it was (no marker file either).
 func deregisterTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	return s.removeTable(w, r, c, (*catalog.Store).DeregisterTable)
 }

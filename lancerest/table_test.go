@@ -130,10 +130,13 @@ func TestDeregisterKeepsData(t *testing.T) {
 	os.MkdirAll(filepath.Join(loc, "data"), 0o755)
 	os.WriteFile(filepath.Join(loc, "data", "frag.lance"), []byte("0123456789"), 0o644)
 	e.must("POST", "/v1/table/lnc$ns$keep/deregister", "")
-	for _, f := range []string{"_versions/1.manifest", "_versions/2.manifest", "data/frag.lance", ".lance-deregistered"} {
+	for _, f := range []string{"_versions/1.manifest", "_versions/2.manifest", "data/frag.lance"} {
 		if _, err := os.Stat(filepath.Join(loc, f)); err != nil {
 			t.Errorf("%s after deregister: %v", f, err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(loc, ".lance-deregistered")); err == nil {
+		t.Error("deregister wrote a marker into the table's directory")
 	}
 	r := e.must("POST", "/v1/table/lnc$ns$keep/declare", "")
 	if !strings.Contains(string(r.body), jsonString("file://"+loc)) {

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -11,8 +12,9 @@ import (
 )
 
 // BenchmarkIngest measures observations stored per second, including the
-// flushes to SQLite (Close flushes the remainder inside the timed region),
-// with and without the ingest counter in one process.
+// flushes to SQLite (Run flushes as they come and the remainder as it
+// stops, inside the timed region), with and without the ingest counter in
+// one process.
 func BenchmarkIngest(b *testing.B) {
 	for _, on := range []bool{false, true} {
 		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) { benchIngest(b, on) })
@@ -31,6 +33,9 @@ func benchIngest(b *testing.B, metrics bool) {
 			b.Fatal(err)
 		}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
 	attrs := []byte(`{"rows":1000,"fragments":12,"small_fragments":3,"version":7,"versions":7,"bytes":123456}`)
 	t0 := time.Now()
 	b.ResetTimer()
@@ -40,7 +45,8 @@ func benchIngest(b *testing.B, metrics bool) {
 			b.Fatal(err)
 		}
 	}
-	if err := s.Close(); err != nil {
+	cancel()
+	if err := <-ran; err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "obs/s")

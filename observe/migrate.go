@@ -3,7 +3,8 @@ package observe
 import (
 	"embed"
 	"io/fs"
-	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // migrations holds the observation table.
@@ -14,14 +15,12 @@ var migrations embed.FS
 // MigrationOwner is the name observe's migrations are recorded under.
 const MigrationOwner = "observe"
 
-// startupTimeout bounds the migrations and the load New runs.
-const startupTimeout = 30 * time.Second
-
-// Migrations returns observe's migration files, rooted at the folder.
-func Migrations() fs.FS {
+// Migrations returns observe's migrations for persist.Migrate, which the
+// composition root runs for every owner when it opens the database.
+func Migrations() persist.Schema {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic("observe: embedded migrations: " + err.Error()) // the embed pattern guarantees the folder
 	}
-	return sub
+	return persist.Schema{Owner: MigrationOwner, Files: sub}
 }

@@ -33,6 +33,13 @@ const maxAttributesBytes = 256 << 10
 // commits.
 const flushInterval = 500 * time.Millisecond
 
+// startupTimeout bounds Load's read of the persisted observations.
+const startupTimeout = 30 * time.Second
+
+// finalFlushTimeout bounds the flush Run makes as it stops, so a database
+// that went away cannot hold up shutdown.
+const finalFlushTimeout = 10 * time.Second
+
 // flushBatch flushes early once this many writes wait, bounding the work (and
 // the loss on a crash) of one flush.
 const flushBatch = 2000
@@ -70,11 +77,8 @@ type Store struct {
 	order   *list.List   // of key, oldest update first; the front is evicted
 	dirty   map[key]bool // written or deleted since the last flush
 
-	bus    atomic.Pointer[notify.Bus] // set by Follow: flushes announce their keys to other replicas
-	kick   chan struct{}              // cap 1: a flush is wanted soon
-	stop   context.CancelFunc
-	done   chan struct{} // closed by the flusher when it returns
-	closed atomic.Bool
+	bus  atomic.Pointer[notify.Bus] // set by Follow: flushes announce their keys to other replicas
+	kick chan struct{}              // cap 1: a flush is wanted soon
 
 	changes atomic.Uint64 // see Changes
 
@@ -84,9 +88,10 @@ type Store struct {
 // ErrTooLarge is returned for attribute blobs over the size cap.
 var ErrTooLarge = errors.New("observe: attributes too large")
 
-// New applies the observation migrations (owner "observe"), loads the
-// persisted observations (newest first, up to cap) and starts the background
-// flusher. cap <= 0 means DefaultCap. Call Close to flush.
+// New returns an empty store over db, which the observation migrations
+// (Migrations) have been applied to; it reads nothing and starts nothing.
+// Load reads the persisted observations, Run flushes new ones, Close
+// flushes what is left. cap <= 0 means DefaultCap.
 func New(db *persist.DB, cap int) (*Store, error) {
 	if db == nil {
 		return nil, errors.New("observe: an open database is required")
@@ -94,27 +99,55 @@ func New(db *persist.DB, cap int) (*Store, error) {
 	if cap <= 0 {
 		cap = DefaultCap
 	}
-	s := &Store{
+	return &Store{
 		db:      db,
 		cap:     cap,
 		entries: make(map[key]*entry),
 		order:   list.New(),
 		dirty:   make(map[key]bool),
 		kick:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	}, nil
+}
+
+// Load reads the persisted observations, newest first up to the cap, so
+// pages are filled right after a restart. The composition root calls it
+// once, before anything serves.
+func (s *Store) Load(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, startupTimeout)
 	defer cancel()
-	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("observe: %w", err)
+	return s.load(ctx)
+}
+
+// Run flushes pending writes every flushInterval (sooner once flushBatch
+// wait) and, after Follow on a PostgreSQL bus, keeps other replicas'
+// observations in memory, until ctx ends; it flushes once more and returns.
+func (s *Store) Run(ctx context.Context) error {
+	var remote <-chan notify.Message
+	if bus := s.bus.Load(); bus.Remote() {
+		msgs, stop := bus.Subscribe(busTopic)
+		defer stop()
+		remote = msgs
 	}
-	if err := s.load(ctx); err != nil {
-		return nil, err
+	t := time.NewTicker(flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalFlushTimeout)
+			defer cancel()
+			return s.Flush(fctx)
+		case m, ok := <-remote:
+			if !ok {
+				remote = nil // the bus closed; keep flushing
+				continue
+			}
+			s.applyRemote(m)
+			continue
+		case <-t.C:
+		case <-s.kick:
+		}
+		_ = s.Flush(ctx) // a failed flush keeps its keys dirty and retries
 	}
-	loopCtx, stop := context.WithCancel(context.Background())
-	s.stop = stop
-	go s.flushLoop(loopCtx)
-	return s, nil
 }
 
 func (s *Store) load(ctx context.Context) error {
@@ -140,13 +173,26 @@ func (s *Store) load(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("observe: load: %w", err)
 	}
-	// Oldest first into the order list, so the newest are evicted last.
-	for i := len(loaded) - 1; i >= 0; i-- {
+	// In front of whatever was put since New (newer), oldest at the front,
+	// so the newest are evicted last.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range loaded {
 		o := loaded[i]
 		k := key{o.ObjectID, o.Format}
+		if _, held := s.entries[k]; held {
+			continue // put since New: at least as new as the stored row
+		}
 		e := newEntry(o)
-		e.elem = s.order.PushBack(k)
+		e.elem = s.order.PushFront(k)
 		s.entries[k] = e
+	}
+	for s.order.Len() > s.cap {
+		front := s.order.Front()
+		k := front.Value.(key)
+		s.order.Remove(front)
+		delete(s.entries, k)
+		s.dirty[k] = true // absent from entries: the flush deletes the row
 	}
 	return nil
 }
@@ -314,27 +360,8 @@ func (s *Store) wake() {
 	}
 }
 
-func (s *Store) flushLoop(ctx context.Context) {
-	defer close(s.done)
-	t := time.NewTicker(flushInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.kick:
-		}
-		_ = s.Flush(ctx) // a failed flush keeps its keys dirty and retries
-	}
-}
-
-// Close stops the flusher and writes what is pending.
+// Close writes what is pending; floe serve calls it after the plugin
+// channel has stopped, so the last observations its workers sent are kept.
 func (s *Store) Close() error {
-	if !s.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	s.stop()
-	<-s.done
 	return s.Flush(context.Background())
 }

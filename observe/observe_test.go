@@ -20,6 +20,9 @@ func openDB(t testing.TB, dir string) *persist.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Migrate(context.Background(), Migrations()); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 
@@ -149,6 +152,12 @@ func TestEvictionAndPersistence(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s2.Close()
+	if s2.Len() != 0 {
+		t.Fatalf("New read %d observations; reading is Load's", s2.Len())
+	}
+	if err := s2.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if rows, at, w, ok := s2.Rows("t4", catalog.FormatLance); !ok || rows != 4 || !at.Equal(t0.Add(4*time.Second)) || w != "w1" {
 		t.Fatalf("after reopen: %d %v %q %v", rows, at, w, ok)
 	}
@@ -157,5 +166,34 @@ func TestEvictionAndPersistence(t *testing.T) {
 	}
 	if w, ok := s2.WorkerFor("t3", catalog.FormatLance); !ok || w != "w1" {
 		t.Fatal("WorkerFor after reopen")
+	}
+}
+
+// Run flushes what is put while it runs and once more as it stops, and
+// returns only then: a Put just before shutdown reaches the database
+// without any Close.
+func TestRunFlushesUntilItStops(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	defer db.Close()
+	s, err := New(db, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	for i := range 3 {
+		if _, err := s.Put(obs(fmt.Sprintf("t%d", i), catalog.FormatLance, t0, `{"rows":1}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var n int
+	if err := db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM observations`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("rows after Run returned = %d, %v; want all 3 flushed", n, err)
 	}
 }

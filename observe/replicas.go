@@ -33,31 +33,14 @@ type flushNote struct {
 }
 
 // Follow joins the store to the other replicas on bus (PostgreSQL; with a
-// SQLite bus it does nothing) until the store closes.
+// SQLite bus it does nothing): flushes announce their keys, and Run keeps
+// what other replicas flushed in memory. Call it before Run.
 func (s *Store) Follow(bus *notify.Bus) {
 	if !bus.Remote() {
 		return
 	}
 	s.bus.Store(bus)
-	msgs, stop := bus.Subscribe(busTopic)
-	go func() {
-		defer stop()
-		for {
-			select {
-			case <-s.followDone():
-				return
-			case m, ok := <-msgs:
-				if !ok {
-					return
-				}
-				s.applyRemote(m)
-			}
-		}
-	}()
 }
-
-// followDone is closed when the flusher stops (Close).
-func (s *Store) followDone() <-chan struct{} { return s.done }
 
 // announce tells the other replicas which keys a flush wrote.
 func (s *Store) announce(keys []key) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -22,14 +23,19 @@ func TestObservationReachesOtherReplica(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := db.Migrate(context.Background(), Migrations()); err != nil {
+			t.Fatal(err)
+		}
 		s, err := New(db, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		bus := notify.New(db, notify.Options{Replica: name})
+		runtest.Start(t, bus)
 		t.Cleanup(func() { s.Close(); bus.Close(); db.Close() })
 		<-bus.Listening()
 		s.Follow(bus)
+		runtest.Start(t, s)
 		return s
 	}
 	a, b := open("A"), open("B")

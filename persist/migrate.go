@@ -12,10 +12,25 @@ import (
 )
 
 // Each owner (catalog, plugin, observe, tasks, sessions) keeps its schema in
-// its own package as numbered files, NNNN_what.sql, and hands them to
-// Migrate. Applied versions are recorded per owner in persist_migrations; a
+// its own package as numbered files, NNNN_what.sql, and describes them with
+// a Schema. The composition root (floe serve, the CLI) hands every owner's
+// Schema to one Migrate call when it opens the database; constructors never
+// migrate. Applied versions are recorded per owner in persist_migrations; a
 // version is the file name without .sql, so gaps in the numbering are fine
-// and two owners may use the same number.
+// and two owners may use the same number, but within one owner's root
+// folder a number names one file.
+//
+// A dialect's sub-folder (postgres/) overrides by name: a file there
+// replaces the root file of the same name on that backend, and a file with
+// a name of its own is a step only that backend runs. Every other root file
+// runs as it is, so a migration written once in portable SQL reaches both
+// backends, and one that is not portable fails loudly on the backend it does
+// not suit instead of being skipped while Migrate reports success. (The
+// other safe rule, "refuse a root version the dialect lacks", would make
+// every portable migration a copy in each folder: two files to keep equal.)
+// A dialect step that stands for several root files (a consolidated
+// schema) says so with an override per root file whose body is only a
+// comment: it is recorded as applied and runs nothing.
 //
 // Databases created before the owners had folders recorded every version in
 // one table, schema_migrations, from one shared folder whose names were
@@ -26,6 +41,7 @@ import (
 var (
 	ownerName     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 	migrationName = regexp.MustCompile(`^[0-9]{4}_[a-z0-9_]+\.sql$`)
+	versionName   = regexp.MustCompile(`^[0-9]{4}_[a-z0-9_]+$`)
 )
 
 // legacyTable is where versions were recorded before per-owner folders.
@@ -38,22 +54,51 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS persist_migrations (
 	PRIMARY KEY (owner, version)
 )`
 
-// Migrate applies, in lexical order, every NNNN_name.sql file at the root
-// of fsys not yet recorded for owner, each in its own write transaction that
-// also records it. A second process starting at the same moment waits for
-// the write lock and then finds the version recorded, so nothing runs twice.
-// A failing file rolls back whole and the error names it.
-func (db *DB) Migrate(ctx context.Context, owner string, fsys fs.FS) error {
-	if !ownerName.MatchString(owner) {
-		return fmt.Errorf("persist: migration owner %q must be a short lower-case name", owner)
-	}
-	fsys, err := db.dialectFiles(fsys)
-	if err != nil {
-		return fmt.Errorf("persist: %s migrations: %w", owner, err)
-	}
-	files, err := migrationFiles(fsys)
-	if err != nil {
-		return fmt.Errorf("persist: %s migrations: %w", owner, err)
+// Schema is one owner's migrations.
+type Schema struct {
+	// Owner names the owner its versions are recorded under: a short
+	// lower-case name.
+	Owner string
+	// Files holds the NNNN_name.sql files at its root and, for a backend
+	// whose SQL differs, a sub-folder named for its dialect (postgres/)
+	// whose files override root files by name or add steps of their own.
+	Files fs.FS
+	// Renamed maps a version to the name it was applied under before its
+	// file was renamed: a database that recorded the old name has run the
+	// file, so the new name is recorded for it without running anything.
+	Renamed map[string]string
+}
+
+// migration is one step of a schema as this database's dialect sees it.
+type migration struct {
+	version string // the file name without .sql
+	fsys    fs.FS  // where the file is: the root or the dialect's folder
+	file    string
+}
+
+// Migrate applies every schema in the order given (an owner whose tables
+// refer to another's comes after it): for each, in lexical order, every
+// version not yet recorded for its owner, each in its own write transaction
+// that also records it. Every schema is checked before anything runs. A
+// second process starting at the same moment waits for the migration lock
+// and then finds the versions recorded, so nothing runs twice. A failing
+// file rolls back whole and the error names it.
+func (db *DB) Migrate(ctx context.Context, schemas ...Schema) error {
+	plans := make([][]migration, len(schemas))
+	owners := map[string]bool{}
+	for i, sc := range schemas {
+		if !ownerName.MatchString(sc.Owner) {
+			return fmt.Errorf("persist: migration owner %q must be a short lower-case name", sc.Owner)
+		}
+		if owners[sc.Owner] {
+			return fmt.Errorf("persist: migration owner %q is given twice", sc.Owner)
+		}
+		owners[sc.Owner] = true
+		plan, err := db.plan(sc)
+		if err != nil {
+			return fmt.Errorf("persist: %s migrations: %w", sc.Owner, err)
+		}
+		plans[i] = plan
 	}
 	unlock, err := db.lockMigrations(ctx)
 	if err != nil {
@@ -63,7 +108,20 @@ func (db *DB) Migrate(ctx context.Context, owner string, fsys fs.FS) error {
 	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("persist: create persist_migrations: %w", err)
 	}
-	applied, err := db.Applied(ctx, owner)
+	legacy, err := db.tableExists(ctx, legacyTable)
+	if err != nil {
+		return err
+	}
+	for i, sc := range schemas {
+		if err := db.migrateOwner(ctx, sc, plans[i], legacy); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateOwner(ctx context.Context, sc Schema, plan []migration, legacy bool) error {
+	applied, err := db.Applied(ctx, sc.Owner)
 	if err != nil {
 		return err
 	}
@@ -71,39 +129,67 @@ func (db *DB) Migrate(ctx context.Context, owner string, fsys fs.FS) error {
 	for _, v := range applied {
 		done[v] = true
 	}
-	legacy, err := db.tableExists(ctx, legacyTable)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		version := strings.TrimSuffix(f, ".sql")
-		if done[version] {
+	for _, m := range plan {
+		if done[m.version] {
 			continue
 		}
-		body, err := fs.ReadFile(fsys, f)
+		body, err := fs.ReadFile(m.fsys, m.file)
 		if err != nil {
-			return fmt.Errorf("persist: %s migration %s: %w", owner, version, err)
+			return fmt.Errorf("persist: %s migration %s: %w", sc.Owner, m.version, err)
 		}
-		if err := db.apply(ctx, owner, version, string(body), legacy); err != nil {
+		if err := db.apply(ctx, sc.Owner, m.version, sc.Renamed[m.version], string(body), legacy); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// dialectFiles picks the dialect's sub-folder of an owner's migrations
-// when the dialect has one and the owner ships it; otherwise the root files,
-// which are then written in SQL both backends accept.
-func (db *DB) dialectFiles(fsys fs.FS) (fs.FS, error) {
-	dir := db.dialect.MigrationDir
-	if dir == "" {
-		return fsys, nil
+// plan lists a schema's steps on this database's dialect, in lexical
+// order: the root files, each replaced by the dialect folder's file of the
+// same name if there is one, plus the dialect folder's own steps.
+func (db *DB) plan(sc Schema) ([]migration, error) {
+	if sc.Files == nil {
+		return nil, errors.New("no migration files given")
 	}
-	st, err := fs.Stat(fsys, dir)
-	if err != nil || !st.IsDir() {
-		return fsys, nil
+	root, err := migrationFiles(sc.Files, true)
+	if err != nil {
+		return nil, err
 	}
-	return fs.Sub(fsys, dir)
+	steps := map[string]migration{}
+	for _, f := range root {
+		v := strings.TrimSuffix(f, ".sql")
+		steps[v] = migration{version: v, fsys: sc.Files, file: f}
+	}
+	if dir := db.dialect.MigrationDir; dir != "" {
+		if st, err := fs.Stat(sc.Files, dir); err == nil && st.IsDir() {
+			sub, err := fs.Sub(sc.Files, dir)
+			if err != nil {
+				return nil, err
+			}
+			own, err := migrationFiles(sub, false)
+			if err != nil {
+				return nil, fmt.Errorf("%s/: %w", dir, err)
+			}
+			for _, f := range own {
+				v := strings.TrimSuffix(f, ".sql")
+				steps[v] = migration{version: v, fsys: sub, file: f}
+			}
+		}
+	}
+	for v, old := range sc.Renamed {
+		if _, ok := steps[v]; !ok {
+			return nil, fmt.Errorf("renamed version %s has no file", v)
+		}
+		if !versionName.MatchString(old) || old == v {
+			return nil, fmt.Errorf("version %s: %q is not an earlier NNNN_name version", v, old)
+		}
+	}
+	out := make([]migration, 0, len(steps))
+	for _, m := range steps {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	return out, nil
 }
 
 // lockMigrations holds the dialect's cross-process migration lock on one
@@ -129,12 +215,17 @@ func (db *DB) lockMigrations(ctx context.Context) (func(), error) {
 	}, nil
 }
 
-func migrationFiles(fsys fs.FS) ([]string, error) {
+// migrationFiles lists the NNNN_name.sql files at the root of fsys in
+// lexical order. In an owner's root folder (unique) a number names one file;
+// a dialect folder may give several files one number, as its placeholders
+// and the consolidated step they point to do.
+func migrationFiles(fsys fs.FS, unique bool) ([]string, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
 	}
 	var names []string
+	numbered := map[string]string{}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
 			continue
@@ -142,13 +233,33 @@ func migrationFiles(fsys fs.FS) ([]string, error) {
 		if !migrationName.MatchString(e.Name()) {
 			return nil, fmt.Errorf("file %s is not named NNNN_name.sql (four digits, lower-case words)", e.Name())
 		}
+		if n := e.Name()[:4]; unique {
+			if other, ok := numbered[n]; ok {
+				return nil, fmt.Errorf("files %s and %s share the number %s: give the newer one the next free number (and list its old name in Schema.Renamed if a database has applied it)", other, e.Name(), n)
+			}
+			numbered[n] = e.Name()
+		}
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
 	return names, nil
 }
 
-func (db *DB) apply(ctx context.Context, owner, version, body string, legacy bool) error {
+// onlyComments reports whether an SQL body holds nothing but "--" comments
+// and blank lines: a placeholder that records its version and runs nothing.
+func onlyComments(body string) bool {
+	for line := range strings.Lines(body) {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "--") {
+			return false
+		}
+	}
+	return true
+}
+
+// apply runs one version's body and records it, unless it counts as run
+// already: recorded by another process meanwhile, under its former name
+// (renamed), or in the legacy table.
+func (db *DB) apply(ctx context.Context, owner, version, renamedFrom, body string, legacy bool) error {
 	err := db.Write(ctx, func(tx *Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM persist_migrations WHERE owner = ? AND version = ?`,
@@ -158,13 +269,22 @@ func (db *DB) apply(ctx context.Context, owner, version, body string, legacy boo
 		if n > 0 { // another process applied it while we waited for the lock
 			return nil
 		}
-		if legacy {
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+legacyTable+` WHERE version = ?`,
-				version).Scan(&n); err != nil {
+		if renamedFrom != "" {
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM persist_migrations WHERE owner = ? AND version = ?`,
+				owner, renamedFrom).Scan(&n); err != nil {
 				return err
 			}
 		}
-		if n == 0 && strings.TrimSpace(body) != "" {
+		for _, v := range []string{version, renamedFrom} {
+			if n > 0 || !legacy || v == "" {
+				continue
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+legacyTable+` WHERE version = ?`,
+				v).Scan(&n); err != nil {
+				return err
+			}
+		}
+		if n == 0 && !onlyComments(body) {
 			if _, err := tx.ExecContext(ctx, body); err != nil {
 				return err
 			}

@@ -38,7 +38,7 @@ func TestMigratePerOwner(t *testing.T) {
 	file := func(what string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte(ranTable + "\nINSERT INTO ran(what) VALUES ('" + what + "');")}
 	}
-	alpha := fstest.MapFS{"0002_b.sql": file("alpha/0002"), "0001_a.sql": file("alpha/0001"), "README.md": {Data: []byte("not a migration")}}
+	alpha := fstest.MapFS{"0004_b.sql": file("alpha/0004"), "0001_a.sql": file("alpha/0001"), "README.md": {Data: []byte("not a migration")}}
 	beta := fstest.MapFS{"0001_a.sql": file("beta/0001")} // same name as alpha's: owners are independent
 	steps := []struct {
 		name    string
@@ -48,27 +48,31 @@ func TestMigratePerOwner(t *testing.T) {
 		wantErr string // substring of the error; "" = success
 		wantRan string // every run so far, in order
 	}{
-		{"first owner in lexical order", "alpha", alpha, nil, "", "alpha/0001,alpha/0002"},
-		{"rerun is a no-op", "alpha", alpha, nil, "", "alpha/0001,alpha/0002"},
-		{"second owner with the same version names", "beta", beta, nil, "", "alpha/0001,alpha/0002,beta/0001"},
+		{"first owner in lexical order", "alpha", alpha, nil, "", "alpha/0001,alpha/0004"},
+		{"rerun is a no-op", "alpha", alpha, nil, "", "alpha/0001,alpha/0004"},
+		{"second owner with the same version names", "beta", beta, nil, "", "alpha/0001,alpha/0004,beta/0001"},
 		{"a gap and a file below the highest applied both run", "alpha", alpha,
-			map[string]string{"0009_z.sql": "INSERT INTO ran(what) VALUES ('alpha/0009');", "0001_b.sql": "INSERT INTO ran(what) VALUES ('alpha/0001b');"},
-			"", "alpha/0001,alpha/0002,beta/0001,alpha/0001b,alpha/0009"},
+			map[string]string{"0009_z.sql": "INSERT INTO ran(what) VALUES ('alpha/0009');", "0002_c.sql": "INSERT INTO ran(what) VALUES ('alpha/0002');"},
+			"", "alpha/0001,alpha/0004,beta/0001,alpha/0002,alpha/0009"},
 		{"a failing file rolls back whole and names itself", "alpha", alpha,
 			map[string]string{"0010_bad.sql": "CREATE TABLE half (id INTEGER); INSERT INTO ran(what) VALUES ('bad'); NOT SQL;"},
-			"alpha migration 0010_bad", "alpha/0001,alpha/0002,beta/0001,alpha/0001b,alpha/0009"},
+			"alpha migration 0010_bad", "alpha/0001,alpha/0004,beta/0001,alpha/0002,alpha/0009"},
 		{"a misnamed file is refused before anything runs", "beta", beta,
 			map[string]string{"2_x.sql": "INSERT INTO ran(what) VALUES ('misnamed');"},
-			"not named NNNN_name.sql", "alpha/0001,alpha/0002,beta/0001,alpha/0001b,alpha/0009"},
+			"not named NNNN_name.sql", "alpha/0001,alpha/0004,beta/0001,alpha/0002,alpha/0009"},
+		{"two root files sharing a number are refused before anything runs", "alpha", alpha,
+			map[string]string{"0009_y.sql": "INSERT INTO ran(what) VALUES ('second 0009');"},
+			"0009_y.sql and 0009_z.sql share the number 0009", "alpha/0001,alpha/0004,beta/0001,alpha/0002,alpha/0009"},
 		{"an owner name with a space is refused", "Al pha", fstest.MapFS{}, nil, "short lower-case name",
-			"alpha/0001,alpha/0002,beta/0001,alpha/0001b,alpha/0009"},
+			"alpha/0001,alpha/0004,beta/0001,alpha/0002,alpha/0009"},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			for k, v := range st.add {
 				st.fsys[k] = &fstest.MapFile{Data: []byte(v)}
 			}
-			err := db.Migrate(ctx, st.owner, st.fsys)
+			err := db.Migrate(ctx, Schema{Owner: st.owner, Files: st.fsys})
+			delete(st.fsys, "0009_y.sql") // the refused duplicate leaves with its step
 			switch {
 			case st.wantErr == "" && err != nil:
 				t.Fatal(err)
@@ -97,7 +101,7 @@ func TestMigratePerOwner(t *testing.T) {
 		})
 	}
 	// Versions are recorded per owner.
-	for owner, want := range map[string]string{"alpha": "0001_a,0001_b,0002_b,0009_z", "beta": "0001_a"} {
+	for owner, want := range map[string]string{"alpha": "0001_a,0002_c,0004_b,0009_z", "beta": "0001_a"} {
 		got, err := db.Applied(ctx, owner)
 		if err != nil || strings.Join(got, ",") != want {
 			t.Errorf("Applied(%s) = %v, %v; want %s", owner, got, err, want)
@@ -120,7 +124,7 @@ func TestMigrateConcurrentOpeners(t *testing.T) {
 		go func() {
 			db, err := Open(context.Background(), Options{Path: path})
 			if err == nil {
-				err = db.Migrate(context.Background(), "race", fsys)
+				err = db.Migrate(context.Background(), Schema{Owner: "race", Files: fsys})
 				dbs <- db
 			}
 			errs <- err
@@ -147,5 +151,53 @@ func TestMigrateConcurrentOpeners(t *testing.T) {
 	}
 	if n != 2 || sum != 3 {
 		t.Errorf("runs holds %d rows summing %d; each file must run exactly once", n, sum)
+	}
+}
+
+// A file renamed after databases applied it (two files once shared a
+// number) does not run again where its old name is recorded, and runs
+// where it is not; either way the new name is recorded.
+func TestMigrateRenamedVersion(t *testing.T) {
+	ctx := context.Background()
+	body := []byte("CREATE TABLE IF NOT EXISTS runs (n INTEGER); INSERT INTO runs VALUES (1);")
+	before := fstest.MapFS{"0007_old.sql": {Data: body}}
+	after := Schema{Owner: "owner", Files: fstest.MapFS{"0009_old.sql": {Data: body}},
+		Renamed: map[string]string{"0009_old": "0007_old"}}
+	for _, tc := range []struct {
+		name    string
+		applied bool // the old name was applied before the rename
+		want    int  // rows in runs: 1 = the file ran once in all
+	}{
+		{"old name recorded", true, 1},
+		{"fresh database", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTest(t)
+			if tc.applied {
+				if err := db.Migrate(ctx, Schema{Owner: "owner", Files: before}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 2 {
+				if err := db.Migrate(ctx, after); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM runs`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.want {
+				t.Errorf("the renamed file ran %d times, want %d", n, tc.want)
+			}
+			got, err := db.Applied(ctx, "owner")
+			if err != nil || !strings.Contains(strings.Join(got, ","), "0009_old") {
+				t.Errorf("applied %v (%v): want 0009_old recorded", got, err)
+			}
+		})
+	}
+	bad := Schema{Owner: "owner", Files: fstest.MapFS{"0001_a.sql": {Data: body}}, Renamed: map[string]string{"0002_gone": "0001_x"}}
+	if err := openTest(t).Migrate(ctx, bad); err == nil || !strings.Contains(err.Error(), "has no file") {
+		t.Errorf("a rename of a version with no file: %v, want refused", err)
 	}
 }

@@ -46,6 +46,8 @@ type DB struct {
 
 	hooksMu sync.Mutex
 	hooks   []func() // OnCommit
+
+	change changeWatch // ChangeStamp's -shm file
 }
 
 // ErrPathRequired is returned by Open without a path.
@@ -113,6 +115,7 @@ func Redact(s string) string {
 
 // Close releases the prepared statements and the connections.
 func (db *DB) Close() error {
+	db.change.close()
 	db.reads.close()
 	return db.sql.Close()
 }

@@ -13,7 +13,12 @@ import (
 	"github.com/floe/floe/persist/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if path := os.Getenv(changeHelperEnv); path != "" {
+		os.Exit(changeHelper(path))
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 // backends lists where a test may open a database: a SQLite file and a
 // fresh PostgreSQL database. Each returns a path for Options.Path.
@@ -56,26 +61,80 @@ func TestOpenErrorHidesPassword(t *testing.T) {
 	}
 }
 
-// An owner's postgres/ folder replaces its root files on PostgreSQL and is
-// ignored on SQLite.
+// An owner's postgres/ folder overrides root files by name on PostgreSQL
+// and is ignored on SQLite: a root file it does not override runs on both
+// (written once, in portable SQL), a file of its own runs only there, and a
+// placeholder holding only comments records its version and runs nothing.
 func TestMigrateDialectFolder(t *testing.T) {
 	fsys := fstest.MapFS{
 		"0001_a.sql":          {Data: []byte("CREATE TABLE which (v TEXT); INSERT INTO which VALUES ('root');")},
 		"postgres/0001_a.sql": {Data: []byte("CREATE TABLE which (v TEXT); INSERT INTO which VALUES ('postgres');")},
+		// Added later at the root only: it must reach PostgreSQL too.
+		"0002_b.sql": {Data: []byte("CREATE TABLE b (id INTEGER PRIMARY KEY); INSERT INTO b VALUES (2);")},
+		// PostgreSQL's own step, and a placeholder standing for a root file.
+		"postgres/0003_pg_only.sql": {Data: []byte("INSERT INTO which VALUES ('postgres only');")},
+		"0004_c.sql":                {Data: []byte("INSERT INTO which VALUES ('sqlite only');")},
+		"postgres/0004_c.sql":       {Data: []byte("-- PostgreSQL reaches this state in 0003_pg_only.sql.\n\n")},
+	}
+	want := map[string]struct {
+		which   string
+		applied string
+	}{
+		"sqlite":   {"root,sqlite only", "0001_a,0002_b,0004_c"},
+		"postgres": {"postgres,postgres only", "0001_a,0002_b,0003_pg_only,0004_c"},
 	}
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
 			db := openPath(t, b.path(t))
-			if err := db.Migrate(context.Background(), "dialect", fsys); err != nil {
+			if err := db.Migrate(ctx, Schema{Owner: "dialect", Files: fsys}); err != nil {
 				t.Fatal(err)
 			}
-			var v string
-			if err := db.QueryRowContext(context.Background(), `SELECT v FROM which`).Scan(&v); err != nil {
+			var which []string
+			rows, err := db.QueryContext(ctx, `SELECT v FROM which ORDER BY v`)
+			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]string{"sqlite": "root", "postgres": "postgres"}[b.name]
-			if v != want {
-				t.Errorf("ran the %s file, want %s", v, want)
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				which = append(which, v)
+			}
+			rows.Close()
+			if got := strings.Join(which, ","); got != want[b.name].which {
+				t.Errorf("which holds %s, want %s", got, want[b.name].which)
+			}
+			var n int
+			if err := db.QueryRowContext(ctx, `SELECT id FROM b`).Scan(&n); err != nil || n != 2 {
+				t.Errorf("the root-only migration did not run on %s: %v", b.name, err)
+			}
+			applied, err := db.Applied(ctx, "dialect")
+			if err != nil || strings.Join(applied, ",") != want[b.name].applied {
+				t.Errorf("applied %v (%v), want %s", applied, err, want[b.name].applied)
+			}
+		})
+	}
+}
+
+// A root-only migration in SQL PostgreSQL does not accept fails Migrate on
+// PostgreSQL with the file named; it is never skipped with success.
+func TestMigrateRootOnlyNeverSkipped(t *testing.T) {
+	fsys := fstest.MapFS{
+		"0001_a.sql":          {Data: []byte("CREATE TABLE a (id INTEGER);")},
+		"postgres/0001_a.sql": {Data: []byte("CREATE TABLE a (id BIGINT);")},
+		// Added later at the root only, in SQLite's spelling.
+		"0002_b.sql": {Data: []byte("CREATE TABLE b (id INTEGER PRIMARY KEY AUTOINCREMENT);")},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			err := openPath(t, b.path(t)).Migrate(context.Background(), Schema{Owner: "rootonly", Files: fsys})
+			switch {
+			case b.name == "sqlite" && err != nil:
+				t.Fatal(err)
+			case b.name == "postgres" && (err == nil || !strings.Contains(err.Error(), "rootonly migration 0002_b")):
+				t.Fatalf("Migrate on PostgreSQL: %v, want a failure naming 0002_b", err)
 			}
 		})
 	}
@@ -185,7 +244,7 @@ func TestMigrateConcurrentReplicasPostgres(t *testing.T) {
 				return
 			}
 			defer db.Close()
-			errs[i] = db.Migrate(context.Background(), "race", fsys)
+			errs[i] = db.Migrate(context.Background(), Schema{Owner: "race", Files: fsys})
 		}()
 	}
 	wg.Wait()

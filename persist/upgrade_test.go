@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
@@ -95,11 +96,14 @@ func TestOldDatabaseUpgradesInPlace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+		if err := dbschema.Migrate(ctx, db); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 		if err != nil {
 			t.Fatalf("round %d: catalog: %v", round, err)
 		}
-		sess, err := sessions.New(ctx, db, nil)
+		sess, err := sessions.New(db, nil)
 		if err != nil {
 			t.Fatalf("round %d: sessions: %v", round, err)
 		}
@@ -115,6 +119,11 @@ func TestOldDatabaseUpgradesInPlace(t *testing.T) {
 		ts, err := tasks.New(db, st, nil, nil)
 		if err != nil {
 			t.Fatalf("round %d: tasks: %v", round, err)
+		}
+		for _, l := range []interface{ Load(context.Context) error }{obs, p, ts} {
+			if err := l.Load(ctx); err != nil {
+				t.Fatalf("round %d: load %T: %v", round, l, err)
+			}
 		}
 
 		checks := []struct {

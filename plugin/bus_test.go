@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
@@ -30,13 +31,15 @@ func newReplica(t *testing.T, dsn, warehouse, name string, opts Options) *harnes
 	if h.db, err = persist.Open(ctx, persist.Options{Path: dsn}); err != nil {
 		t.Fatal(err)
 	}
-	if h.store, err = catalog.New(ctx, h.db, catalog.Options{Warehouse: warehouse}); err != nil {
+	migrate(t, h.db)
+	if h.store, err = catalog.New(h.db, catalog.Options{Warehouse: warehouse}); err != nil {
 		t.Fatal(err)
 	}
 	if h.obs, err = observe.New(h.db, 0); err != nil {
 		t.Fatal(err)
 	}
 	bus := notify.New(h.db, notify.Options{Replica: name, Logger: quietLogger()})
+	runtest.Start(t, bus)
 	select {
 	case <-bus.Listening():
 	case <-time.After(testWait):
@@ -50,6 +53,7 @@ func newReplica(t *testing.T, dsn, warehouse, name string, opts Options) *harnes
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.stop = start(t, h.p)
 	h.events, h.cancelSub = h.p.Subscribe()
 	h.lis = bufconn.Listen(1 << 20)
 	h.srv = grpc.NewServer()

@@ -2,11 +2,13 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -76,7 +78,9 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string, scope keyS
 	if len(k.m) >= maxCachedKeys {
 		clear(k.m)
 	}
-	key, secret, err := k.p.store.CreateAPIKey(ctx, name, scope.role, scope.bucket, ttl)
+	// Minted only while the token exists: a token revoked on another
+	// replica a moment ago gets no fresh key here (ErrNotFound).
+	key, secret, err := k.p.store.CreateWorkerKey(ctx, tokenID, workerID, scope.role, scope.bucket, ttl)
 	if err != nil {
 		return mintedKey{}, err
 	}
@@ -89,36 +93,97 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string, scope keyS
 	return mk, nil
 }
 
-// forgetToken drops the cached keys minted under tokenID.
-func (k *keyCache) forgetToken(tokenID string) {
+// keepTokens drops the cached keys minted under any worker token not in
+// live (revoked ones).
+func (k *keyCache) keepTokens(live map[string]bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	prefix := catalog.WorkerKeyName(tokenID, "")
-	for name := range k.m {
-		if strings.HasPrefix(name, prefix) {
-			delete(k.m, name)
+	for slot := range k.m {
+		rest, _ := strings.CutPrefix(slot, "worker:")
+		tokenID, _, _ := strings.Cut(rest, ":")
+		if !live[tokenID] {
+			delete(k.m, slot)
 		}
 	}
 }
 
 // RevokeWorkerToken revokes a worker token with every API key minted under
 // it, and closes the streams that authenticated with it at once (a revoked
-// token's workers are not left connected until they reconnect).
+// token's workers are not left connected until they reconnect): the
+// catalog calls workerTokenRevoked here, and on every other replica
+// through the bus, so a worker connected to another one is closed there.
 func (p *Plugin) RevokeWorkerToken(ctx context.Context, tokenID string) error {
-	if err := p.store.RevokeWorkerToken(ctx, tokenID); err != nil {
-		return err
+	return p.store.RevokeWorkerToken(ctx, tokenID)
+}
+
+// workerTokenRevoked ends what was derived from a revoked worker token in
+// this process: its cached minted keys and its streams. It runs on the
+// catalog's revocation callback (this replica's revokes, and other
+// replicas' through the bus), so it must not block; an empty id (the bus
+// may have missed revocations) re-checks every stream's token instead.
+func (p *Plugin) workerTokenRevoked(tokenID string) {
+	if tokenID != "" {
+		if n := p.reg.closeToken(tokenID); n > 0 {
+			p.log.Info("closed the streams of a revoked worker token", "token_id", tokenID, "streams", n)
+		}
 	}
-	p.keys.forgetToken(tokenID)
-	if n := p.reg.closeToken(tokenID); n > 0 {
-		p.log.Info("closed the streams of a revoked worker token", "token_id", tokenID, "streams", n)
+	// The key cache's lock may be held across a mint's database write, so
+	// forgetting its keys is left to recheckTokenLoop (a closed stream
+	// asks for no key meanwhile).
+	select {
+	case p.recheckTokens <- struct{}{}:
+	default: // a check is already due
 	}
-	return nil
+}
+
+// tokenRecheckEvery bounds how long a stream outlives its worker token when
+// every notification of the revoke was lost; normally the revoke's
+// notification closes it within milliseconds.
+const tokenRecheckEvery = time.Minute
+
+// recheckTokenLoop closes the streams whose worker token no longer exists:
+// after the bus reconnected (revocations may have gone unheard) and every
+// tokenRecheckEvery, until ctx ends.
+func (p *Plugin) recheckTokenLoop(ctx context.Context) {
+	t := time.NewTicker(tokenRecheckEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-p.recheckTokens:
+		}
+		live, err := p.store.ListWorkerTokens(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				p.log.Warn("worker tokens not re-checked", "err", err)
+			}
+			continue
+		}
+		ids := make(map[string]bool, len(live))
+		for _, w := range live {
+			ids[w.ID] = true
+		}
+		for _, id := range p.reg.tokenIDs() {
+			if !ids[id] {
+				p.reg.closeToken(id)
+				p.log.Info("closed the streams of a worker token that no longer exists", "token_id", id)
+			}
+		}
+		p.keys.keepTokens(ids)
+	}
 }
 
 // clusterContext builds the catalog addresses and credentials for a worker,
 // with a key limited to scope.
 func (p *Plugin) clusterContext(ctx context.Context, s *session, scope keyScope) (*pluginpb.ClusterContext, error) {
 	mk, err := p.keys.get(ctx, s.tokenID, s.workerID, scope)
+	if errors.Is(err, fault.NotFound) {
+		// The token was revoked (perhaps on another replica, its note not
+		// here yet): the stream goes with it.
+		p.reg.closeToken(s.tokenID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -41,6 +41,7 @@ type harness struct {
 	events <-chan Event
 
 	cancelSub func()
+	stop      func() error // ends the plugin's Run
 	closeOnce sync.Once
 }
 
@@ -52,14 +53,47 @@ func openStore(t testing.TB, dir string) (*persist.DB, *catalog.Store) {
 	if err != nil {
 		t.Fatalf("open database: %v", err)
 	}
-	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	migrate(t, db)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
 	return db, st
 }
 
+// migrate applies what floe serve's composition root would for the
+// plugin's tests: the catalog's, the observations' and the plugin's
+// migrations.
+func migrate(t testing.TB, db *persist.DB) {
+	t.Helper()
+	if err := db.Migrate(context.Background(), catalog.Migrations(), observe.Migrations(), Migrations()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+}
+
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// start loads p and runs it as floe serve's composition root does; stop
+// ends Run and returns its error once Run (and every goroutine of the
+// plugin) has returned.
+func start(t testing.TB, p *Plugin) (stop func() error) {
+	t.Helper()
+	if err := p.Load(context.Background()); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
+}
 
 func newHarness(t *testing.T, opts Options) *harness {
 	t.Helper()
@@ -94,6 +128,7 @@ func newHarnessWith(t testing.TB, dir string, opts Options, reg *prometheus.Regi
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.stop = start(t, h.p)
 	h.events, h.cancelSub = h.p.Subscribe()
 	h.lis = bufconn.Listen(1 << 20)
 	h.srv = grpc.NewServer()
@@ -122,6 +157,9 @@ func (h *harness) close() {
 		defer cancel()
 		if err := h.p.Shutdown(sctx); err != nil {
 			t.Errorf("shutdown: %v", err)
+		}
+		if err := h.stop(); err != nil {
+			t.Errorf("run: %v", err)
 		}
 		h.cancelSub()
 		h.obs.Close()

@@ -150,10 +150,10 @@ func (st *jobStore) failAttemptLocked(ctx context.Context, r *jobRec, msg string
 	st.commitLocked(ctx, r)
 }
 
-// JobRestartedError is the error of an attempt that was assigned or running
+// JobRestartedError is the error of a job that was assigned or running
 // when floe stopped and whose worker did not come back with it within
 // Options.JobRestartGrace. Callers may compare a job's Error to it.
-const JobRestartedError = "floe restarted while this job ran and its worker did not report it within the restart grace"
+const JobRestartedError = "floe restarted while this job ran and its worker did not report it within the restart grace; whether the attempt finished is unknown, so the job is not retried: check the table and submit it again"
 
 // finish ends an active job by hand (cancel, expire), telling its worker.
 func (st *jobStore) finish(ctx context.Context, id string, state JobState, why string) (Job, error) {
@@ -202,6 +202,11 @@ func (st *jobStore) sweep(ctx context.Context, lane string) {
 			// Its worker may be connected yet silent about it: tell it to
 			// stop before the job runs elsewhere.
 			notes = append(notes, cancelNote{r.WorkerID, r.ID, "floe restarted and settled this job"})
+			// No retry, as for a job whose replica died (ReplicaLostError):
+			// the attempt may have finished, or may still run somewhere.
+			// The job ends here with a sentence, and the task following it
+			// with it, so the task API and the console say the same thing.
+			r.MaxAttempts = r.Attempts
 			st.failAttemptLocked(ctx, r, JobRestartedError)
 		case !r.goneSince.IsZero() && now.Sub(latest(last, r.goneSince)) >= st.p.cfg.JobOrphanExpiry:
 			r.State, r.FinishedAt, r.Error = JobExpired, now,

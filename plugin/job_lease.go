@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/floe/floe/persist"
 )
 
 // claimBatch bounds the jobs one replica claims per pass, so a replica that
@@ -68,24 +70,38 @@ func (st *jobStore) leaseLoop(ctx context.Context) {
 // renew extends the lease of every active job this replica holds.
 func (st *jobStore) renew(ctx context.Context) error {
 	_, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET lease_until = ?
-		WHERE owner = ? AND state IN (?,?,?)`, msOf(st.p.now().Add(st.p.cfg.JobLease)), st.p.cfg.ReplicaID,
+		WHERE owner = ? AND state IN (?,?,?)`, persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), st.p.cfg.ReplicaID,
 		string(JobPending), string(JobAssigned), string(JobRunning))
 	return err
 }
 
 // release hands a pending job this replica cannot run to the others and
-// forgets it. Called under st.mu.
-func (st *jobStore) releaseLocked(ctx context.Context, r *jobRec) {
+// forgets it. The database is written before the job mutex is taken: a job
+// that is no longer pending here by then (cancelled, expired) keeps what
+// that change stored, since the release only touches a pending row this
+// replica holds.
+func (st *jobStore) release(ctx context.Context, id string) {
 	res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = '', lease_until = 0
-		WHERE id = ? AND owner = ? AND state = ?`, r.ID, st.p.cfg.ReplicaID, string(JobPending))
+		WHERE id = ? AND owner = ? AND state = ?`, id, st.p.cfg.ReplicaID, string(JobPending))
 	if err != nil {
-		st.p.log.Warn("could not release a job to other replicas", "job", r.ID, "err", err)
+		st.p.log.Warn("could not release a job to other replicas", "job", id, "err", err)
 		return
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		st.logLocked(ctx, r, "released by replica %s: none of its workers runs %s", st.p.cfg.ReplicaID, r.Type)
+	released, _ := res.RowsAffected()
+	st.mu.Lock()
+	r, ok := st.active[id]
+	var line activityLine
+	logged := false
+	if ok && r.State == JobPending {
+		if released == 1 {
+			line, logged = st.reserveLineLocked(r, "released by replica %s: none of its workers runs %s", st.p.cfg.ReplicaID, r.Type)
+		}
+		st.forgetLocked(r)
 	}
-	st.forgetLocked(r)
+	st.mu.Unlock()
+	if logged {
+		st.insertActivity(ctx, line)
+	}
 }
 
 // leaseCand is a job another replica released or let expire.
@@ -97,7 +113,7 @@ type leaseCand struct {
 // workers can run, and assigned or running jobs whose holder died (those
 // are failed with a sentence; see the file comment).
 func (st *jobStore) claim(ctx context.Context) error {
-	now := msOf(st.p.now())
+	now := persist.Micros(st.p.now())
 	rows, err := st.p.db.QueryContext(ctx, `SELECT id, job_type, state, owner FROM plugin_jobs
 		WHERE state IN (?,?,?) AND lease_until < ? ORDER BY created_at LIMIT ?`,
 		string(JobPending), string(JobAssigned), string(JobRunning), now, claimBatch)
@@ -123,7 +139,7 @@ func (st *jobStore) claim(ctx context.Context) error {
 		}
 		res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = ?, lease_until = ?
 			WHERE id = ? AND state = ? AND lease_until < ?`, st.p.cfg.ReplicaID,
-			msOf(st.p.now().Add(st.p.cfg.JobLease)), c.id, c.state, now)
+			persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), c.id, c.state, now)
 		if err != nil {
 			return err
 		}
@@ -216,7 +232,7 @@ func (p *Plugin) claimDetection(ctx context.Context, jobType string, interval ti
 	now := p.now()
 	res, err := p.db.ExecContext(ctx, `INSERT INTO plugin_detection_runs(job_type, started_at, owner) VALUES (?,?,?)
 		ON CONFLICT(job_type) DO UPDATE SET started_at = excluded.started_at, owner = excluded.owner
-		WHERE plugin_detection_runs.started_at <= ?`, jobType, msOf(now), p.cfg.ReplicaID, msOf(now.Add(-interval)))
+		WHERE plugin_detection_runs.started_at <= ?`, jobType, persist.Micros(now), p.cfg.ReplicaID, persist.Micros(now.Add(-interval)))
 	if err != nil {
 		return false, err
 	}
@@ -240,10 +256,10 @@ func (st *jobStore) finishAnywhere(ctx context.Context, id string, state JobStat
 	if err != nil || !j.State.Active() {
 		return j, err
 	}
-	now := msOf(st.p.now())
+	now := persist.Micros(st.p.now())
 	res, err := st.p.db.ExecContext(ctx, `UPDATE plugin_jobs SET owner = ?, lease_until = ?
 		WHERE id = ? AND state = ? AND lease_until < ?`, st.p.cfg.ReplicaID,
-		msOf(st.p.now().Add(st.p.cfg.JobLease)), id, string(j.State), now)
+		persist.Micros(st.p.now().Add(st.p.cfg.JobLease)), id, string(j.State), now)
 	if err != nil {
 		return Job{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,19 +79,35 @@ func scanJob(r scanner) (Job, error) {
 	}
 	_ = json.Unmarshal([]byte(result), &res)
 	j.Result, j.ResultJSON = res.Map, res.JSON
-	ms := persist.FromMicros
-	j.CreatedAt, j.UpdatedAt, j.StartedAt, j.FinishedAt = ms(created), ms(updated), ms(started), ms(finished)
-	j.NextAttemptAt, j.DeadlineAt, j.LastProgressAt = ms(next), ms(deadline), ms(progress)
+	us := persist.FromMicros
+	j.CreatedAt, j.UpdatedAt, j.StartedAt, j.FinishedAt = us(created), us(updated), us(started), us(finished)
+	j.NextAttemptAt, j.DeadlineAt, j.LastProgressAt = us(next), us(deadline), us(progress)
 	return j, nil
 }
-
-func msOf(t time.Time) int64 { return persist.Micros(t) }
 
 // write stores a job under this replica's lease. With Options.Shared the
 // update only lands while this replica still holds the lease (or nobody
 // does): lost reports that another replica has taken the job over, and the
 // caller must forget it.
 func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
+	landed, err := st.writeIf(ctx, j, nil)
+	return err == nil && st.p.cfg.Shared && !landed, err
+}
+
+// rowIs is a compare-and-set condition on a stored job row: a write under
+// it lands only while the row still shows this state and attempt count
+// (and worker, with checkWorker). The dispatcher writes outside the job
+// mutex, so a change made meanwhile must win over its stale view.
+type rowIs struct {
+	state       JobState
+	attempts    int
+	worker      string
+	checkWorker bool
+}
+
+// writeIf is write under cond (nil: none) and the lease rule; landed
+// reports whether the row was written.
+func (st *jobStore) writeIf(ctx context.Context, j *Job, cond *rowIs) (landed bool, err error) {
 	params, _ := json.Marshal(orEmpty(j.Parameters))
 	metrics, _ := json.Marshal(j.Metrics)
 	if j.Metrics == nil {
@@ -101,10 +118,23 @@ func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
 		JSON string            `json:"json,omitempty"`
 	}{j.Result, j.ResultJSON})
 	now := st.p.now()
-	guard, args := "", []any{}
+	var conds []string
+	var args []any
 	if st.p.cfg.Shared {
-		guard = ` WHERE plugin_jobs.owner = excluded.owner OR plugin_jobs.lease_until < ?`
-		args = append(args, msOf(now))
+		conds = append(conds, `(plugin_jobs.owner = excluded.owner OR plugin_jobs.lease_until < ?)`)
+		args = append(args, persist.Micros(now))
+	}
+	if cond != nil {
+		conds = append(conds, `plugin_jobs.state = ? AND plugin_jobs.attempts = ?`)
+		args = append(args, string(cond.state), cond.attempts)
+		if cond.checkWorker {
+			conds = append(conds, `plugin_jobs.worker_id = ?`)
+			args = append(args, cond.worker)
+		}
+	}
+	guard := ""
+	if len(conds) > 0 {
+		guard = " WHERE " + strings.Join(conds, " AND ")
 	}
 	res, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_jobs(`+jobColumns+`, owner, lease_until)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -117,18 +147,44 @@ func (st *jobStore) write(ctx context.Context, j *Job) (lost bool, err error) {
 		last_progress_at = excluded.last_progress_at, owner = excluded.owner, lease_until = excluded.lease_until`+guard,
 		append([]any{j.ID, j.Type, j.Lane, j.ObjectID, j.DedupeKey, string(params), j.Summary, j.Source, string(j.State),
 			j.Attempts, j.MaxAttempts, j.WorkerID, j.Percent, j.Stage, j.Message, string(metrics), string(result),
-			j.ResultSummary, j.Error, msOf(j.CreatedAt), msOf(j.UpdatedAt), msOf(j.StartedAt), msOf(j.FinishedAt),
-			msOf(j.NextAttemptAt), msOf(j.DeadlineAt), msOf(j.LastProgressAt), st.p.cfg.ReplicaID,
-			msOf(now.Add(st.p.cfg.JobLease))}, args...)...)
+			j.ResultSummary, j.Error, persist.Micros(j.CreatedAt), persist.Micros(j.UpdatedAt), persist.Micros(j.StartedAt), persist.Micros(j.FinishedAt),
+			persist.Micros(j.NextAttemptAt), persist.Micros(j.DeadlineAt), persist.Micros(j.LastProgressAt), st.p.cfg.ReplicaID,
+			persist.Micros(now.Add(st.p.cfg.JobLease))}, args...)...)
 	if err != nil {
 		return false, fmt.Errorf("plugin: write job %s: %w", j.ID, err)
 	}
-	if st.p.cfg.Shared {
-		if n, err := res.RowsAffected(); err == nil && n == 0 {
-			return true, nil
-		}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("plugin: write job %s: %w", j.ID, err)
 	}
-	return false, nil
+	return n > 0, nil
+}
+
+// insertActivity stores one activity line whose sequence number was
+// reserved under the job mutex (see reserveLineLocked); it needs no lock.
+func (st *jobStore) insertActivity(ctx context.Context, l activityLine) {
+	if _, err := st.p.db.ExecContext(ctx, `INSERT INTO plugin_job_events(job_id, seq, at, message) VALUES (?,?,?,?) ON CONFLICT DO NOTHING`,
+		l.jobID, l.seq, persist.Micros(l.at), l.message); err != nil {
+		st.p.log.Warn("could not record job activity", "job", l.jobID, "err", err)
+	}
+}
+
+// activityLine is a job's activity line waiting to be stored.
+type activityLine struct {
+	jobID   string
+	seq     int
+	at      time.Time
+	message string
+}
+
+// reserveLineLocked numbers an activity line for r, to be stored after the
+// lock is released; ok is false once the job's log is full.
+func (st *jobStore) reserveLineLocked(r *jobRec, format string, args ...any) (activityLine, bool) {
+	if r.seq >= maxActivityPerJob {
+		return activityLine{}, false
+	}
+	r.seq++
+	return activityLine{jobID: r.ID, seq: r.seq, at: st.p.now(), message: truncate(fmt.Sprintf(format, args...), maxErrorLen)}, true
 }
 
 func orEmpty(m map[string]string) map[string]string {
@@ -178,9 +234,10 @@ func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 // their worker treated as gone: if that worker reconnects within
 // JobRestartGrace and still runs the job (its heartbeat lists it, or it
 // reports progress) the job is adopted; if the worker reconnects without it,
-// the attempt fails at once; if nothing is heard within the grace, the
-// attempt fails with JobRestartedError. A failed attempt is retried if
-// attempts remain, else the job is failed (and a task following it with it).
+// the attempt fails at once and is retried if attempts remain; if nothing is
+// heard within the grace, the job fails with JobRestartedError and is not
+// retried (whether the attempt finished is unknown), and a task following
+// it fails with it.
 func (st *jobStore) load(ctx context.Context) error {
 	if st.p.cfg.Shared {
 		// Replicas share the table: active jobs belong to whoever holds

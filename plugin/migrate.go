@@ -3,6 +3,8 @@ package plugin
 import (
 	"embed"
 	"io/fs"
+
+	"github.com/floe/floe/persist"
 )
 
 // migrations holds the plugin channel's schema: job types, settings, jobs
@@ -14,11 +16,12 @@ var migrations embed.FS
 // MigrationOwner is the name the plugin's migrations are recorded under.
 const MigrationOwner = "plugin"
 
-// Migrations returns the plugin's migration files, rooted at the folder.
-func Migrations() fs.FS {
+// Migrations returns plugin's migrations for persist.Migrate, which the
+// composition root runs for every owner when it opens the database.
+func Migrations() persist.Schema {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic("plugin: embedded migrations: " + err.Error()) // the embed pattern guarantees the folder
 	}
-	return sub
+	return persist.Schema{Owner: MigrationOwner, Files: sub}
 }

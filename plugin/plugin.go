@@ -8,7 +8,6 @@ package plugin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -81,8 +80,9 @@ type Options struct {
 	JobOrphanExpiry time.Duration
 	// JobRestartGrace is how long a job left assigned or running by a
 	// previous floe process waits for its worker to reconnect and say it
-	// still runs it; then the attempt is settled (retried or failed) so the
-	// job and its task do not look alive for the whole orphan expiry
+	// still runs it; then the job fails with JobRestartedError (not retried:
+	// whether the attempt finished is unknown) so the job and its task do
+	// not look alive for the whole orphan expiry
 	// (default 30s: a worker's reconnect backoff tops out at 30s, and a
 	// quick restart finds it retrying far sooner).
 	JobRestartGrace time.Duration
@@ -166,8 +166,10 @@ var (
 	ErrDuplicateJob = errors.New("an active job already covers this (same dedupe key)")
 )
 
-// Plugin is the plugin channel. Create with New, serve with Register or
-// ListenAndServe, stop with Shutdown.
+// Plugin is the plugin channel. Create with New, read what is stored with
+// Load, run its background work with Run, serve workers with Serve (or
+// Register on a gRPC server of your own); Run stops it all when its context
+// ends, and Shutdown stops it from outside.
 type Plugin struct {
 	pluginpb.UnimplementedPluginServiceServer
 
@@ -184,10 +186,13 @@ type Plugin struct {
 	reg     *registry
 	pending *pendingTable
 	keys    *keyCache
-	types   *jobTypes
-	jobs    *jobStore
-	sched   *scheduler
-	events  *hub
+	// recheckTokens (cap 1) asks recheckTokenLoop to check every stream's
+	// worker token now.
+	recheckTokens chan struct{}
+	types         *jobTypes
+	jobs          *jobStore
+	sched         *scheduler
+	events        *hub
 
 	observer *observer // targeted observes (observe_now.go)
 	metrics  *metrics  // nil: Config.Metrics was nil
@@ -200,8 +205,8 @@ type Plugin struct {
 	srv   *grpc.Server // set by ListenAndServe or Register
 }
 
-// New builds a Plugin. It loads stored descriptors, settings and active
-// jobs, and starts the scheduler unless Options.DisableScheduler.
+// New builds a Plugin; it reads nothing and starts nothing. The database
+// must have the plugin's migrations (Migrations) applied.
 func New(cfg Config) (*Plugin, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("plugin: Config.Store is required")
@@ -221,42 +226,67 @@ func New(cfg Config) (*Plugin, error) {
 	}
 	p.welcomeParams = jobParamsToProto(cfg.JobParams)
 	p.root, p.rootCancel = context.WithCancelCause(context.Background())
-	if err := cfg.DB.Migrate(p.root, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("plugin: %w", err)
-	}
 	p.reg = newRegistry(p)
 	p.pending = newPendingTable()
 	p.keys = newKeyCache(p)
+	p.recheckTokens = make(chan struct{}, 1)
+	cfg.Store.OnWorkerTokenRevoked(p.workerTokenRevoked)
 	p.events = newHub()
 	p.events.forward = p.forwardEvent
 	p.types = newJobTypes(p)
-	if err := p.types.load(p.root); err != nil {
-		return nil, err
-	}
 	p.jobs = newJobStore(p)
-	if err := p.jobs.load(p.root); err != nil {
-		return nil, err
-	}
 	p.sched = newScheduler(p)
 	p.observer = newObserver()
 	var err error
 	if p.metrics, err = newMetrics(cfg.Metrics, p); err != nil { // after the state its gauges read
 		return nil, err
 	}
+	return p, nil
+}
+
+// Load reads the stored job types, settings and active jobs (those a
+// previous process left pending, assigned or running). The composition
+// root calls it once, before workers or clients are served.
+func (p *Plugin) Load(ctx context.Context) error {
+	if err := p.types.load(ctx); err != nil {
+		return err
+	}
+	return p.jobs.load(ctx)
+}
+
+// Run does the plugin's background work until ctx ends or Shutdown is
+// called: targeted observes, the stale-worker reaper, pruning of old jobs,
+// other replicas' events (Config.Bus), and unless Options.DisableScheduler
+// the lanes, scheduled detection and (Options.Shared) job leases. Then it
+// shuts the channel down and returns once every goroutine the plugin
+// started, its sessions' included, has returned.
+func (p *Plugin) Run(ctx context.Context) error {
+	if p.closed.Load() {
+		return nil // shut down before it ran: nothing to do
+	}
 	p.wg.Go(func() { p.observeLoop(p.root) })
 	p.wg.Go(func() { p.reg.reapLoop(p.root) })
 	p.wg.Go(func() { p.pruneLoop(p.root) })
-	if cfg.Bus.Remote() {
-		events, stop := cfg.Bus.Subscribe(busTopicJob, busTopicWorker, busTopicJobType)
+	p.wg.Go(func() { p.recheckTokenLoop(p.root) })
+	if p.cfg.Bus.Remote() {
+		events, stop := p.cfg.Bus.Subscribe(busTopicJob, busTopicWorker, busTopicJobType)
 		p.wg.Go(func() { p.relayRemoteEvents(p.root, events, stop) })
 	}
-	if !cfg.DisableScheduler {
+	if !p.cfg.DisableScheduler {
 		p.sched.start(p.root)
-		if cfg.Shared {
+		if p.cfg.Shared {
 			p.wg.Go(func() { p.jobs.leaseLoop(p.root) })
 		}
 	}
-	return p, nil
+	select {
+	case <-ctx.Done():
+	case <-p.root.Done(): // Shutdown from outside
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), serveShutdownGrace)
+	defer cancel()
+	err := p.Shutdown(sctx)
+	p.wg.Wait()
+	return err
 }
 
 // Register mounts the service on a gRPC server the caller owns. Shutdown
@@ -288,15 +318,14 @@ func (p *Plugin) Shutdown(ctx context.Context) error {
 	srv := p.srv
 	p.srvMu.Unlock()
 	if srv != nil {
-		stopped := make(chan struct{})
-		stop := context.AfterFunc(ctx, srv.Stop) // GracefulStop alone can wait forever
-		go func() {
-			srv.GracefulStop()
-			close(stopped)
-		}()
-		<-stopped
+		// GracefulStop alone can wait forever on open streams; when ctx
+		// ends, Stop cuts them and GracefulStop returns.
+		stop := context.AfterFunc(ctx, srv.Stop)
+		srv.GracefulStop()
 		stop()
 	}
+	// The waiter ends with the plugin's goroutines; a Shutdown whose ctx
+	// ends first returns without them (Run waits for them in full).
 	waited := make(chan struct{})
 	go func() {
 		p.wg.Wait()

@@ -147,7 +147,7 @@ func TestHelloDescribesAndStoresSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p2.Shutdown(context.Background())
+	defer start(t, p2)()
 	set2, err := p2.Settings("lance_compact")
 	if err != nil || set2.Values["target_rows"] != "500" || !set2.Runtime.Enabled {
 		t.Fatalf("settings after reload: %+v %v", set2, err)
@@ -230,7 +230,7 @@ func TestDetectDedupeExecuteComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p2.Shutdown(context.Background())
+	defer start(t, p2)()
 	list, _, err := p2.ListJobs(context.Background(), JobFilter{Type: "lance_compact", State: JobSucceeded})
 	if err != nil || len(list) < 2 {
 		t.Fatalf("ListJobs after reload = %d, %v", len(list), err)

@@ -116,6 +116,21 @@ func (r *registry) closeToken(tokenID string) int {
 	return len(ended)
 }
 
+// tokenIDs lists the worker tokens live sessions authenticated with.
+func (r *registry) tokenIDs() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range r.sessions {
+		if s.ctx.Err() == nil && !seen[s.tokenID] {
+			seen[s.tokenID] = true
+			out = append(out, s.tokenID)
+		}
+	}
+	return out
+}
+
 // remove deletes the session only if the map still points at it, so an old
 // stream's cleanup never removes the connection that replaced it.
 func (r *registry) remove(s *session, now time.Time) bool {

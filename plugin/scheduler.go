@@ -305,6 +305,9 @@ func (p *Plugin) runNow(ctx context.Context, jobType, source string) (RunResult,
 	return res, nil
 }
 
+// workerBucket keys the ClusterContext minted for a worker and a bucket.
+type workerBucket struct{ worker, bucket string }
+
 type dispatchCand struct {
 	id       string
 	jobType  string
@@ -312,9 +315,18 @@ type dispatchCand struct {
 }
 
 // dispatch sends a lane's due pending jobs to the live workers with the most
-// free slots. Assignment happens under the job lock; messages are queued
-// without blocking (a full queue skips that worker).
+// free slots. The plan is made under the job lock; the database is written
+// outside it (see assign), and messages are queued without blocking (a full
+// queue skips that worker until the next pass).
 func (p *Plugin) dispatch(ctx context.Context, laneName string) {
+	if plan := p.dispatchPlan(ctx, laneName); len(plan) > 0 {
+		p.assign(ctx, plan)
+	}
+}
+
+// dispatchPlan is dispatch's first half: the due candidates, the reads and
+// key mints they need (all before the job lock), and the plan.
+func (p *Plugin) dispatchPlan(ctx context.Context, laneName string) []assignment {
 	now := p.now()
 	st := p.jobs
 	st.mu.Lock()
@@ -334,19 +346,18 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 	}
 	st.mu.Unlock()
 	if len(cands) == 0 || laneActive >= laneMaxActive {
-		return
+		return nil
 	}
 	sessions := p.reg.live(now)
 	if p.cfg.Shared {
 		cands = p.releaseUnrunnable(ctx, cands, sessions)
 	}
 	if len(sessions) == 0 || len(cands) == 0 {
-		return
+		return nil
 	}
 	// Everything that needs I/O happens before the assignment lock. Each
 	// Execute carries a key scoped to its job's bucket, so keys are minted
 	// per worker and bucket (the lane fixes the role).
-	type workerBucket struct{ worker, bucket string }
 	clusters := map[workerBucket]*pluginpb.ClusterContext{}
 	refs := map[string]*pluginpb.ObjectRef{}
 	settings := map[string]Settings{}
@@ -377,7 +388,23 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 			clusters[wb] = cc // nil after an error: this pass skips the pair
 		}
 	}
+	return p.planAssignments(laneName, laneActive, cands, sessions, refs, settings, clusters, now)
+}
 
+// assignment is one pending job the dispatcher means to hand to a worker.
+type assignment struct {
+	job    Job // as it is stored once assigned
+	prev   int // attempts before this one: the row must still be pending with it
+	worker *session
+	msg    *pluginpb.ConsoleMessage
+}
+
+// planAssignments picks, under the job mutex, a worker for each due
+// candidate the lane, the job types' concurrency and the workers' free
+// slots allow. It changes nothing: assign stores and sends the plan.
+func (p *Plugin) planAssignments(laneName string, laneActive int, cands []dispatchCand, sessions []*session,
+	refs map[string]*pluginpb.ObjectRef, settings map[string]Settings, clusters map[workerBucket]*pluginpb.ClusterContext, now time.Time) []assignment {
+	st := p.jobs
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	byType := map[string]int{}
@@ -394,9 +421,10 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 		return st.active[cands[i].id] != nil && st.active[cands[j].id] != nil &&
 			st.active[cands[i].id].CreatedAt.Before(st.active[cands[j].id].CreatedAt)
 	})
+	var plan []assignment
 	for _, c := range cands {
 		if laneActive >= laneMaxActive {
-			return
+			break
 		}
 		r, ok := st.active[c.id]
 		if !ok || r.State != JobPending {
@@ -418,10 +446,7 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 			}
 			free := min(max(1, int(capb.GetMaxExecuteSlots())), set.Runtime.PerWorkerConcurrency) -
 				byWorkerType[[2]string{s.workerID, c.jobType}]
-			s.mu.Lock()
-			total := s.slotsTotal
-			s.mu.Unlock()
-			if total > 0 {
+			if total := s.totalSlots(); total > 0 {
 				free = min(free, total-byWorker[s.workerID])
 			}
 			if free > bestFree {
@@ -432,34 +457,122 @@ func (p *Plugin) dispatch(ctx context.Context, laneName string) {
 			continue
 		}
 		deadline := now.Add(set.Runtime.ExecutionTimeout)
+		j := r.Job.clone()
+		j.Attempts++
+		j.State, j.WorkerID, j.DeadlineAt, j.NextAttemptAt = JobAssigned, best.workerID, deadline, time.Time{}
+		j.Percent, j.Stage, j.Message = 0, "", ""
+		if j.StartedAt.IsZero() {
+			j.StartedAt = now
+		}
+		j.UpdatedAt = now
 		msg := &pluginpb.ConsoleMessage{RequestId: p.newRequestID(), Body: &pluginpb.ConsoleMessage_Execute{Execute: &pluginpb.Execute{
 			Job: &pluginpb.JobSpec{
-				JobId: r.ID, JobType: r.Type, ObjectId: r.ObjectID, Parameters: r.Parameters,
-				Attempt: int32(r.Attempts + 1), DeadlineUnixMs: deadline.UnixMilli(), Cluster: clusters[workerBucket{best.workerID, refs[r.ObjectID].GetBucket()}],
-				SettingsJson: settingsJSON(descriptorFromProto(p.types.descriptor(r.Type)), set.Values), Object: refs[r.ObjectID],
+				JobId: j.ID, JobType: j.Type, ObjectId: j.ObjectID, Parameters: j.Parameters,
+				Attempt: int32(j.Attempts), DeadlineUnixMs: deadline.UnixMilli(), Cluster: clusters[workerBucket{best.workerID, refs[j.ObjectID].GetBucket()}],
+				SettingsJson: settingsJSON(descriptorFromProto(p.types.descriptor(j.Type)), set.Values), Object: refs[j.ObjectID],
 			}}}}
-		if !best.trySend(msg) {
-			continue // that worker's queue is full; try again next pass
-		}
-		p.metrics.jobSent(r.Type, now.Sub(latest(r.CreatedAt, r.NextAttemptAt))) // due since
-		r.Attempts++
-		r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = JobAssigned, best.workerID, deadline, time.Time{}
-		r.Percent, r.Stage, r.Message = 0, "", ""
-		r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, time.Time{}, false, time.Time{}
-		if r.StartedAt.IsZero() {
-			r.StartedAt = now
-		}
-		st.logLocked(ctx, r, "attempt %d sent to %s", r.Attempts, best.workerID)
-		st.commitLocked(ctx, r)
+		plan = append(plan, assignment{job: j, prev: r.Attempts, worker: best, msg: msg})
 		byType[c.jobType]++
 		byWorker[best.workerID]++
 		byWorkerType[[2]string{best.workerID, c.jobType}]++
 		laneActive++
 	}
+	return plan
+}
+
+// assign carries out a plan without writing to the database under the job
+// mutex: each assignment is stored first, as a compare-and-set on the
+// pending row the plan saw, so a cancel, an expiry or another replica's
+// takeover meanwhile wins; only then, under the mutex, is the job still
+// pending in memory marked assigned and its Execute queued for the worker,
+// so a worker never reports on a job whose assignment is not stored yet.
+// A job whose Execute cannot be queued (the worker's queue is full) is put
+// back to pending, in memory and in its row; the next pass retries it.
+func (p *Plugin) assign(ctx context.Context, plan []assignment) {
+	st := p.jobs
+	stored := make([]bool, len(plan))
+	for i := range plan {
+		a := &plan[i]
+		landed, err := st.writeIf(ctx, &a.job, &rowIs{state: JobPending, attempts: a.prev})
+		if err != nil {
+			p.log.Error("job not assigned: not saved", "job", a.job.ID, "err", err)
+			continue
+		}
+		stored[i] = landed
+	}
+	var lines []activityLine
+	var undo []Job // rows to put back to pending
+	st.mu.Lock()
+	now := p.now()
+	// Other lanes may have given the same workers jobs since the plan:
+	// a worker's total slots are checked again against what it runs now.
+	busy := map[string]int{}
+	for _, r := range st.active {
+		if r.State == JobAssigned || r.State == JobRunning {
+			busy[r.WorkerID]++
+		}
+	}
+	for i, a := range plan {
+		r, ok := st.active[a.job.ID]
+		unchanged := ok && r.State == JobPending && r.Attempts == a.prev
+		total := a.worker.totalSlots()
+		switch {
+		case !unchanged:
+			// Changed since the plan: that change wrote its row after
+			// the plan's (or made the plan's compare-and-set miss).
+			continue
+		case !stored[i] && p.cfg.Shared:
+			// The row left this replica's lease: another replica took
+			// the job over, and its state there wins.
+			p.log.Warn("job taken over by another replica; this one forgets it", "job", r.ID)
+			st.forgetLocked(r)
+			continue
+		case !stored[i]:
+			p.log.Warn("job not assigned: its stored row no longer matches; the next pass retries", "job", r.ID)
+			continue
+		case total > 0 && busy[a.worker.workerID] >= total, !a.worker.trySend(a.msg):
+			// No slot left, or that worker's queue is full: the next
+			// pass retries.
+			undo = append(undo, r.Job.clone())
+			continue
+		}
+		busy[a.worker.workerID]++
+		p.metrics.jobSent(r.Type, now.Sub(latest(r.CreatedAt, r.NextAttemptAt))) // due since
+		r.Job.Attempts, r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = a.job.Attempts, a.job.State, a.job.WorkerID, a.job.DeadlineAt, a.job.NextAttemptAt
+		r.Percent, r.Stage, r.Message, r.StartedAt, r.UpdatedAt = a.job.Percent, a.job.Stage, a.job.Message, a.job.StartedAt, a.job.UpdatedAt
+		r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, time.Time{}, false, time.Time{}
+		if l, ok := st.reserveLineLocked(r, "attempt %d sent to %s", r.Attempts, a.worker.workerID); ok {
+			lines = append(lines, l)
+		}
+		st.p.events.publish(Event{Kind: EventJob, Job: r.Job.clone()})
+	}
+	st.mu.Unlock()
+	for _, l := range lines {
+		st.insertActivity(ctx, l)
+	}
+	for _, j := range undo {
+		assigned := planned(plan, j.ID)
+		if _, err := st.writeIf(ctx, &j, &rowIs{state: JobAssigned, attempts: assigned.Attempts,
+			worker: assigned.WorkerID, checkWorker: true}); err != nil {
+			p.log.Error("job not put back to pending", "job", j.ID, "err", err)
+		}
+	}
+}
+
+// planned is the assigned form of job id in plan.
+func planned(plan []assignment, id string) Job {
+	for _, a := range plan {
+		if a.job.ID == id {
+			return a.job
+		}
+	}
+	return Job{}
 }
 
 // releaseUnrunnable hands the pending jobs none of this replica's workers
-// can run to the other replicas (Options.Shared) and returns the rest.
+// can run to the other replicas (Options.Shared) and returns the rest. The
+// release is stored first, outside the job mutex; the job is then forgotten
+// here if it is still the pending job that was released.
 func (p *Plugin) releaseUnrunnable(ctx context.Context, cands []dispatchCand, sessions []*session) []dispatchCand {
 	runnable := func(jobType string) bool {
 		for _, s := range sessions {
@@ -470,17 +583,12 @@ func (p *Plugin) releaseUnrunnable(ctx context.Context, cands []dispatchCand, se
 		return false
 	}
 	keep := cands[:0]
-	st := p.jobs
 	for _, c := range cands {
 		if runnable(c.jobType) {
 			keep = append(keep, c)
 			continue
 		}
-		st.mu.Lock()
-		if r, ok := st.active[c.id]; ok && r.State == JobPending {
-			st.releaseLocked(ctx, r)
-		}
-		st.mu.Unlock()
+		p.jobs.release(ctx, c.id)
 	}
 	return keep
 }

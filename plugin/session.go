@@ -99,6 +99,13 @@ func (s *session) trySend(msg *pluginpb.ConsoleMessage) bool {
 	}
 }
 
+// totalSlots is the slot count of the worker's last heartbeat (0: unknown).
+func (s *session) totalSlots() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.slotsTotal
+}
+
 func (s *session) touch(now time.Time) {
 	s.mu.Lock()
 	s.lastSeen = now

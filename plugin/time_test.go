@@ -22,7 +22,13 @@ type fakeWorker struct {
 }
 
 func injectWorker(p *Plugin, id string, caps ...*pluginpb.Capability) *fakeWorker {
-	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, catalog.WorkerToken{ID: "wt-test", Name: "tok"}, p.now())
+	// A real token: keys are minted only under a token that exists, and
+	// streams whose token is gone are closed.
+	tok, _, err := p.store.CreateWorkerToken(context.Background(), "tok")
+	if err != nil {
+		panic(err)
+	}
+	s := newSession(p.root, &pluginpb.Hello{WorkerId: id, InstanceId: id + "-1", Capabilities: caps}, tok, p.now())
 	fw := &fakeWorker{s: s}
 	p.reg.add(s)
 	p.jobs.onConnect(s)
@@ -71,7 +77,8 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	migrate(t, db)
+	st, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +87,9 @@ func newBubblePlugin(t *testing.T, dir string, opts Options) (*Plugin, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop := start(t, p)
 	return p, func() {
-		if err := p.Shutdown(context.Background()); err != nil {
+		if err := stop(); err != nil {
 			t.Error(err)
 		}
 		st.Close()

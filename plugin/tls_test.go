@@ -97,6 +97,8 @@ func TestMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stopRun := start(t, p)
+	t.Cleanup(func() { _ = stopRun() })
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- p.Serve(ctx, lis, opts...) }()

@@ -20,6 +20,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
@@ -42,7 +44,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"), dbschema.All()...)
 	return newEnvOn(t, pdb, filepath.Join(dir, "wh"))
 }
 
@@ -50,7 +52,7 @@ func newEnv(t *testing.T) *env {
 // database and warehouse.
 func newEnvOn(t *testing.T, pdb *persist.DB, wh string) *env {
 	t.Helper()
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: wh})
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: wh})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +65,7 @@ func newEnvOn(t *testing.T, pdb *persist.DB, wh string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p)
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
 	p.Register(srv)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -32,8 +34,8 @@ func TestNodeWorkerInterop(t *testing.T) {
 		t.Skip("node_modules not installed (npm ci)")
 	}
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "c.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +50,7 @@ func TestNodeWorkerInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/floe/floe/fault"
@@ -70,79 +71,110 @@ var errorKinds = map[string]error{
 	"too_large": ErrTooLarge, "decode": ErrDecode, "bad_filter": ErrBadFilter,
 }
 
-type relay struct {
-	db      *persist.DB
-	bus     *notify.Bus
-	log     *slog.Logger
-	waiters chan relayWaiter
-}
+// relayServeMax bounds the other replicas' requests this one serves at
+// once: each holds a worker's preview slot and a few database round trips,
+// and a replica past the cap leaves the request to another replica (or the
+// asker's own "no worker" answer).
+const relayServeMax = 16
 
-type relayWaiter struct {
-	id   string
-	done chan struct{}
+type relay struct {
+	db    *persist.DB
+	bus   *notify.Bus
+	log   *slog.Logger
+	slots chan struct{} // cap relayServeMax: requests being served
+
+	mu      sync.Mutex
+	waiting map[string]chan struct{} // relay row id → closed when its reply note arrives
 }
 
 // Relay lets Fetch reach workers connected to other replicas on the same
-// PostgreSQL (through db and bus), and lets this replica serve their
-// requests, until ctx ends. With a SQLite bus it does nothing.
-func (b *Broker) Relay(ctx context.Context, db *persist.DB, bus *notify.Bus, log *slog.Logger) {
+// PostgreSQL (through db and bus), and Run serve their requests here. Call
+// it before Run and before anything fetches; with a SQLite bus it does
+// nothing.
+func (b *Broker) Relay(db *persist.DB, bus *notify.Bus, log *slog.Logger) {
 	if !bus.Remote() {
 		return
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	requests, stopReq := bus.Subscribe(topicRequest)
-	replies, stopRep := bus.Subscribe(topicReply)
-	r := &relay{db: db, bus: bus, log: log, waiters: make(chan relayWaiter)}
-	b.relay = r
-	go func() {
-		defer stopReq()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m, ok := <-requests:
-				if !ok {
-					return
-				}
-				var n relayNote
-				if m.Resync || json.Unmarshal(m.Data, &n) != nil || n.ID == "" {
-					continue
-				}
-				go b.serveRelay(ctx, n.ID)
-			}
-		}
-	}()
-	go r.dispatchReplies(ctx, replies, stopRep)
+	b.relay = &relay{db: db, bus: bus, log: log, slots: make(chan struct{}, relayServeMax),
+		waiting: map[string]chan struct{}{}}
 }
 
-// dispatchReplies wakes the fetch waiting for each reply note.
-func (r *relay) dispatchReplies(ctx context.Context, replies <-chan notify.Message, stop func()) {
-	defer stop()
-	waiting := map[string]chan struct{}{}
+// Run serves other replicas' preview requests and wakes this replica's
+// waiting fetches when their replies arrive, until ctx ends; it returns
+// once every request it was serving has finished. Without Relay it only
+// waits.
+func (b *Broker) Run(ctx context.Context) error {
+	r := b.relay
+	if r == nil {
+		<-ctx.Done()
+		return nil
+	}
+	requests, stopReq := r.bus.Subscribe(topicRequest)
+	defer stopReq()
+	replies, stopRep := r.bus.Subscribe(topicReply)
+	defer stopRep()
+	var serving sync.WaitGroup
+	defer serving.Wait()
 	for {
 		select {
 		case <-ctx.Done():
-			return
-		case w := <-r.waiters:
-			if w.done == nil {
-				delete(waiting, w.id)
-			} else {
-				waiting[w.id] = w.done
+			return nil
+		case m, ok := <-requests:
+			if !ok {
+				requests = nil // the bus closed
+				continue
+			}
+			var n relayNote
+			if m.Resync || json.Unmarshal(m.Data, &n) != nil || n.ID == "" {
+				continue
+			}
+			select {
+			case r.slots <- struct{}{}:
+				serving.Go(func() {
+					defer func() { <-r.slots }()
+					b.serveRelay(ctx, n.ID)
+				})
+			default: // at the cap: another replica, or the asker, answers it
 			}
 		case m, ok := <-replies:
 			if !ok {
-				return
+				replies = nil
+				continue
 			}
 			var n relayNote
 			if json.Unmarshal(m.Data, &n) == nil {
-				if ch, ok := waiting[n.ID]; ok {
-					close(ch)
-					delete(waiting, n.ID)
-				}
+				r.wake(n.ID)
 			}
 		}
+	}
+}
+
+// await registers a fetch waiting for the reply to id; the returned
+// channel closes when the reply note arrives, and forget drops it.
+func (r *relay) await(id string) (done <-chan struct{}, forget func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.waiting[id] = ch
+	r.mu.Unlock()
+	return ch, func() {
+		r.mu.Lock()
+		delete(r.waiting, id)
+		r.mu.Unlock()
+	}
+}
+
+// wake closes the channel of the fetch waiting for id, if any; the entry is
+// removed first, so it is closed once.
+func (r *relay) wake(id string) {
+	r.mu.Lock()
+	ch, ok := r.waiting[id]
+	delete(r.waiting, id)
+	r.mu.Unlock()
+	if ok {
+		close(ch)
 	}
 }
 
@@ -166,18 +198,8 @@ func (b *Broker) fetchRemote(ctx context.Context, req Request, local error) (*Re
 	defer func() {
 		_, _ = r.db.ExecContext(context.WithoutCancel(ctx), `DELETE FROM preview_relay WHERE id = ?`, id)
 	}()
-	done := make(chan struct{})
-	select {
-	case r.waiters <- relayWaiter{id: id, done: done}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() {
-		select {
-		case r.waiters <- relayWaiter{id: id}:
-		case <-time.After(time.Second): // the dispatcher stopped with the server
-		}
-	}()
+	done, forget := r.await(id)
+	defer forget()
 	if err := r.bus.Publish(topicRequest, relayNote{ID: id}); err != nil {
 		return nil, local
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -29,12 +31,16 @@ func replicaPair(t *testing.T) (a, b *env, dbB *persist.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := dbschema.Migrate(context.Background(), db); err != nil {
+			t.Fatal(err)
+		}
 		bus := notify.New(db, notify.Options{Replica: name})
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(func() { cancel(); bus.Close(); db.Close() })
+		runtest.Start(t, bus)
+		t.Cleanup(func() { bus.Close(); db.Close() })
 		<-bus.Listening()
 		e := newEnvOn(t, db, filepath.Join(dir, "wh"))
-		e.b.Relay(ctx, db, bus, nil)
+		e.b.Relay(db, bus, nil)
+		runtest.Start(t, e.b)
 		return e, db
 	}
 	a, _ = open("A")

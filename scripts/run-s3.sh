@@ -26,12 +26,14 @@ JSON
 weed_pid=$!
 trap 'kill $weed_pid 2>/dev/null; wait $weed_pid 2>/dev/null' EXIT
 
-echo "run-s3: waiting for the S3 store on 127.0.0.1:$s3_port (log: $data/weed/weed.log)"
-for _ in $(seq 1 120); do
-  if curl -s -o /dev/null "http://127.0.0.1:$s3_port/"; then break; fi
-  kill -0 $weed_pid 2>/dev/null || { echo "run-s3: weed exited; see $data/weed/weed.log" >&2; exit 1; }
-  sleep 0.5
-done
+# Ready means the bucket answers a signed listing, not just that the port
+# is open: weed's S3 listens seconds before it has made the bucket, and
+# floe refuses to start on a store without its bucket.
+echo "run-s3: waiting for bucket floe on the S3 store at 127.0.0.1:$s3_port (log: $data/weed/weed.log)"
+if ! WAIT_PID=$weed_pid scripts/s3-wait.sh "http://127.0.0.1:$s3_port" floe 180; then
+  echo "run-s3: the S3 store is not ready; see $data/weed/weed.log" >&2
+  exit 1
+fi
 
 ./bin/floe serve --data "$data" --with-worker \
   --warehouse s3://floe/warehouse --s3-endpoint "http://127.0.0.1:$s3_port" --s3-path-style

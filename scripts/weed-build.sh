@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the SeaweedFS `weed` binary that floe's S3 tests start as a real
-# S3 store, from the Go module proxy only (tools/weed pins the version).
+# S3 store through the Go module proxy (tools/weed pins the version).
 # The binary is cached outside the clone, so a fresh CI checkout reuses it;
 # when it is already there this script does nothing.
 #
@@ -25,7 +25,9 @@ mkdir -p "$cache"
 echo "weed-build: building weed $version into $bin (minutes the first time)" >&2
 tmp="$bin.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
-(cd tools/weed && GOFLAGS=-mod=mod GOPROXY=${GOPROXY:-https://proxy.golang.org} \
+# The Go defaults choose the module proxy (GOPROXY from go env), as every
+# other go command of the build does.
+(cd tools/weed && GOFLAGS=-mod=mod \
   nice -n 19 go build -trimpath -o "$tmp" github.com/seaweedfs/seaweedfs/weed)
 mv "$tmp" "$bin"
 echo "$bin"

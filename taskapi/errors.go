@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 )
@@ -63,8 +64,8 @@ func fromService(err error) *apiError {
 	}
 	fe, ok := fault.As(err)
 	if !ok {
-		if persist.IsUnreachable(err) {
-			return unavailable(err, "the catalog database cannot be reached right now (stopped or restarting); nothing was changed, retry shortly")
+		if persist.IsUnreachable(err) { // the tasks service hands the database's error on as it is
+			return unavailable(err, fault.Public(&fault.Error{Kind: fault.Unavailable, Field: "database"}))
 		}
 		return internal(err)
 	}
@@ -104,24 +105,72 @@ type errorBody struct {
 	Instance string `json:"instance"`
 }
 
-// writeError renders and logs an error answer; the one place that does.
-func (h *handler) writeError(w http.ResponseWriter, r *http.Request, reqID string, e *apiError) {
-	level := slog.LevelInfo
+// bodyTooLarge is an oversized body: the contract answers every malformed
+// request with 400 InvalidInput, a body over the cap included.
+func bodyTooLarge() *apiError {
+	return invalid("the request body is larger than 64 KiB; task bodies are small JSON objects")
+}
+
+// encode is the surface's one error encoder (the edge's Encoder): err in
+// the contract's shape with the request id as "instance". The operations'
+// own refusals pass as they are; a domain error is mapped by kind
+// (fromService); the edge's kinds get the contract's answers (an unknown
+// route is 404 and a wrong method 405, both InvalidInput 13; an oversized
+// body 400 InvalidInput; a refused credential 401); anything else is a
+// server fault: 500 with a sentence naming the request id, its cause
+// logged here once and never sent.
+func (h *handler) encode(w http.ResponseWriter, r *http.Request, err error) {
+	id := edge.RequestID(r.Context())
+	e := apiErrorOf(r, w.Header().Get("Allow"), err)
+	level := slog.LevelDebug // the edge's access line records every request
 	if e.status >= 500 {
 		level = slog.LevelError
 	}
-	attrs := []slog.Attr{
-		slog.String("method", r.Method), slog.String("path", r.URL.Path),
-		slog.String("request_id", reqID), slog.Int("status", e.status),
-		slog.Int("code", e.code), slog.String("detail", e.detail),
+	if h.log.Enabled(r.Context(), level) {
+		attrs := []slog.Attr{
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("request_id", id), slog.Int("status", e.status),
+			slog.Int("code", e.code), slog.String("detail", e.detail),
+		}
+		if e.cause != nil {
+			attrs = append(attrs, slog.String("cause", e.cause.Error()))
+		}
+		h.log.LogAttrs(r.Context(), level, "lance task request failed", attrs...)
 	}
-	if e.cause != nil {
-		attrs = append(attrs, slog.String("cause", e.cause.Error()))
-	}
-	h.log.LogAttrs(r.Context(), level, "lance task request failed", attrs...)
-	b, _ := json.Marshal(errorBody{Error: e.name, Code: e.code, Detail: e.detail, Instance: reqID})
+	b, _ := json.Marshal(errorBody{Error: e.name, Code: e.code, Detail: e.detail, Instance: id})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(e.status)
 	w.Write(b)
+}
+
+// apiErrorOf is err as the contract's answer; allow is the Allow header
+// the edge set for a wrong method.
+func apiErrorOf(r *http.Request, allow string, err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	switch fault.KindOf(err) {
+	case fault.NotFound:
+		if fault.Field(err) == "route" {
+			e := invalid("no such operation: " + r.Method + " " + r.URL.Path +
+				"; the task API has POST /lance/oss/v1/table/{id}/{compact|create_scalar_index|create_vector_index|optimize_indices|cleanup} and GET|DELETE /lance/oss/v1/table/{id}/tasks[/{task_id}]")
+			e.status = http.StatusNotFound
+			return e
+		}
+	case fault.MethodNotAllowed:
+		e := invalid(r.Method + " is not allowed here; use " + allow)
+		e.status = http.StatusMethodNotAllowed
+		return e
+	case fault.TooLarge:
+		return bodyTooLarge()
+	case "":
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !persist.IsUnreachable(err) {
+			e := internal(err)
+			e.detail = "floe failed unexpectedly; the server log has the cause under request id " + edge.RequestID(r.Context())
+			return e
+		}
+	}
+	return fromService(err)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/tasks"
@@ -36,13 +39,19 @@ type env struct {
 type envOpts struct {
 	anonymous bool
 	noRunner  bool
+	// log receives the surface's log (the edge's access lines included).
+	log io.Writer
+	// metrics counts the surface's requests.
+	metrics *edge.Metrics
+	// panics adds a route that panics: GET /lance/oss/v1/table/{id}/panic.
+	panics bool
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(context.Background(), pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}
@@ -59,7 +68,17 @@ func newEnv(t testing.TB, o envOpts) *env {
 	e.rw = e.key(catalog.RoleReadWrite, "")
 	e.ro = e.key(catalog.RoleReadonly, "")
 	e.other = e.key(catalog.RoleReadWrite, "otherbucket")
-	e.srv = httptest.NewServer(New(Config{Store: store, Tasks: e.svc, Anonymous: o.anonymous}))
+	cfg := Config{Store: store, Tasks: e.svc, Anonymous: o.anonymous, Metrics: o.metrics}
+	if o.log != nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(o.log, nil))
+	}
+	h := New(cfg)
+	if o.panics {
+		h.(*edge.Surface).HandleFunc("GET "+Prefix+"table/{id}/panic", func(http.ResponseWriter, *http.Request) {
+			panic("secret internal state /var/lib/floe")
+		})
+	}
+	e.srv = httptest.NewServer(h)
 	t.Cleanup(e.srv.Close)
 	return e
 }

@@ -38,12 +38,12 @@ type request struct {
 // prepare runs the checks every operation shares, in order: the Host names
 // a bucket, the caller may act on it, the query and {id} are well formed,
 // Content-MD5 matches, the bucket exists and the table exists as LANCE.
-func (h *handler) prepare(r *http.Request, o op, rawID string) (*request, *apiError) {
+func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	bucket, e := bucketFromHost(r.Host)
 	if e != nil {
 		return nil, e
 	}
-	if e := h.authorize(r, bucket, o.write); e != nil {
+	if e := authorize(r, bucket, o.write); e != nil {
 		return nil, e
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -54,7 +54,7 @@ func (h *handler) prepare(r *http.Request, o op, rawID string) (*request, *apiEr
 	if e != nil {
 		return nil, e
 	}
-	ns, name, e := parseID(rawID, delim)
+	ns, name, e := parseID(r.PathValue("id"), delim)
 	if e != nil {
 		return nil, e
 	}
@@ -118,13 +118,10 @@ func parseDelimiter(d string) (string, *apiError) {
 	return d, nil
 }
 
-// parseID URL-decodes {id} and splits it into exactly a namespace and a
-// table, both non-empty.
-func parseID(rawID, delim string) (string, string, *apiError) {
-	id, err := url.PathUnescape(rawID)
-	if err != nil {
-		return "", "", invalid("the table id in the path is not valid URL encoding")
-	}
+// parseID splits {id} (ServeMux hands it over URL-decoded, a %24 or %2F
+// inside it kept in the one segment) into exactly a namespace and a table,
+// both non-empty.
+func parseID(id, delim string) (string, string, *apiError) {
 	parts := strings.Split(id, delim)
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
 		return "", "", invalid("the table id must be namespace" + delim + "table: exactly one namespace and one table name, both non-empty (got " + `"` + id + `")`)
@@ -138,11 +135,11 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 	var body []byte
 	if r.Body != nil {
 		b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+		if errors.As(err, new(*http.MaxBytesError)) || len(b) > maxBodyBytes {
+			return nil, bodyTooLarge()
+		}
 		if err != nil {
 			return nil, invalid("the request body could not be read")
-		}
-		if len(b) > maxBodyBytes {
-			return nil, invalid("the request body is larger than 64 KiB; task bodies are small JSON objects")
 		}
 		body = b
 	}

@@ -6,10 +6,10 @@ import (
 
 // deleteTask serves DeleteLanceTask: 204 for a finished task; it never
 // undoes what the task did.
-func (h *handler) deleteTask(w http.ResponseWriter, r *http.Request, req *request, rawTask string) *apiError {
-	id, ok := taskID(rawTask)
-	if !ok {
-		return taskNotFound("no task " + rawTask + " for this table; task ids are 32 hex characters as returned at submission")
+func (h *handler) deleteTask(w http.ResponseWriter, r *http.Request, req *request) *apiError {
+	id, e := taskID(r)
+	if e != nil {
+		return e
 	}
 	if err := h.tasks.Delete(r.Context(), req.table.ID, id); err != nil {
 		return fromService(err)

@@ -2,16 +2,16 @@ package taskapi
 
 import (
 	"net/http"
-	"net/url"
+	"strconv"
 
 	"github.com/floe/floe/tasks"
 )
 
 // getTask serves GetLanceTaskStatus; a failed task is still a 200.
-func (h *handler) getTask(w http.ResponseWriter, r *http.Request, req *request, rawTask string) *apiError {
-	id, ok := taskID(rawTask)
-	if !ok {
-		return taskNotFound("no task " + rawTask + " for this table; task ids are 32 hex characters as returned at submission")
+func (h *handler) getTask(w http.ResponseWriter, r *http.Request, req *request) *apiError {
+	id, e := taskID(r)
+	if e != nil {
+		return e
 	}
 	t, err := h.tasks.Get(r.Context(), req.table.ID, id)
 	if err != nil {
@@ -20,10 +20,19 @@ func (h *handler) getTask(w http.ResponseWriter, r *http.Request, req *request, 
 	return writeJSON(w, req.table.ID, map[string]taskInfo{"task_info": toInfo(t)})
 }
 
-func taskID(raw string) (string, bool) {
-	id, err := url.PathUnescape(raw)
-	if err != nil || !tasks.ValidTaskID(id) {
-		return "", false
+// taskID is the {task_id} segment (ServeMux hands it over unescaped).
+func taskID(r *http.Request) (string, *apiError) {
+	id := r.PathValue("task_id")
+	if !tasks.ValidTaskID(id) {
+		return "", taskNotFound("no task " + quoteID(id) + " for this table; task ids are 32 hex characters as returned at submission")
 	}
-	return id, true
+	return id, nil
+}
+
+// quoteID shows a client's id in a sentence, cut short and quoted.
+func quoteID(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strconv.Quote(s)
 }

@@ -11,22 +11,30 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
+	"github.com/floe/floe/plugin"
 )
 
 // openStore opens the database in dir (reopening it when it exists) and a
 // real catalog over it, both closed when the test ends.
 func openStore(t testing.TB, dir string) *catalog.Store {
 	t.Helper()
-	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	s, err := catalog.New(context.Background(), db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), testMigrations()...)
+	s, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}
 	testDBs.Store(s, db)
 	t.Cleanup(func() { testDBs.Delete(s); s.Close() })
 	return s
+}
+
+// testMigrations are the owners floe serve's composition root migrates that the
+// task service's tests use.
+func testMigrations() []persist.Schema {
+	return []persist.Schema{catalog.Migrations(), observe.Migrations(), plugin.Migrations(), Migrations()}
 }
 
 // testDBs remembers the database under each test's catalog, so a test
@@ -44,6 +52,9 @@ func newService(t testing.TB, store *catalog.Store, runner JobRunner) *Service {
 	s, err := New(dbOf(store), store, runner, nil)
 	if err != nil {
 		t.Fatalf("tasks.New: %v", err)
+	}
+	if err := s.Load(context.Background()); err != nil {
+		t.Fatalf("tasks Load: %v", err)
 	}
 	return s
 }

@@ -3,6 +3,8 @@ package tasks
 import (
 	"embed"
 	"io/fs"
+
+	"github.com/floe/floe/persist"
 )
 
 // migrations holds the lance_tasks table.
@@ -13,11 +15,12 @@ var migrations embed.FS
 // MigrationOwner is the name the task migrations are recorded under.
 const MigrationOwner = "tasks"
 
-// Migrations returns the task migration files, rooted at the folder.
-func Migrations() fs.FS {
+// Migrations returns tasks's migrations for persist.Migrate, which the
+// composition root runs for every owner when it opens the database.
+func Migrations() persist.Schema {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		panic("tasks: embedded migrations: " + err.Error()) // the embed pattern guarantees the folder
 	}
-	return sub
+	return persist.Schema{Owner: MigrationOwner, Files: sub}
 }

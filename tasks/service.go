@@ -52,17 +52,13 @@ const (
 	// submitTimeout bounds one hand-over to the runner so a stuck scheduler
 	// cannot hold a client's request; the task then waits as submitted.
 	submitTimeout = 10 * time.Second
-	// startupTimeout bounds the recovery queries run by New.
+	// startupTimeout bounds the recovery queries Load runs.
 	startupTimeout = 30 * time.Second
 )
 
-// New applies the task migrations (owner "tasks") and returns the task
-// service over db. runner may be nil: tasks then wait as submitted.
-//
-// Recovery on start: a task left running by a previous process is marked
-// failed (code FloeRestarted) because its job cannot be re-attached; a task
-// left submitted forgets its old job id and is handed to the runner again by
-// Resume, which the caller runs once the runner can take jobs.
+// New returns the task service over db, which the task migrations
+// (Migrations) have been applied to; it reads nothing. runner may be nil:
+// tasks then wait as submitted.
 func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logger) (*Service, error) {
 	if db == nil {
 		return nil, errors.New("tasks: an open database is required")
@@ -70,21 +66,26 @@ func New(db *persist.DB, store *catalog.Store, runner JobRunner, log *slog.Logge
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{
+	return &Service{
 		db: db, store: store, runner: runner, log: log, now: time.Now,
 		claimed: map[string]bool{}, early: map[string]earlyJob{},
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	}, nil
+}
+
+// Load recovers what a previous process left unfinished; the composition
+// root calls it once, before the task API serves. A task left running
+// without a job is marked failed (code FloeRestarted) because nothing can
+// re-attach it; a task left submitted forgets its old job id and is handed
+// to the runner again by Resume (FollowJobs runs it). On an error the
+// service still works: the stale rows stay as they are and the next start
+// tries again.
+func (s *Service) Load(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, startupTimeout)
 	defer cancel()
-	if err := db.Migrate(ctx, MigrationOwner, Migrations()); err != nil {
-		return nil, fmt.Errorf("tasks: %w", err)
-	}
 	if err := s.recover(ctx); err != nil {
-		// The service still works; the stale rows stay as they are and the
-		// next start tries again.
-		log.Error("tasks: recovering unfinished tasks failed", "err", err)
+		return fmt.Errorf("tasks: recover unfinished tasks: %w", err)
 	}
-	return s, nil
+	return nil
 }
 
 // recover fails the tasks a previous process left running and unlinks the

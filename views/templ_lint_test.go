@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// The CSP forbids inline script and style, and STYLE.md keeps behaviour in
-// static/js. This test keeps the templates honest about both.
+// The console's Content-Security-Policy (web/middleware.go) forbids inline
+// script and style, so behaviour lives in static/js and looks in
+// static/css. This test keeps the templates honest about both.
 func TestTemplatesHaveNoInlineScriptOrStyle(t *testing.T) {
 	files, err := filepath.Glob("*.templ")
 	if err != nil || len(files) == 0 {

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Backend is what a store implements: the local disk now, S3 next. Every
+// Backend is what a store implements: the local disk (Local) or an
+// S3-compatible object store (S3). Every
 // method takes canonical Locations; a Backend may assume they are inside the
 // root it was built for, since Warehouse checks that first.
 type Backend interface {

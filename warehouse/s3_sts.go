@@ -175,7 +175,9 @@ type policyDocument struct {
 
 // sessionPolicy is the session policy for the table at loc: objects under
 // BUCKET/KEY/ may be read, written and deleted (multipart uploads
-// included), and the bucket may be listed only below KEY.
+// included), and the bucket may be listed only below KEY/. The bare KEY is
+// not a listable prefix: a listing of "wh/b/ns/ia" also returns the keys of
+// a sibling table "wh/b/ns/iab", so only "KEY/" and what is below it are.
 func sessionPolicy(loc Location) (string, error) {
 	bucket, k := loc.Bucket(), loc.Path()
 	if bucket == "" || k == "" {
@@ -192,7 +194,7 @@ func sessionPolicy(loc Location) (string, error) {
 			Effect:    "Allow",
 			Action:    []string{"s3:ListBucket"},
 			Resource:  []string{"arn:aws:s3:::" + bucket},
-			Condition: map[string]map[string][]string{"StringLike": {"s3:prefix": {k + "/*", k}}},
+			Condition: map[string]map[string][]string{"StringLike": {"s3:prefix": {k + "/", k + "/*"}}},
 		},
 	}}
 	b, err := json.Marshal(doc)

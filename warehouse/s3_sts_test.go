@@ -188,8 +188,8 @@ func TestSessionPolicy(t *testing.T) {
 		objects    string
 		listPrefix []string
 	}{
-		{"s3://bkt/wh/b/ns/t.lance", "arn:aws:s3:::bkt/wh/b/ns/t.lance/*", []string{"wh/b/ns/t.lance/*", "wh/b/ns/t.lance"}},
-		{"s3://bkt/t", "arn:aws:s3:::bkt/t/*", []string{"t/*", "t"}},
+		{"s3://bkt/wh/b/ns/t.lance", "arn:aws:s3:::bkt/wh/b/ns/t.lance/*", []string{"wh/b/ns/t.lance/", "wh/b/ns/t.lance/*"}},
+		{"s3://bkt/t", "arn:aws:s3:::bkt/t/*", []string{"t/", "t/*"}},
 	}
 	for _, c := range cases {
 		t.Run(c.loc, func(t *testing.T) {

@@ -1,3 +1,10 @@
+// Package warehouse is the only code that turns a table's location into
+// storage calls. It owns canonical locations (file:///… and s3://…) and
+// their one parser, the containment rules (a table stays inside its bucket
+// and never equals, contains or sits inside another), the two backends —
+// the local disk confined by os.Root and S3-compatible stores (ranged reads,
+// exclusive create, batch delete) — what clients are told to reach a table
+// (storage options, vended temporary keys), and a health watch of the store.
 package warehouse
 
 import (

@@ -20,6 +20,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/persist/pgtest"
@@ -93,7 +95,6 @@ func TestMain(m *testing.M) {
 func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
-	ctx := context.Background()
 	db, err := os.ReadFile(templateDB)
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +102,8 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}
@@ -116,6 +117,7 @@ func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, s)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: pdb, store: store, srv: srv, stats: stats, server: s}

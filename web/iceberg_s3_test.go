@@ -28,6 +28,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/icebergrest"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/internal/s3test"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/warehouse"
@@ -67,8 +68,8 @@ func newS3Env(t *testing.T, mode warehouse.VendMode) (*env, *warehouse.S3) {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	st, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: root.String(), Backend: b, BcryptCost: bcrypt.MinCost})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	st, err := catalog.New(pdb, catalog.Options{Warehouse: root.String(), Backend: b, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}

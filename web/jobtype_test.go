@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
@@ -254,8 +255,8 @@ func TestJobTypeRun(t *testing.T) {
 // (its worker has not connected since) says a worker must connect first.
 func TestJobTypeWithoutDescriptor(t *testing.T) {
 	e := newWorkerEnv(t, plugin.Options{})
-	// plugin.New loads settings rows at start; write one, then start a
-	// second plugin on the same database as a restarted console would.
+	// A plugin's Load reads settings rows at start; write one, then start
+	// a second plugin on the same database as a restarted console would.
 	if _, err := e.db.ExecContext(context.Background(), `INSERT INTO plugin_job_settings(job_type, values_json, runtime_json, updated_at) VALUES ('lance_old', '{}', '{}', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -263,12 +264,11 @@ func TestJobTypeWithoutDescriptor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = p2.Shutdown(context.Background()) })
 	s, err := New(Config{DB: e.db, Store: e.store, Surfaces: allSurfaces, Plugin: p2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	runtest.Start(t, p2, s)
 	e2 := &env{t: t, db: e.db, store: e.store, srv: httptest.NewServer(s.Handler()), server: s}
 	t.Cleanup(e2.srv.Close)
 	r := e2.get(e2.admin(), "/job-types/lance_old")

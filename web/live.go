@@ -101,19 +101,16 @@ type liveHub struct {
 	mu     sync.Mutex
 	conns  map[*liveConn]struct{}
 	closed bool
-
-	stop chan struct{}
-	done chan struct{}
 }
 
 func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server) *liveHub {
-	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}}
 }
 
-// run is the hub's one goroutine: the only reader of the plugin
-// subscription. It stops when stop closes.
-func (lh *liveHub) run() {
-	defer close(lh.done)
+// run is the hub's loop, on Server.Run's goroutine: the only reader of the
+// plugin subscription. When ctx ends it closes every connection.
+func (lh *liveHub) run(ctx context.Context) {
+	defer lh.close()
 	events, unsubscribe := lh.p.Subscribe()
 	defer unsubscribe()
 	tick := time.NewTicker(liveResyncEvery)
@@ -121,7 +118,7 @@ func (lh *liveHub) run() {
 	seen := map[string]time.Time{} // active job id → UpdatedAt last pushed
 	for {
 		select {
-		case <-lh.stop:
+		case <-ctx.Done():
 			return
 		case ev, ok := <-events:
 			if !ok {
@@ -321,7 +318,7 @@ func (lh *liveHub) remove(c *liveConn) {
 	lh.mu.Unlock()
 }
 
-// close stops the hub goroutine and every connection's writer.
+// close ends every connection's writer and refuses new connections.
 func (lh *liveHub) close() {
 	lh.mu.Lock()
 	if lh.closed {
@@ -334,8 +331,6 @@ func (lh *liveHub) close() {
 		conns = append(conns, c)
 	}
 	lh.mu.Unlock()
-	close(lh.stop)
-	<-lh.done
 	for _, c := range conns {
 		c.kill()
 	}

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -31,7 +33,11 @@ func newReplicaPair(t testing.TB) (a, b *liveEnv) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := dbschema.Migrate(context.Background(), db); err != nil {
+			t.Fatal(err)
+		}
 		bus := notify.New(db, notify.Options{Replica: name})
+		runtest.Start(t, bus)
 		select {
 		case <-bus.Listening():
 		case <-time.After(liveWait):
@@ -42,7 +48,7 @@ func newReplicaPair(t testing.TB) (a, b *liveEnv) {
 	}
 	a = open("A")
 	b = open("B")
-	st, err := catalog.New(context.Background(), a.db, catalog.Options{Warehouse: wh, BcryptCost: bcrypt.MinCost})
+	st, err := catalog.New(a.db, catalog.Options{Warehouse: wh, BcryptCost: bcrypt.MinCost})
 	if err != nil {
 		t.Fatal(err)
 	}

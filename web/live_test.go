@@ -21,6 +21,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/persisttest"
@@ -65,7 +67,7 @@ func newLiveEnv(t testing.TB) *liveEnv {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	return newLiveEnvOn(t, pdb, filepath.Join(dir, "warehouse"), nil)
 }
 
@@ -74,7 +76,7 @@ func newLiveEnv(t testing.TB) *liveEnv {
 func newLiveEnvOn(t testing.TB, pdb *persist.DB, warehouse string, bus *notify.Bus) *liveEnv {
 	t.Helper()
 	ctx := context.Background()
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: warehouse})
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +95,7 @@ func newLiveEnvOn(t testing.TB, pdb *persist.DB, warehouse string, bus *notify.B
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, p, s)
 	srv := httptest.NewServer(s.Handler())
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()
@@ -320,5 +323,47 @@ func TestLiveCloseEndsConnections(t *testing.T) {
 	}
 	if _, _, err := e.dial("jobs=x", e.browser(catalog.RoleAdmin)); err == nil {
 		t.Fatal("a closed console still accepted a live connection")
+	}
+}
+
+// New starts nothing: a console whose Run has not started pushes no
+// events, and when Run's context ends Run closes every live connection
+// and returns, with nothing of the hub left running.
+func TestLiveRunOwnsTheHub(t *testing.T) {
+	e := newLiveEnv(t)
+	s, err := New(Config{DB: e.db, Store: e.store, Surfaces: allSurfaces, Plugin: e.p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+	u := "ws" + strings.TrimPrefix(srv.URL, "http") + "/live?jobs=x"
+	hdr := e.browser(catalog.RoleAdmin)
+	hdr.Set("Origin", srv.URL)
+	ws, _, err := (&websocket.Dialer{HandshakeTimeout: liveWait}).Dial(u, hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	cancel()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(liveWait):
+		t.Fatal("Run did not return after its context ended")
+	}
+	_ = ws.SetReadDeadline(time.Now().Add(liveWait))
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			break // closed by Run
+		}
+	}
+	if _, _, err := (&websocket.Dialer{HandshakeTimeout: liveWait}).Dial(u, hdr); err == nil {
+		t.Fatal("a console whose Run ended still accepted a live connection")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/tasks"
 )
@@ -48,6 +49,7 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { obs.Close() })
+		runtest.Start(t, obs)
 		ts, err := tasks.New(c.DB, c.Store, runner, c.Logger)
 		if err != nil {
 			t.Fatal(err)

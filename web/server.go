@@ -66,8 +66,6 @@ const (
 	sessionLifetime    = 12 * time.Hour
 	sessionIdleTimeout = time.Hour
 	sessionCookieName  = "floe_session"
-	// startupTimeout bounds the session migrations New runs.
-	startupTimeout = 30 * time.Second
 )
 
 // Server is the console. Create with New; serve Handler().
@@ -94,9 +92,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("web: Config.DB is required")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
-	defer cancel()
-	sessionStore, err := sessions.New(ctx, cfg.DB, nil)
+	sessionStore, err := sessions.New(cfg.DB, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -135,14 +131,25 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 	if cfg.Plugin != nil {
 		s.live = newLiveHub(cfg.Plugin, s.h, s)
-		go s.live.run() // stopped by Close
 	}
 	return s, nil
 }
 
-// Close stops the live-progress hub and closes every open /live websocket
-// (http.Server.Shutdown does not touch hijacked connections). Call it when
-// the console stops; it is safe to call more than once.
+// Run pushes live progress to the open /live websockets until ctx ends,
+// then closes every one of them (http.Server.Shutdown does not touch
+// hijacked connections) and returns. Without a plugin channel it only
+// waits.
+func (s *Server) Run(ctx context.Context) error {
+	if s.live == nil {
+		<-ctx.Done()
+		return nil
+	}
+	s.live.run(ctx)
+	return nil
+}
+
+// Close closes every open /live websocket and refuses new ones; Run does
+// it as it stops. It is safe to call more than once.
 func (s *Server) Close() {
 	if s.live != nil {
 		s.live.close()
@@ -159,3 +166,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
 }
+
+// MetricsGatherer is the console's registry, for a /metrics that serves
+// it beside the other surfaces' series.
+func (s *Server) MetricsGatherer() prometheus.Gatherer { return s.metrics.reg }

@@ -100,3 +100,50 @@ func TestTableConnect(t *testing.T) {
 		t.Fatalf("key for a missing table: %d", r.status)
 	}
 }
+
+// TestTableConnectSigV4: with the S3 Tables region configured, an Iceberg
+// table's Connect tab adds the snippets that sign with SigV4 and name the
+// bucket by its S3 Tables ARN; after the key button they carry that key's
+// access key pair, which is the key just made.
+func TestTableConnectSigV4(t *testing.T) {
+	s := allSurfaces
+	s.S3TablesRegion, s.S3TablesAccount = "eu-west-1", "123456789012"
+	e := newEnv(t, s)
+	e.seed("lake", catalog.FormatIceberg, "raw")
+	ctx := context.Background()
+	if _, _, err := e.store.CreateTable(ctx, catalog.CreateTableInput{TableRef: catalog.TableRef{Bucket: "lake", Namespace: []string{"raw"}, Name: "events"},
+		Format: catalog.FormatIceberg}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.admin()
+	const tab = "/buckets/lake/namespaces/raw/tables/events/connect"
+	r := e.get(c, tab)
+	for _, id := range []string{"snippet-iceberg-go-sigv4", "snippet-pyiceberg-sigv4", "snippet-duckdb-iceberg-sigv4", "snippet-spark-iceberg-sigv4"} {
+		if !r.has(id) {
+			t.Errorf("missing %s", id)
+		}
+	}
+	code := r.doc.Find(`#code-iceberg-go-sigv4`).Text()
+	for _, want := range []string{`rest.WithWarehouseLocation("arn:aws:s3tables:eu-west-1:123456789012:bucket/lake")`, `rest.WithSigV4RegionSvc("eu-west-1", "s3tables")`, `os.Getenv("FLOE_ACCESS_KEY_ID")`} {
+		if !strings.Contains(code, want) {
+			t.Errorf("the iceberg-go SigV4 snippet lacks %s:\n%s", want, code)
+		}
+	}
+	if created := e.post(c, tab+"/key", url.Values{}); created.status != http.StatusSeeOther {
+		t.Fatalf("key button: %d", created.status)
+	}
+	keys, err := e.store.ListAPIKeys(ctx)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("keys: %+v %v", keys, err)
+	}
+	code = e.get(c, tab).doc.Find(`#code-iceberg-go-sigv4`).Text()
+	if !strings.Contains(code, `NewStaticCredentialsProvider("`+keys[0].AccessKeyID+`", "`) || strings.Contains(code, "FLOE_ACCESS_KEY_ID") {
+		t.Fatalf("the SigV4 snippet does not carry the new key's pair %s:\n%s", keys[0].AccessKeyID, code)
+	}
+	i := strings.Index(code, keys[0].AccessKeyID+`", "`)
+	secret := strings.SplitN(code[i+len(keys[0].AccessKeyID+`", "`):], `"`, 2)[0]
+	k, err := e.store.LookupAccessKey(ctx, keys[0].AccessKeyID)
+	if err != nil || k.SecretAccessKey != secret {
+		t.Fatalf("the pair in the snippet is not the key's: %v", err)
+	}
+}

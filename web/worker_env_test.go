@@ -17,6 +17,8 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -49,8 +51,8 @@ func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +71,7 @@ func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p, s)
 	srv := httptest.NewServer(s.Handler())
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer()

@@ -1,5 +1,4 @@
--- PostgreSQL replicas hear of every change to tables through NOTIFY (see
--- migrations/postgres/0012_tables_notify.sql); SQLite serves one process
--- and keeps no table cache, so it needs nothing. This file keeps the two
--- folders' version lists equal.
-SELECT 1;
+-- PostgreSQL replicas hear of every change to tables through NOTIFY:
+-- postgres/0012_tables_notify.sql overrides this file there. SQLite serves
+-- one process and keeps no table cache, so here the step records its
+-- version and runs nothing.

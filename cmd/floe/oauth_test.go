@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestServeSharesOAuthTokens: a bearer from the Iceberg REST's
@@ -20,21 +17,15 @@ import (
 func TestServeSharesOAuthTokens(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
-	lance, ice := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs([]string{"serve", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", lance, "--iceberg", ice, "--s3tables", ""})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	srv := startServe(t, ctx, data, "--s3tables", "")
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := srv.wait(t); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	lance, ice := srv.addrs["lance"], srv.addrs["iceberg"]
 	if _, code := run(t, "bucket", "create", "vecs", "--format", "lance", data); code != 0 {
 		t.Fatal("bucket create failed")
 	}
@@ -42,9 +33,6 @@ func TestServeSharesOAuthTokens(t *testing.T) {
 	m := regexp.MustCompile(`access key id (FLOE[A-Z2-7]{16}), secret access key ([0-9A-Za-z]{40})`).FindStringSubmatch(printed)
 	if code != 0 || m == nil {
 		t.Fatalf("token create printed no access key pair (code %d):\n%s", code, printed)
-	}
-	for _, addr := range []string{lance, ice} {
-		waitListening(t, addr, &out)
 	}
 
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {m[1]}, "client_secret": {m[2]}}
@@ -96,22 +84,5 @@ func TestServeSharesOAuthTokens(t *testing.T) {
 		if got := send(s.method, s.url, s.host, s.bearer, s.body); got != s.want {
 			t.Errorf("%s = %d, want %d", s.name, got, s.want)
 		}
-	}
-}
-
-// waitListening waits until floe serve accepts connections on addr.
-func waitListening(t *testing.T, addr string, log *bytes.Buffer) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("floe serve never listened on %s: %v\n%s", addr, err, log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

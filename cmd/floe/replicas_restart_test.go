@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -23,21 +22,16 @@ const replicaWait = 60 * time.Second
 type replica struct {
 	http, lance string
 	done        chan error
-	out         *bytes.Buffer
 }
 
 // startReplica runs `floe serve --catalog dsn` in-process with its own data
-// directory and the shared warehouse, and waits until it is ready.
+// directory and the shared warehouse on ports it binds itself, and waits
+// until it is ready.
 func startReplica(t *testing.T, ctx context.Context, dsn, warehouse string) *replica {
 	t.Helper()
-	r := &replica{http: freeAddr(t), lance: freeAddr(t), done: make(chan error, 1), out: &bytes.Buffer{}}
-	cmd := newRootCmd()
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SetArgs([]string{"serve", "--data", t.TempDir(), "--catalog", dsn, "--warehouse", warehouse,
-		"--http", r.http, "--lance", r.lance, "--iceberg", "", "--s3tables", "", "--grpc", freeAddr(t),
-		"--lance-anonymous"})
-	go func() { r.done <- cmd.ExecuteContext(ctx) }()
+	s := startServe(t, ctx, "--data", t.TempDir(), "--catalog", dsn, "--warehouse", warehouse,
+		"--iceberg", "", "--s3tables", "", "--lance-anonymous")
+	r := &replica{http: s.addrs["http"], lance: s.addrs["lance"], done: s.done}
 	r.waitReady(t, http.StatusOK)
 	return r
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -17,42 +15,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 )
 
-// freeAddr finds a loopback port nothing listens on (the serve command
-// binds it a moment later).
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // TestServeS3Tables runs `floe serve --s3tables …`, makes a key with
 // `floe token create`, and drives the running server with the AWS SDK
 // using the SigV4 pair the command printed.
 func TestServeS3Tables(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
-	addr, metrics := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
 	// The Iceberg REST is on: a bucket made through S3 Tables is an Iceberg
 	// bucket, refused while that catalog is off.
-	cmd.SetArgs([]string{"serve", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "127.0.0.1:0",
-		"--s3tables", addr, "--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333", "--metrics", metrics})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	srv := startServe(t, ctx, data, "--lance", "", "--metrics", "127.0.0.1:0",
+		"--s3tables-region", "ap-south-1", "--s3tables-account", "111122223333")
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := srv.wait(t); err != nil {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	addr := srv.addrs["s3tables"]
 
 	printed, code := run(t, "token", "create", "--role", "readwrite", data)
 	m := regexp.MustCompile(`access key id (FLOE[A-Z2-7]{16}), secret access key ([0-9A-Za-z]{40})`).FindStringSubmatch(printed)
@@ -63,20 +43,6 @@ func TestServeS3Tables(t *testing.T) {
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: m[1], SecretAccessKey: m[2]}, nil
 		})})
-	// The server may still be binding; the SDK's own retries do not cover
-	// a refused connection, so wait for the port first.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("floe serve never listened on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer rcancel()
 	cb, err := c.CreateTableBucket(rctx, &sdk.CreateTableBucketInput{Name: aws.String("via-serve")})
@@ -100,7 +66,7 @@ func TestServeS3Tables(t *testing.T) {
 		t.Fatalf("a request signed for eu-west-1: err = %v, want ForbiddenException", err)
 	}
 	// The surface's requests are on the one /metrics.
-	resp, err := http.Get("http://" + metrics + "/metrics")
+	resp, err := http.Get("http://" + srv.addrs["metrics"] + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

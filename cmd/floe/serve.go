@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -83,17 +84,20 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	return cmd
 }
 
-// newLogger logs text for people at a terminal and JSON lines with --log-json.
-func newLogger(jsonLogs bool) *slog.Logger {
+// newLogger logs text for people at a terminal and JSON lines with
+// --log-json, to w (the command's stderr).
+func newLogger(w io.Writer, jsonLogs bool) *slog.Logger {
 	if jsonLogs {
-		return slog.New(slog.NewJSONHandler(os.Stderr, nil))
+		return slog.New(slog.NewJSONHandler(w, nil))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 func serve(cmd *cobra.Command, c serveConfig) error {
 	ctx := cmd.Context()
-	log := newLogger(c.LogJSON)
+	logOut := newLogWriter(cmd.ErrOrStderr())
+	defer logOut.Close()
+	log := newLogger(logOut, c.LogJSON)
 	if raw, _ := cmd.Flags().GetString("warehouse"); isS3Warehouse(raw) {
 		s3wh, err := openS3Warehouse(ctx, raw, c.S3Store, log)
 		if err != nil {
@@ -118,9 +122,20 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if err := recordWarehouse(paths, s3b); err != nil {
 		return err
 	}
+	// The first admin is made only now, when every listener is bound and
+	// every service built: a start that fails (a port in use) leaves no
+	// user behind whose generated password nobody saw, and the box below is
+	// the next thing written.
+	adminPassword, err := bootstrapAdmin(ctx, s.st, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before serving: the next start makes the admin
+		}
+		return err
+	}
 	log.Info("floe started", "console", "http://"+s.surfaces.Console, "lance", s.surfaces.Lance, "iceberg", s.surfaces.Iceberg,
-		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.cfg.Metrics, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
-	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, s.adminPassword)
+		"s3tables", s.surfaces.S3Tables, "grpc", s.surfaces.GRPC, "metrics", s.metricsAddr, "data", paths.Data, "catalog", paths.shownCatalog(), "warehouse", paths.Warehouse)
+	printStartBox(cmd.OutOrStdout(), "http://"+s.surfaces.Console, adminPassword)
 	return s.Run(ctx)
 }
 

@@ -1,13 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/observe"
+	"github.com/floe/floe/plugin"
 )
 
 // mustBindAgain fails the test when addr is still bound by someone.
@@ -24,31 +29,36 @@ func mustBindAgain(t *testing.T, name, addr string) {
 var surfaceFlags = []string{"http", "lance", "iceberg", "s3tables", "grpc"}
 
 func TestServeBindFailureLeaksNoListener(t *testing.T) {
-	// Each case takes one address before floe starts; floe must fail and
-	// leave every address it had bound before that one free again.
-	for _, taken := range surfaceFlags {
+	// Each case takes one address before floe starts (a port the test
+	// holds); floe binds the others on port 0, must fail at the taken one,
+	// and must leave every address it had bound before it free again.
+	for i, taken := range surfaceFlags {
 		t.Run(taken+" taken", func(t *testing.T) {
+			dir := t.TempDir()
 			addrs := map[string]string{}
 			for _, name := range surfaceFlags {
-				addrs[name] = freeAddr(t)
+				addrs[name] = "127.0.0.1:0"
 			}
-			hold, err := net.Listen("tcp", addrs[taken])
-			if err != nil {
-				t.Fatal(err)
+			addrs[taken] = hold(t)
+			cfg := serveConfig{HTTP: addrs["http"], Lance: addrs["lance"], Iceberg: addrs["iceberg"], GRPC: addrs["grpc"],
+				S3: s3tablesConfig{Addr: addrs["s3tables"]}}
+			paths := dataPaths{Data: dir, Catalog: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}
+			var out syncBuffer
+			log := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			s, err := startServer(context.Background(), cfg, paths, log)
+			if err == nil {
+				s.Close()
+				t.Fatalf("start with %s taken succeeded", taken)
 			}
-			defer hold.Close()
-			args := []string{"serve", "--data", t.TempDir()}
-			for _, name := range surfaceFlags {
-				args = append(args, "--"+name, addrs[name])
+			if !strings.Contains(err.Error(), taken+": listen on "+addrs[taken]) {
+				t.Fatalf("error %v: want the %s bind failure", err, taken)
 			}
-			out, code := run(t, args...)
-			if code == 0 || !strings.Contains(out, taken+": listen on "+addrs[taken]) {
-				t.Fatalf("code %d, output %q: want the %s bind failure", code, out, taken)
+			bound := boundAddrs(out.String())
+			if len(bound) != i {
+				t.Fatalf("bound %v before the failure, want the %d surfaces before %s", bound, i, taken)
 			}
-			for _, name := range surfaceFlags {
-				if name != taken {
-					mustBindAgain(t, name, addrs[name])
-				}
+			for name, addr := range bound {
+				mustBindAgain(t, name, addr)
 			}
 		})
 	}
@@ -66,55 +76,91 @@ func TestServeRefusesBadFlagsBeforeBinding(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			console := freeAddr(t)
-			args := append([]string{"serve", "--data", t.TempDir(), "--http", console, "--lance", "", "--iceberg", "", "--s3tables", ""}, tc.args...)
+			// The console's address is one the test holds: had floe tried
+			// to bind before checking, it would report that bind failure
+			// instead of the flag.
+			console := hold(t)
+			args := append([]string{"serve", "--data", t.TempDir(), "--http", console, "--grpc", "127.0.0.1:0",
+				"--lance", "", "--iceberg", "", "--s3tables", ""}, tc.args...)
 			out, code := run(t, args...)
-			if code != 2 || !strings.Contains(out, tc.want) {
+			if code != 2 || !strings.Contains(out, tc.want) || strings.Contains(out, "listen on") {
 				t.Fatalf("code %d, output %q; want 2 and %q", code, out, tc.want)
 			}
-			mustBindAgain(t, "console", console)
 		})
 	}
 }
 
 func TestServeRunThenCloseFreesEveryPort(t *testing.T) {
-	addrs := map[string]string{}
-	args := []string{"serve", "--data", t.TempDir()}
-	for _, name := range surfaceFlags {
-		addrs[name] = freeAddr(t)
-		args = append(args, "--"+name, addrs[name])
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetArgs(args)
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-
-	// Wait until the console answers; a failed start ends the command.
-	for up := false; !up; {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended before it answered: %v\n%s", err, out.String())
-		default:
-		}
-		resp, err := http.Get("http://" + addrs["http"] + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			up = resp.StatusCode == http.StatusOK
-		}
-		if !up {
-			time.Sleep(20 * time.Millisecond) // polling interval, not an assertion
-		}
+	s := startServe(t, ctx, "--data", t.TempDir())
+	resp, err := http.Get("http://" + s.addrs["http"] + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz: %v %v\n%s", resp, err, s.out.String())
 	}
+	resp.Body.Close()
 	cancel()
-	if err := <-done; err != nil {
+	if err := s.wait(t); err != nil {
 		t.Fatalf("serve after cancel: %v", err)
 	}
 	for _, name := range surfaceFlags {
-		mustBindAgain(t, name, addrs[name])
+		if s.addrs[name] == "" {
+			t.Fatalf("%s not bound: %v", name, s.addrs)
+		}
+		mustBindAgain(t, name, s.addrs[name])
 	}
 }
+
+// Run returns only once every part it ran has stopped: right after it
+// returns, the parts' last work is done (the observations' final flush
+// reaches the database; the event bus and the plugin channel are closed).
+func TestServeRunWaitsForItsParts(t *testing.T) {
+	dir := t.TempDir()
+	cfg := serveConfig{HTTP: "127.0.0.1:0", GRPC: "127.0.0.1:0"}
+	paths := dataPaths{Data: dir, Catalog: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}
+	s, err := startServer(context.Background(), cfg, paths, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx) }()
+	resp, err := waitGet("http://" + s.surfaces.Console + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := s.svc.observe.Put(observation("00000000-0000-0000-0000-0000000000aa")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM observations`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("observations stored when Run returned: %d, %v; want the one put flushed by Run itself", n, err)
+	}
+	if _, err := s.svc.plugin.SubmitJob(context.Background(), jobSpec()); err == nil {
+		t.Fatal("the plugin channel still takes jobs after Run returned")
+	}
+}
+
+// waitGet polls url until it answers; the server binds before Run serves.
+func waitGet(url string) (*http.Response, error) {
+	deadline := time.Now().Add(serveStartWait)
+	for {
+		resp, err := http.Get(url)
+		if err == nil || time.Now().After(deadline) {
+			return resp, err
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, not an assertion
+	}
+}
+
+func observation(id string) observe.Observation {
+	return observe.Observation{ObjectID: id, Format: catalog.FormatLance, ObservedAt: time.Now(), WorkerID: "w", Attributes: []byte(`{"rows":1}`)}
+}
+
+func jobSpec() plugin.JobSpec { return plugin.JobSpec{Type: "lance_compact", ObjectID: "t1"} }

@@ -19,6 +19,8 @@ import (
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 )
 
@@ -42,9 +44,8 @@ type server struct {
 	// the request series every HTTP surface's edge records into it.
 	registry *prometheus.Registry
 	metrics  *edge.Metrics
-	// adminPassword is the first admin's generated password, for the start
-	// box to show once; "" on later starts or with FLOE_ADMIN_PASSWORD.
-	adminPassword string
+	// metricsAddr is the bound --metrics address; "" when it is off.
+	metricsAddr string
 
 	closers   []closer // in the order opened; Close runs them backwards
 	closeOnce sync.Once
@@ -97,11 +98,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("database", s.db.Close) // closed after everything that uses it
 	s.bus = notify.New(s.db, notify.Options{Logger: log})
 	s.register("event bus", func() error { s.bus.Close(); return nil })
-	s.st.CacheReads(s.bus) // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
+	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
 	s.register("catalog", s.st.Close)
-	if s.adminPassword, err = bootstrapAdmin(ctx, s.st, log); err != nil {
-		return nil, err
-	}
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
@@ -130,11 +129,11 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg, tokens)
+			s.https[i].h = icebergHandler(s.st, log, cfg, tokens, s.metrics)
 		case "metrics":
-			s.https[i].h = metricsMux(s.console.MetricsHandler())
+			s.https[i].h = metricsMux(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})) // the console's series are in it too
 		case "s3tables":
 			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics, s.surfaces)
 		}
@@ -162,7 +161,7 @@ func (s *server) bindAll() error {
 		{"iceberg", s.cfg.Iceberg, &s.surfaces.Iceberg},
 		{"s3tables", s.cfg.S3.Addr, &s.surfaces.S3Tables},
 		{"grpc", s.cfg.GRPC, &s.surfaces.GRPC},
-		{"metrics", s.cfg.Metrics, new(string)},
+		{"metrics", s.cfg.Metrics, &s.metricsAddr},
 	} {
 		if b.addr == "" {
 			continue
@@ -173,6 +172,7 @@ func (s *server) bindAll() error {
 		}
 		s.register(b.name+" listener", closeListener(ln))
 		*b.set = ln.Addr().String()
+		s.log.Debug("listening", "surface", b.name, "addr", *b.set)
 		if b.name == "grpc" {
 			s.grpcLn = ln
 			continue
@@ -193,29 +193,49 @@ func closeListener(ln net.Listener) func() error {
 	}
 }
 
-// Run serves every surface until ctx ends or one of them fails, then stops
-// them all and waits for every goroutine it started. The caller still calls
-// Close.
+// Run serves every surface and runs every long-running part until ctx ends
+// or one of them fails, then stops them all and returns once every
+// goroutine it started has: each part (built by startServer with New, which
+// starts nothing) runs in Run(ctx) under one errgroup, and so does every
+// listener. Shutdown keeps its order: the HTTP surfaces stop first and let
+// in-flight requests finish, then the parts behind them stop (the plugin
+// channel, the live updates, the relay, the flusher, the bus). The caller
+// still calls Close.
 func (s *server) Run(ctx context.Context) error {
-	runCtx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	// Before any surface serves: Browse Data on this replica reaches
-	// workers connected to the others (PostgreSQL; nothing on SQLite).
-	s.svc.preview.Relay(runCtx, s.db, s.bus, s.log)
-	var wg sync.WaitGroup
-	errc := make(chan error, len(s.https)+1)
-	wg.Go(func() {
-		if err := s.svc.plugin.Serve(runCtx, s.grpcLn, s.grpcOpts...); err != nil {
-			errc <- fmt.Errorf("grpc: %w", err)
-		}
-	})
-	wg.Go(func() { s.svc.tasks.FollowJobs(runCtx, s.svc.plugin) })
-	wg.Go(func() { housekeep(runCtx, s.st, s.svc.sessions, s.log) })
+	g, gctx := errgroup.WithContext(ctx)
+	// The parts outlive gctx: they stop only once no request can reach
+	// them any more.
+	partsCtx, stopParts := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopParts()
+	parts := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"event bus", s.bus.Run},
+		{"observations", s.svc.observe.Run},
+		{"plugin channel", s.svc.plugin.Run},
+		{"preview relay", s.svc.preview.Run},
+		{"console live updates", s.console.Run},
+		{"task follower", func(ctx context.Context) error { s.svc.tasks.FollowJobs(ctx, s.svc.plugin); return nil }},
+		{"housekeeping", func(ctx context.Context) error { housekeep(ctx, s.st, s.svc.sessions, s.log); return nil }},
+		{"grpc", func(ctx context.Context) error { return s.svc.plugin.Serve(ctx, s.grpcLn, s.grpcOpts...) }},
+	}
 	if h, ok := s.cfg.storage.(*warehouse.Health); ok {
-		wg.Go(func() { h.Run(runCtx) })
+		parts = append(parts, struct {
+			name string
+			run  func(context.Context) error
+		}{"storage health", func(ctx context.Context) error { h.Run(ctx); return nil }})
+	}
+	for _, p := range parts {
+		g.Go(func() error {
+			if err := p.run(partsCtx); err != nil {
+				return fmt.Errorf("%s: %w", p.name, err)
+			}
+			return nil
+		})
 	}
 	if s.cfg.WithWorker {
-		if err := startBundledWorker(runCtx, s.st, s.log, s.paths, s.surfaces, &wg, s3WorkerEnv(s.cfg.clients)); err != nil {
+		if err := startBundledWorker(partsCtx, s.st, s.log, s.paths, s.surfaces, g, s3WorkerEnv(s.cfg.clients)); err != nil {
 			s.log.Error("the bundled Lance worker did not start; floe runs without it", "err", err)
 		}
 	}
@@ -224,29 +244,31 @@ func (s *server) Run(ctx context.Context) error {
 		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
 			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 		servers = append(servers, hs)
-		wg.Go(func() {
+		g.Go(func() error {
 			if err := hs.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- fmt.Errorf("%s: %w", l.name, err)
+				return fmt.Errorf("%s: %w", l.name, err)
 			}
+			return nil
 		})
 	}
-
-	var runErr error
-	select {
-	case <-ctx.Done():
-		s.log.Info("shutting down")
-	case runErr = <-errc:
-		s.log.Error("a surface stopped", "err", runErr)
+	g.Go(func() error {
+		<-gctx.Done() // ctx ended, or a part or surface failed
+		if ctx.Err() != nil {
+			s.log.Info("shutting down")
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		for _, hs := range servers {
+			hs.Shutdown(sctx)
+		}
+		stopParts()
+		return nil
+	})
+	err := g.Wait()
+	if err != nil {
+		s.log.Error("a surface stopped", "err", err)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	for _, hs := range servers {
-		hs.Shutdown(sctx)
-	}
-	s.console.Close()
-	cancelRun()
-	wg.Wait()
-	return runErr
+	return err
 }
 
 // Close closes everything start opened, newest first, and reports the

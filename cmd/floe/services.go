@@ -30,10 +30,11 @@ type services struct {
 // are deleted.
 const housekeepingInterval = 30 * time.Second
 
-// newServices builds the services over the server's catalog and registers
-// each with the server as soon as it exists, so a later failure closes it.
+// newServices builds the services over the server's catalog (New, which
+// starts nothing), loads what they keep, and registers each with the server
+// as soon as it exists, so a later failure closes it. Server.Run runs them.
 func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*services, error) {
-	sess, err := sessions.New(ctx, s.db, nil)
+	sess, err := sessions.New(s.db, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,20 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	pb := preview.New(p, obs)
 	if err := pb.Instrument(s.registry); err != nil {
 		return nil, err
+	}
+	// Browse Data on this replica reaches workers connected to the others
+	// (PostgreSQL; nothing on SQLite); Run serves their requests.
+	pb.Relay(s.db, s.bus, s.log)
+	// What the parts keep is read here, once, before anything serves;
+	// their Run starts with the server's.
+	if err := obs.Load(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.Load(ctx); err != nil {
+		return nil, err
+	}
+	if err := ts.Load(ctx); err != nil {
+		s.log.Error("floe starts without recovering the tasks a previous run left unfinished", "err", err)
 	}
 	return &services{observe: obs, plugin: p, preview: pb, tasks: ts, sessions: sess}, nil
 }

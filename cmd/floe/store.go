@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 	"github.com/spf13/cobra"
@@ -93,8 +94,9 @@ func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Back
 	return db, st, p, err
 }
 
-// openStoreAt opens the database and the catalog at resolved paths,
-// creating the data and warehouse directories if needed.
+// openStoreAt opens the database at resolved paths, applies every owner's
+// migrations and opens the catalog, creating the data and warehouse
+// directories if needed.
 func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*persist.DB, *catalog.Store, error) {
 	if err := os.MkdirAll(p.Data, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create data directory: %w", err)
@@ -109,7 +111,13 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err) // persist names it, without a password
 	}
-	st, err := catalog.New(ctx, db, catalog.Options{Warehouse: p.Warehouse, Backend: backend})
+	// Every owner's migrations run here, once, for serve and for every CLI
+	// command alike; the constructors below never migrate.
+	if err := dbschema.Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
+	}
+	st, err := catalog.New(db, catalog.Options{Warehouse: p.Warehouse, Backend: backend})
 	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)

@@ -7,8 +7,10 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/lancerest"
+	"github.com/floe/floe/sigv4"
 	"github.com/floe/floe/taskapi"
 )
 
@@ -18,14 +20,15 @@ const taskAPIPrefix = "/lance/oss/v1/"
 
 // lanceHandler serves the Lance Namespace REST catalog and the task API.
 // tokens are the OAuth2 access tokens the Iceberg REST issues; both Lance
-// surfaces accept them in place of the key they stand for.
-func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin}
+// surfaces accept them in place of the key they stand for. They are two
+// edge surfaces (lance, taskapi) counted in the one metrics.
+func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens, metrics *edge.Metrics) http.Handler {
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin, Metrics: metrics}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
 	ns := lancerest.New(cfg).Handler()
-	ta := taskapi.New(taskapi.Config{Store: st, Tasks: svc.tasks, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens})
+	ta := taskapi.New(taskapi.Config{Store: st, Tasks: svc.tasks, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Metrics: metrics})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, taskAPIPrefix) {
 			ta.ServeHTTP(w, r)
@@ -35,9 +38,16 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 	})
 }
 
-// icebergHandler serves the Iceberg REST catalog.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens) http.Handler {
-	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens}
+// icebergHandler serves the Iceberg REST catalog. Its warehouse may be a
+// bucket's S3 Tables ARN, of the region and account the S3 Tables API uses.
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) http.Handler {
+	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens,
+		Region: c.S3.Region, Account: c.S3.Account, Metrics: m}
+	if c.S3.Region != "" {
+		// Engines configured for AWS S3 Tables sign for s3tables; DuckDB and
+		// Glue-style clients may sign for glue.
+		cfg.SigV4 = sigv4.New(sigv4.Config{Keys: apikey.NewAccessKeys(st, nil), Services: []string{"s3tables", "glue"}, Region: c.S3.Region, MaxBody: icebergrest.MaxBody})
+	}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}

@@ -34,7 +34,7 @@ func TestCLIOnS3Warehouse(t *testing.T) {
 	var out bytes.Buffer
 	serve.SetOut(&out)
 	serve.SetErr(&out)
-	serve.SetArgs([]string{"serve", "--data", data, "--http", freeAddr(t), "--grpc", freeAddr(t), "--lance", "", "--iceberg", "", "--s3tables", "",
+	serve.SetArgs([]string{"serve", "--data", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "", "--s3tables", "",
 		"--warehouse", wh, "--s3-endpoint", st.Endpoint, "--s3-region", s3test.Region, "--s3-path-style"})
 	done := make(chan error, 1)
 	go func() { done <- serve.ExecuteContext(ctx) }()

@@ -25,7 +25,7 @@ func TestServeVendSTSFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"serve", "--data", t.TempDir(), "--http", freeAddr(t), "--lance", "", "--iceberg", "", "--s3tables", "",
+			args := append([]string{"serve", "--data", t.TempDir(), "--http", "127.0.0.1:0", "--lance", "", "--iceberg", "", "--s3tables", "",
 				"--warehouse", "s3://bkt/wh", "--s3-endpoint", "http://127.0.0.1:1"}, tc.args...)
 			out, code := run(t, args...)
 			if code != 2 || !strings.Contains(out, tc.want) {

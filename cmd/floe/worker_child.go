@@ -83,50 +83,49 @@ func nodeCommand(script string) (node, root string, err error) {
 	return node, root, nil
 }
 
-// startWorkerChild runs the bundled Lance worker (node workers/lance/main.mjs)
+// lanceWorkerChild checks that the bundled Lance worker (node
+// workers/lance/main.mjs) can start and returns supervise, which runs it
 // with env added to floe's environment, restarts it with backoff when it
 // dies, forwards its output lines to log, and stops it (SIGTERM, then a
-// kill after workerStopGrace) when ctx ends. wait blocks until the worker
-// has stopped for good.
-func startWorkerChild(ctx context.Context, log *slog.Logger, env []string) (wait func(), err error) {
+// kill after workerStopGrace) when ctx ends; supervise returns once the
+// worker has stopped for good.
+func lanceWorkerChild(ctx context.Context, log *slog.Logger, env []string) (supervise func(), err error) {
 	node, root, err := nodeCommand(workerScript)
 	if err != nil {
 		return nil, err
 	}
 	log = log.With("component", "lance-worker")
-	return superviseChild(ctx, log, "lance worker", func() error {
-		return runNode(ctx, log, node, root, workerScript, env)
-	}), nil
+	return func() {
+		superviseChild(ctx, log, "lance worker", func() error {
+			return runNode(ctx, log, node, root, workerScript, env)
+		})
+	}, nil
 }
 
 // superviseChild runs a bundled worker through run until ctx ends,
 // restarting it with a doubling backoff (reset after a healthy run) when it
-// exits. The returned wait blocks until it has stopped for good.
-func superviseChild(ctx context.Context, log *slog.Logger, name string, run func() error) (wait func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		backoff := workerRestartMin
-		for {
-			started := time.Now()
-			err := run()
-			if ctx.Err() != nil {
-				log.Info(name + " stopped")
-				return
-			}
-			if time.Since(started) >= workerHealthyRun {
-				backoff = workerRestartMin
-			}
-			log.Warn(name+" exited; restarting", "err", errString(err), "in", backoff)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-			backoff = min(backoff*2, workerRestartMax)
+// exits, and returns once it has stopped for good. It runs on its caller's
+// goroutine (the server's errgroup).
+func superviseChild(ctx context.Context, log *slog.Logger, name string, run func() error) {
+	backoff := workerRestartMin
+	for {
+		started := time.Now()
+		err := run()
+		if ctx.Err() != nil {
+			log.Info(name + " stopped")
+			return
 		}
-	}()
-	return func() { <-done }
+		if time.Since(started) >= workerHealthyRun {
+			backoff = workerRestartMin
+		}
+		log.Warn(name+" exited; restarting", "err", errString(err), "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, workerRestartMax)
+	}
 }
 
 // seedDemoOnce runs workers/lance/demo.mjs once per data directory: when

@@ -95,17 +95,17 @@ func workerLogger() *slog.Logger {
 	}}))
 }
 
-// startIcebergWorkerChild runs `floe worker iceberg` (this executable) with
-// env added, restarts it with backoff when it dies, and stops it (SIGTERM,
-// then a kill after workerStopGrace) when ctx ends. wait blocks until it
-// has stopped for good.
-func startIcebergWorkerChild(ctx context.Context, log *slog.Logger, env []string) (wait func(), err error) {
+// icebergWorkerChild returns supervise, which runs `floe worker iceberg`
+// (this executable) with env added, restarts it with backoff when it dies,
+// and stops it (SIGTERM, then a kill after workerStopGrace) when ctx ends;
+// supervise returns once it has stopped for good.
+func icebergWorkerChild(ctx context.Context, log *slog.Logger, env []string) (supervise func(), err error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	log = log.With("component", "iceberg-worker")
-	return superviseChild(ctx, log, "iceberg worker", func() error {
+	run := func() error {
 		cmd := exec.CommandContext(ctx, exe, "worker", "iceberg")
 		cmd.Env = append(os.Environ(), env...)
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -115,5 +115,6 @@ func startIcebergWorkerChild(ctx context.Context, log *slog.Logger, env []string
 		err := cmd.Run()
 		out.flush()
 		return err
-	}), nil
+	}
+	return func() { superviseChild(ctx, log, "iceberg worker", run) }, nil
 }

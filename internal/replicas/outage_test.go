@@ -116,7 +116,7 @@ func TestDatabaseDownEverySurface503(t *testing.T) {
 				if len(strings.Fields(body)) < 3 {
 					t.Fatalf("503 without a sentence: %q", body)
 				}
-				for _, leak := range []string{"127.0.0.1", "dial tcp", "connection refused", "SQLSTATE", "pgx", "postgres://"} {
+				for _, leak := range []string{"127.0.0.1", "dial tcp", "dial unix", ".s.PGSQL", "connection refused", "SQLSTATE", "pgx", "postgres://"} {
 					if strings.Contains(body, leak) {
 						t.Fatalf("503 body names an internal cause (%q): %s", leak, body)
 					}

@@ -17,9 +17,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -87,10 +87,11 @@ type Replica struct {
 	env  []string
 	c    *Cluster
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-	logs []string
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	done      chan struct{} // closed when the process has exited
+	logs      []string
+	startLine string // this run's "floe started" log line, once logged
 }
 
 var (
@@ -179,25 +180,29 @@ func (c *Cluster) CLI(args ...string) (string, error) {
 	return string(out), err
 }
 
-// Start (re)starts the replica on fresh loopback ports and waits until its
-// /readyz answers 200.
+// Start (re)starts the replica on loopback ports it binds itself
+// (127.0.0.1:0: none is picked free beforehand and lost to another process),
+// learns them from its "floe started" log line, and waits until its /readyz
+// answers 200.
 func (r *Replica) Start() error {
-	var lastErr error
-	for range 3 { // a port picked free may be taken before floe binds it
-		ports, err := freePorts(5)
-		if err != nil {
-			return err
-		}
-		addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", ports[i]) }
-		r.Console, r.Lance, r.Iceberg, r.S3Tables = "http://"+addr(0), "http://"+addr(1), "http://"+addr(2), "http://"+addr(3)
-		r.GRPC = addr(4)
-		args := append([]string{"serve", "--http", addr(0), "--lance", addr(1), "--iceberg", addr(2),
-			"--s3tables", addr(3), "--grpc", addr(4)}, r.args...)
-		if lastErr = r.run(args); lastErr == nil {
-			return nil
-		}
+	args := append([]string{"serve", "--log-json", "--http", "127.0.0.1:0", "--lance", "127.0.0.1:0",
+		"--iceberg", "127.0.0.1:0", "--s3tables", "127.0.0.1:0", "--grpc", "127.0.0.1:0"}, r.args...)
+	return r.run(args)
+}
+
+// started reads the bound addresses from this run's "floe started" JSON log
+// line; false until it has been logged.
+func (r *Replica) started() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var l map[string]any
+	if r.startLine == "" || json.Unmarshal([]byte(r.startLine), &l) != nil {
+		return false
 	}
-	return lastErr
+	str := func(k string) string { v, _ := l[k].(string); return v }
+	r.Console, r.Lance, r.Iceberg, r.S3Tables = str("console"), "http://"+str("lance"), "http://"+str("iceberg"), "http://"+str("s3tables")
+	r.GRPC = str("grpc")
+	return true
 }
 
 func (r *Replica) run(args []string) error {
@@ -214,7 +219,7 @@ func (r *Replica) run(args []string) error {
 	}
 	done := make(chan struct{})
 	r.mu.Lock()
-	r.cmd, r.done = cmd, done
+	r.cmd, r.done, r.startLine = cmd, done, ""
 	r.mu.Unlock()
 	go r.collect(pr)
 	go func() {
@@ -224,7 +229,7 @@ func (r *Replica) run(args []string) error {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	for {
+	for up := false; ; {
 		select {
 		case <-done:
 			return fmt.Errorf("floe serve exited before it was ready")
@@ -233,7 +238,10 @@ func (r *Replica) run(args []string) error {
 			return fmt.Errorf("not ready within %s", readyTimeout)
 		case <-time.After(100 * time.Millisecond):
 		}
-		if r.Ready() {
+		if !up {
+			up = r.started()
+		}
+		if up && r.Ready() {
 			return nil
 		}
 	}
@@ -244,6 +252,9 @@ func (r *Replica) collect(rd io.Reader) {
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		r.mu.Lock()
+		if strings.Contains(sc.Text(), `"msg":"floe started"`) {
+			r.startLine = sc.Text()
+		}
 		r.logs = append(r.logs, sc.Text())
 		if len(r.logs) > logKeep {
 			r.logs = r.logs[len(r.logs)-logKeep:]
@@ -346,23 +357,4 @@ func repoRoot() (string, error) {
 		return "", fmt.Errorf("no go.mod at %s: %w", root, err)
 	}
 	return root, nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

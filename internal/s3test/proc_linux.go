@@ -38,3 +38,13 @@ func cpuTime(pid int) (time.Duration, error) {
 	}
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
+
+// signalStore sends sig to the store's process (SIGSTOP/SIGCONT for Freeze
+// and Thaw).
+func signalStore(pid int, stop bool) error {
+	sig := syscall.SIGCONT
+	if stop {
+		sig = syscall.SIGSTOP
+	}
+	return syscall.Kill(pid, sig)
+}

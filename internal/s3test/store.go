@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,8 +54,12 @@ type Store struct {
 	buckets int
 }
 
-// service names the port flags of one weed mini service; every service
-// and its gRPC twin get a free port so parallel test packages never meet.
+// portFlags name the port flags of weed mini's services; every service and
+// its gRPC twin get a port of their own so parallel test packages never
+// meet. They cannot be port 0, as floe's own servers are: weed mini's
+// services find each other by these numbers, and a restarted store must
+// come back on the same S3 port. So start reserves them together, and picks
+// again when weed finds one taken in the moment between (startAttempts).
 var portFlags = []string{
 	"master.port", "master.port.grpc",
 	"volume.port", "volume.port.grpc",
@@ -69,10 +74,6 @@ var portFlags = []string{
 // with one role (see writeIAM).
 func start(dir string, withSTS bool) (*Store, error) {
 	bin, err := weedPath()
-	if err != nil {
-		return nil, err
-	}
-	ports, err := freePorts(len(portFlags))
 	if err != nil {
 		return nil, err
 	}
@@ -107,17 +108,32 @@ func start(dir string, withSTS bool) (*Store, error) {
 		s.args = append(s.args, "-s3.iam.config="+iam)
 		s.RoleARN = VendRoleARN
 	}
-	for i, f := range portFlags {
-		s.args = append(s.args, fmt.Sprintf("-%s=%d", f, ports[i]))
-		if f == "s3.port" {
-			s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", ports[i])
+	base := s.args
+	for attempt := 1; ; attempt++ {
+		ports, err := freePorts(len(portFlags))
+		if err != nil {
+			return nil, err
+		}
+		s.args = slices.Clone(base)
+		for i, f := range portFlags {
+			s.args = append(s.args, fmt.Sprintf("-%s=%d", f, ports[i]))
+			if f == "s3.port" {
+				s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", ports[i])
+			}
+		}
+		err = s.Start()
+		if err == nil {
+			return s, nil
+		}
+		if attempt == startAttempts || !strings.Contains(err.Error(), "address already in use") {
+			return nil, err
 		}
 	}
-	if err := s.Start(); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
+
+// startAttempts bounds the picks of fresh ports when weed finds one of
+// them taken by another process between the pick and its bind.
+const startAttempts = 3
 
 // Start (re)starts a stopped store on the same directory and ports and
 // waits until it serves S3 again. Tests use Stop and Start to play an
@@ -194,6 +210,7 @@ func (s *Store) stopLocked() {
 	if s.cmd == nil {
 		return
 	}
+	_ = signalStore(s.cmd.Process.Pid, false) // a frozen store hears no SIGTERM
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
@@ -297,4 +314,26 @@ func (s *Store) CPUTime() (time.Duration, error) {
 		return 0, errors.New("s3test: store not running")
 	}
 	return cpuTime(s.cmd.Process.Pid)
+}
+
+// Freeze suspends the store process (SIGSTOP): connections stay open and
+// every request hangs unanswered, as on a store that stalls, until Thaw.
+// Tests use it to hold a request at its storage step.
+func (s *Store) Freeze() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("s3test: store not running")
+	}
+	return signalStore(s.cmd.Process.Pid, true)
+}
+
+// Thaw resumes a frozen store (SIGCONT).
+func (s *Store) Thaw() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("s3test: store not running")
+	}
+	return signalStore(s.cmd.Process.Pid, false)
 }

@@ -84,9 +84,12 @@ type Bus struct {
 	replica string
 	log     *slog.Logger
 
-	out  chan envelope
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	out     chan envelope
+	done    context.Context // ended by Close: Run stops
+	stop    context.CancelFunc
+	wg      sync.WaitGroup // Run's listener and sender
+	running bool           // Run has started (guarded by mu)
+	closed  bool           // Close has been called (guarded by mu)
 
 	mu   sync.Mutex
 	next int
@@ -119,8 +122,9 @@ type Options struct {
 	Logger  *slog.Logger
 }
 
-// New starts the bus on db: on PostgreSQL a listening connection and a
-// sender, on SQLite nothing. Close stops them.
+// New returns the bus on db; it starts nothing. Run moves the messages (on
+// PostgreSQL a listening connection and a sender; on SQLite nothing) and
+// Close ends the subscriptions.
 func New(db *persist.DB, opts Options) *Bus {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -128,17 +132,37 @@ func New(db *persist.DB, opts Options) *Bus {
 	if opts.Replica == "" {
 		opts.Replica = randomID()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	done, stop := context.WithCancel(context.Background())
 	b := &Bus{db: db, url: db.PostgresURL(), replica: opts.Replica, log: opts.Logger,
-		out: make(chan envelope, publishQueue), stop: cancel, subs: map[int]*subscriber{},
+		out: make(chan envelope, publishQueue), done: done, stop: stop, subs: map[int]*subscriber{},
 		connected: make(chan struct{}), handlers: map[string][]func(Message){}}
 	if b.url == "" {
 		b.connOnce.Do(func() { close(b.connected) })
-		return b
 	}
-	b.wg.Go(func() { b.listen(ctx) })
-	b.wg.Go(func() { b.send(ctx) })
 	return b
+}
+
+// Run listens and sends until ctx ends or Close is called, and returns once
+// both of its goroutines have. On SQLite it only waits. It runs once.
+func (b *Bus) Run(ctx context.Context) error {
+	b.mu.Lock()
+	if b.running || b.closed {
+		b.mu.Unlock()
+		return errors.New("notify: Run called twice or after Close")
+	}
+	b.running = true
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(b.done, cancel)
+	defer stop()
+	if b.Remote() {
+		b.wg.Go(func() { b.listen(ctx) })
+		b.wg.Go(func() { b.send(ctx) })
+	}
+	b.mu.Unlock()
+	<-ctx.Done()
+	b.wg.Wait()
+	return nil
 }
 
 // Replica is this process's replica id.
@@ -152,17 +176,20 @@ func (b *Bus) Replica() string {
 // Remote reports whether messages travel to other processes (PostgreSQL).
 func (b *Bus) Remote() bool { return b != nil && b.url != "" }
 
-// Listening returns a channel closed once the listener has issued its first
-// LISTEN (at once on SQLite): messages published elsewhere after that reach
-// this process. Tests wait on it.
+// Listening returns a channel closed once Run's listener has issued its
+// first LISTEN (at once on SQLite): messages published elsewhere after that
+// reach this process. Tests wait on it.
 func (b *Bus) Listening() <-chan struct{} { return b.connected }
 
-// Close stops the listener and the sender; messages still queued are
+// Close stops Run (if it runs) and waits for it; messages still queued are
 // dropped. Subscriptions' channels are closed.
 func (b *Bus) Close() {
 	if b == nil {
 		return
 	}
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
 	b.stop()
 	b.wg.Wait()
 	b.mu.Lock()

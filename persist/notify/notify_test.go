@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/persist/pgtest"
@@ -33,6 +34,7 @@ func open(t *testing.T, dsn string) *persist.DB {
 func bus(t *testing.T, db *persist.DB, replica string) *notify.Bus {
 	t.Helper()
 	b := notify.New(db, notify.Options{Replica: replica})
+	runtest.Start(t, b)
 	t.Cleanup(b.Close)
 	select {
 	case <-b.Listening():
@@ -159,4 +161,35 @@ func TestListenerReconnectsAfterRestart(t *testing.T) {
 		}
 	}
 	t.Fatal("no message crossed after the restart")
+}
+
+// New starts nothing: the listener issues LISTEN only once Run runs. Close
+// stops a running Run and waits for it, and a bus runs once.
+func TestRunOwnsTheListener(t *testing.T) {
+	t.Parallel()
+	b := notify.New(open(t, pgtest.DSN(t)), notify.Options{Replica: "solo"})
+	select {
+	case <-b.Listening():
+		t.Fatal("New listened before Run")
+	default:
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- b.Run(context.Background()) }()
+	select {
+	case <-b.Listening():
+	case <-time.After(waitFor):
+		t.Fatal("Run never listened")
+	}
+	b.Close()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("Close did not stop Run")
+	}
+	if err := b.Run(context.Background()); err == nil {
+		t.Fatal("a closed bus ran again")
+	}
 }

@@ -66,21 +66,28 @@ func Path(t testing.TB, path string) string {
 	return v.(string)
 }
 
-// Open opens a fresh database in a temporary directory, closed when the
-// test ends (after every cleanup registered later, such as a store's Close).
-func Open(t testing.TB) *persist.DB {
+// Open opens a fresh database in a temporary directory and applies the
+// given owners' migrations, as a composition root does (constructors never
+// migrate); the database is closed when the test ends (after every cleanup
+// registered later, such as a store's Close).
+func Open(t testing.TB, schemas ...persist.Schema) *persist.DB {
 	t.Helper()
-	return OpenAt(t, filepath.Join(t.TempDir(), "catalog.db"))
+	return OpenAt(t, filepath.Join(t.TempDir(), "catalog.db"), schemas...)
 }
 
-// OpenAt opens (creating if needed) the database at path, closed when the
-// test ends.
-func OpenAt(t testing.TB, path string) *persist.DB {
+// OpenAt opens (creating if needed) the database at path and applies the
+// given owners' migrations; it is closed when the test ends.
+func OpenAt(t testing.TB, path string, schemas ...persist.Schema) *persist.DB {
 	t.Helper()
 	db, err := persist.Open(context.Background(), persist.Options{Path: Path(t, path)})
 	if err != nil {
 		t.Fatalf("open database: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if len(schemas) > 0 {
+		if err := db.Migrate(context.Background(), schemas...); err != nil {
+			t.Fatalf("migrate: %v", err)
+		}
+	}
 	return db
 }

@@ -1,6 +1,7 @@
 // Package pgtest runs a real PostgreSQL for tests: Debian's initdb and
-// pg_ctl in a temporary directory, on a free loopback port, as an
-// unprivileged user (PostgreSQL refuses to run as root). One server serves a
+// pg_ctl in a temporary directory, reached through a Unix socket in that
+// directory (no TCP port at all, so parallel test binaries never meet), as
+// an unprivileged user (PostgreSQL refuses to run as root). One server serves a
 // test binary; each test gets a fresh database that is dropped when it ends.
 //
 // A package using it calls Main from its TestMain so the server is stopped
@@ -19,7 +20,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -50,6 +51,11 @@ const superuser = "floe"
 // a cold start on a loaded two-core machine takes a few seconds.
 const startTimeout = 60 * time.Second
 
+// socketPort only names the socket file (.s.PGSQL.5432) inside the
+// cluster's own directory; with listen_addresses empty no TCP port is
+// bound, so any number of clusters use the same number.
+const socketPort = 5432
+
 // maxConnections leaves room for every parallel test's pool plus the admin
 // connection; PostgreSQL's default of 100 runs out under t.Parallel.
 const maxConnections = 300
@@ -63,10 +69,10 @@ var (
 
 // Server is one running PostgreSQL cluster.
 type Server struct {
-	dir   string // temporary directory: data, socket and log
-	bin   string // directory holding initdb, pg_ctl
-	port  int
-	admin *sql.DB
+	dir     string // temporary directory: data, socket and log
+	bin     string // directory holding initdb, pg_ctl
+	started bool
+	admin   *sql.DB
 }
 
 // Main runs the tests and stops the server (if one was started) before
@@ -116,7 +122,16 @@ func DSN(t testing.TB) string {
 }
 
 func (s *Server) url(db string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, s.port, db)
+	q := url.Values{"host": {s.dir}, "port": {strconv.Itoa(socketPort)}, "sslmode": {"disable"}}
+	return fmt.Sprintf("postgres://%s@/%s?%s", superuser, db, q.Encode())
+}
+
+// options are the server settings of every start: the socket in the
+// cluster's directory and no TCP listener; durability off (a throw-away
+// cluster).
+func (s *Server) options() string {
+	return fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c max_connections=%d"+
+		" -c fsync=off -c synchronous_commit=off -c full_page_writes=off", s.dir, socketPort, maxConnections)
 }
 
 // binDir finds the newest installed major version's bin directory.
@@ -175,27 +190,13 @@ func (s *Server) boot() error {
 		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, out)
 	}
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ { // a port picked free may be taken before bind
-		port, err := freePort()
-		if err != nil {
-			return err
-		}
-		opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c max_connections=%d"+
-			" -c fsync=off -c synchronous_commit=off -c full_page_writes=off", s.dir, port, maxConnections)
-		out, err := s.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(s.dir, "log"),
-			"-w", "-t", strconv.Itoa(int(startTimeout/time.Second)), "start")
-		if err == nil {
-			s.port = port
-			lastErr = nil
-			break
-		}
+	out, err := s.run("pg_ctl", "-D", data, "-o", s.options(), "-l", filepath.Join(s.dir, "log"),
+		"-w", "-t", strconv.Itoa(int(startTimeout/time.Second)), "start")
+	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
-		lastErr = fmt.Errorf("pg_ctl start: %v: %s %s", err, out, tail(string(log)))
+		return fmt.Errorf("pg_ctl start: %v: %s %s", err, out, tail(string(log)))
 	}
-	if lastErr != nil {
-		return lastErr
-	}
+	s.started = true
 	admin, err := sql.Open("pgx", s.url("postgres"))
 	if err != nil {
 		return err
@@ -210,13 +211,13 @@ func (s *Server) stop() {
 	if s.admin != nil {
 		s.admin.Close()
 	}
-	if s.port != 0 {
+	if s.started {
 		s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "immediate", "-w", "stop")
 	}
 	os.RemoveAll(s.dir)
 }
 
-// Restart stops the server and starts it again on the same port, for tests
+// Restart stops the server and starts it again on the same socket, for tests
 // of what floe does while its database is away. It fails t on error.
 func Restart(t testing.TB, down func()) {
 	t.Helper()
@@ -230,9 +231,7 @@ func Restart(t testing.TB, down func()) {
 	if down != nil {
 		down()
 	}
-	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c max_connections=%d"+
-		" -c fsync=off -c synchronous_commit=off -c full_page_writes=off", server.dir, server.port, maxConnections)
-	if out, err := server.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(server.dir, "log"),
+	if out, err := server.run("pg_ctl", "-D", data, "-o", server.options(), "-l", filepath.Join(server.dir, "log"),
 		"-w", "start"); err != nil {
 		t.Fatalf("pg_ctl start: %v: %s", err, out)
 	}
@@ -259,19 +258,6 @@ func (s *Server) run(prog string, args ...string) ([]byte, error) {
 	}
 	cmd.Dir = s.dir
 	return cmd.CombinedOutput()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	addr, ok := l.Addr().(*net.TCPAddr)
-	if !ok {
-		return 0, fmt.Errorf("unexpected listener address %v", l.Addr())
-	}
-	return addr.Port, nil
 }
 
 // tail keeps the end of the server log for an error message.

@@ -57,3 +57,16 @@ func open(t *testing.T, dsn string) *sql.DB {
 	}
 	return db
 }
+
+// The server binds no TCP port: clients reach it through the socket in
+// its own directory, so no port is picked and none can be taken.
+func TestNoTCPListener(t *testing.T) {
+	db := open(t, DSN(t))
+	var addrs string
+	if err := db.QueryRowContext(context.Background(), "SHOW listen_addresses").Scan(&addrs); err != nil {
+		t.Fatal(err)
+	}
+	if addrs != "" {
+		t.Fatalf("listen_addresses = %q, want none", addrs)
+	}
+}

@@ -27,21 +27,24 @@ type Store struct {
 	now func() time.Time
 }
 
-// New applies the session migrations and returns the store. now is the
-// clock; nil means time.Now.
-func New(ctx context.Context, db *persist.DB, now func() time.Time) (*Store, error) {
+// Migrations returns the session migrations for persist.Migrate, which the
+// composition root runs for every owner when it opens the database.
+func Migrations() persist.Schema {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic("sessions: embedded migrations: " + err.Error()) // the embed pattern guarantees the folder
+	}
+	return persist.Schema{Owner: MigrationOwner, Files: sub}
+}
+
+// New returns the store over a database the session migrations (Migrations)
+// have been applied to. now is the clock; nil means time.Now.
+func New(db *persist.DB, now func() time.Time) (*Store, error) {
 	if db == nil {
 		return nil, errors.New("sessions: an open database is required")
 	}
 	if now == nil {
 		now = time.Now
-	}
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx, MigrationOwner, sub); err != nil {
-		return nil, fmt.Errorf("sessions: %w", err)
 	}
 	return &Store{db: db, now: now}, nil
 }

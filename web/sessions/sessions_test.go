@@ -22,9 +22,9 @@ func (c *clock) now() time.Time { return c.t }
 
 func TestSessions(t *testing.T) {
 	ctx := context.Background()
-	db := persisttest.Open(t)
+	db := persisttest.Open(t, Migrations())
 	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s, err := New(ctx, db, c.now)
+	s, err := New(db, c.now)
 	if err != nil {
 		t.Fatal(err)
 	}

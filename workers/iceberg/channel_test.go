@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 )
@@ -38,6 +39,7 @@ func newConsole(t *testing.T, e *testEnv) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runtest.Start(t, obs, p)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/internal/s3test"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/warehouse"
@@ -42,8 +43,8 @@ func newS3Env(t *testing.T) (*testEnv, *WarehouseFiles, *warehouse.S3) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := persisttest.OpenAt(t, filepath.Join(t.TempDir(), "catalog.db"))
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: root.String(), Backend: b})
+	db := persisttest.OpenAt(t, filepath.Join(t.TempDir(), "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(db, catalog.Options{Warehouse: root.String(), Backend: b})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
+	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 )
@@ -44,8 +45,8 @@ func newEnv(t testing.TB) *testEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"))
-	store, err := catalog.New(ctx, db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	db := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
 		t.Fatalf("open catalog: %v", err)
 	}

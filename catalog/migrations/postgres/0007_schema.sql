@@ -4,7 +4,8 @@
 -- the counters SQLite keeps with triggers are kept by PL/pgSQL triggers.
 -- Names compare byte by byte (COLLATE "C"), as in SQLite, so listings page
 -- in the same order whatever locale the database was created with.
--- A later change to the catalog's schema adds a file to both folders.
+-- A later change to the catalog's schema adds a root file; a file of the
+-- same name here overrides it where PostgreSQL needs other SQL.
 
 CREATE TABLE buckets (
     name         TEXT COLLATE "C" PRIMARY KEY,

@@ -1,6 +1,7 @@
 -- The plugin's schema on PostgreSQL: the state SQLite reaches after
 -- ../0010 and ../0011, in one file. Times are Unix microseconds in BIGINT.
--- A later change adds a file to both folders.
+-- A later change adds a root file, overridden here by name where
+-- PostgreSQL needs other SQL.
 
 CREATE TABLE plugin_job_types (
 	job_type           TEXT PRIMARY KEY,

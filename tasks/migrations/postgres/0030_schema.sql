@@ -1,5 +1,6 @@
 -- On PostgreSQL: the same table as ../0030_tasks.sql with times in BIGINT
--- (INTEGER is 32 bits here). A later change adds a file to both folders.
+-- (INTEGER is 32 bits here). A later change adds a root file, overridden
+-- here by name where PostgreSQL needs other SQL.
 
 -- Lance maintenance tasks (the /lance/oss/v1 task API). A task belongs to a
 -- table id, never a name, so a re-created table starts with none. Times are

@@ -63,7 +63,10 @@ export async function runJob(spec, ctx) {
   const impl = executors[spec.job_type];
   if (!impl) return fail(`this worker does not execute ${spec.job_type}`);
   const ref = ctx.ref || jobRef(spec);
-  if (!ref) return fail(`cannot tell which table object ${spec.object_id} is: the job carries no table reference and the id is unknown to this worker`);
+  // A job that cannot name its table, or names one that was dropped and
+  // re-created since, does not apply: any retry repeats the same answer, so
+  // the failure is permanent and the console does not try again.
+  if (!ref) return fail(`cannot tell which table object ${spec.object_id} is: the job carries no table reference and the id is unknown to this worker`, true);
   const ident = identOf(ref);
   try {
     const params = new Params(spec.parameters, ctx.defs);
@@ -73,7 +76,7 @@ export async function runJob(spec, ctx) {
     const catalog = catalogFor(spec.cluster);
     const d = await catalog.describe(ref);
     if (spec.object_id && spec.object_id !== ident && d.tableId !== ident && d.tableId !== spec.object_id) {
-      return fail(`table ${ident} now has id ${d.tableId}, not ${spec.object_id}: it was dropped and re-created since the job was made, so the job does not apply to it`);
+      return fail(`table ${ident} now has id ${d.tableId}, not ${spec.object_id}: it was dropped and re-created since the job was made, so the job does not apply to it`, true);
     }
     let table = await catalog.open(ref);
     checkCanceled(signal);

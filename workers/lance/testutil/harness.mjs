@@ -1,4 +1,5 @@
-// Test harness: a real floe (built from ./cmd/floe) on free loopback ports
+// Test harness: a real floe (built from ./cmd/floe) on loopback ports it
+// binds itself (127.0.0.1:0, read back from its "floe started" log line)
 // with its own data directory, an API key and a worker token minted by the
 // CLI, helpers to seed tables through floe's Lance REST, and the worker as a
 // child process. FLOE_TEST_BIN runs a prebuilt binary instead of building.
@@ -17,6 +18,11 @@ const run = promisify(execFile);
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const workerMain = fileURLToPath(new URL('../main.mjs', import.meta.url));
 
+/**
+ * A loopback port nothing listened on a moment ago: only for tests of what
+ * a worker says when the console is unreachable. floe itself is never
+ * started on one (see startFloe).
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -62,21 +68,29 @@ export async function startFloe({ extraArgs = [] } = {}) {
   const bin = await floeBinary();
   const serveBin = process.env.FLOE_TEST_SERVE_BIN || bin;
   const dir = mkdtempSync(join(tmpdir(), 'floe-lw-'));
-  const [httpPort, grpcPort, lancePort] = [await freePort(), await freePort(), await freePort()];
   const apiKey = await lastLine(bin, ['token', 'create', '--role', 'readwrite', '--data', dir]);
   const workerToken = await lastLine(bin, ['worker-token', 'create', '--data', dir]);
   const logs = [];
-  const args = ['serve', '--data', dir, '--http', `127.0.0.1:${httpPort}`, '--grpc', `127.0.0.1:${grpcPort}`, '--lance', `127.0.0.1:${lancePort}`, '--iceberg', '', '--s3tables', '', ...extraArgs];
-  const lanceURL = `http://127.0.0.1:${lancePort}`;
+  // The first start binds port 0 for each surface; a restart reuses the
+  // ports it learned, so workers reconnect to the same address.
+  let addrs = { http: '127.0.0.1:0', grpc: '127.0.0.1:0', lance: '127.0.0.1:0' };
+  const args = () => ['serve', '--data', dir, '--http', addrs.http, '--grpc', addrs.grpc, '--lance', addrs.lance, '--iceberg', '', '--s3tables', '', ...extraArgs];
+  let lanceURL = null;
+  let started = null; // this run's "floe started" log line, parsed
   let proc = null;
   let exited = null;
   const spawnServe = async () => {
     exited = null;
-    proc = spawn(serveBin, args, {
+    started = null;
+    proc = spawn(serveBin, args(), {
       cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FLOE_ADMIN_PASSWORD: process.env.FLOE_ADMIN_PASSWORD || 'test-admin-password' },
     });
     const collect = (buf) => {
-      for (const l of buf.toString().split('\n')) if (l) logs.push(l);
+      for (const l of buf.toString().split('\n')) {
+        if (!l) continue;
+        logs.push(l);
+        if (l.includes('msg="floe started"')) started = Object.fromEntries([...l.matchAll(/ (\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+      }
       if (logs.length > 5000) logs.splice(0, logs.length - 5000);
     };
     proc.stdout.on('data', collect);
@@ -88,6 +102,15 @@ export async function startFloe({ extraArgs = [] } = {}) {
     const deadline = Date.now() + 30000;
     for (;;) {
       if (exited !== null) throw new Error(`floe serve exited with ${exited}:\n${logs.slice(-30).join('\n')}`);
+      if (started && !lanceURL) {
+        addrs = { http: started.console.replace('http://', ''), grpc: started.grpc, lance: started.lance };
+        lanceURL = `http://${addrs.lance}`;
+      }
+      if (!lanceURL) {
+        if (Date.now() > deadline) throw new Error(`floe serve did not start:\n${logs.slice(-30).join('\n')}`);
+        await sleep(100);
+        continue;
+      }
       try {
         const r = await fetch(`${lanceURL}/v1/namespace/%24/list?delimiter=%24`, { headers: { 'x-api-key': apiKey } });
         if (r.status === 200) break;
@@ -112,8 +135,8 @@ export async function startFloe({ extraArgs = [] } = {}) {
       await gone;
       await spawnServe();
     },
-    grpcAddr: `127.0.0.1:${grpcPort}`,
-    httpURL: `http://127.0.0.1:${httpPort}`,
+    grpcAddr: addrs.grpc,
+    httpURL: `http://${addrs.http}`,
     cluster: { lance_rest_url: lanceURL, api_key: apiKey },
     workers: [],
     async stop() {

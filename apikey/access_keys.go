@@ -1,0 +1,75 @@
+package apikey
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/floe/floe/catalog"
+)
+
+// AccessKeyStore is what looking up SigV4 access keys needs of the catalog:
+// the lookup itself and the revocation generation (see Keys).
+type AccessKeyStore interface {
+	LookupAccessKey(ctx context.Context, accessKeyID string) (catalog.APIKey, error)
+	KeyGeneration() uint64
+}
+
+// AccessKeys remembers access key lookups for CacheTTL, so a SigV4-signed
+// request costs its hashing rather than a catalog query as well: engines
+// sign every request of a session with the same pair. It has the key
+// cache's rules — a revocation in this process (a new KeyGeneration) drops
+// everything at once, a key past its expiry is asked again, failures are
+// never remembered — and its bound. It holds the secret access keys it
+// remembers, as the verifier must have them to re-sign; they never leave
+// it but through LookupAccessKey. Safe for concurrent use; the
+// sigv4.Verifier's Keys.
+type AccessKeys struct {
+	keys AccessKeyStore
+	ttl  time.Duration
+	now  func() time.Time
+
+	mu      sync.Mutex
+	gen     uint64
+	entries map[string]cachedKey
+}
+
+// NewAccessKeys builds the cache over keys; now nil means time.Now.
+func NewAccessKeys(keys AccessKeyStore, now func() time.Time) *AccessKeys {
+	if now == nil {
+		now = time.Now
+	}
+	return &AccessKeys{keys: keys, ttl: CacheTTL, now: now, gen: keys.KeyGeneration(), entries: map[string]cachedKey{}}
+}
+
+// LookupAccessKey answers the key owning accessKeyID, with its secret
+// access key, from the cache or the catalog.
+func (a *AccessKeys) LookupAccessKey(ctx context.Context, accessKeyID string) (catalog.APIKey, error) {
+	now := a.now()
+	gen := a.keys.KeyGeneration()
+	a.mu.Lock()
+	if gen != a.gen {
+		clear(a.entries)
+		a.gen = gen
+	}
+	c, ok := a.entries[accessKeyID]
+	a.mu.Unlock()
+	if ok && now.Before(c.expires) && (c.key.ExpiresAt.IsZero() || now.Before(c.key.ExpiresAt)) {
+		return c.key, nil
+	}
+	key, err := a.keys.LookupAccessKey(ctx, accessKeyID)
+	if err != nil {
+		return key, err
+	}
+	a.mu.Lock()
+	// As in the key cache: an answer that may predate a revocation that
+	// landed meanwhile is used once and not remembered.
+	if a.keys.KeyGeneration() == a.gen {
+		if len(a.entries) >= maxCachedKeys {
+			clear(a.entries)
+		}
+		a.entries[accessKeyID] = cachedKey{key: key, expires: now.Add(a.ttl)}
+	}
+	a.mu.Unlock()
+	return key, nil
+}

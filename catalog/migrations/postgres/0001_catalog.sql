@@ -1,0 +1,2 @@
+-- On PostgreSQL 0007_schema.sql reaches the state ../0001_catalog.sql reaches on
+-- SQLite, so this step only records its version here (see persist.Schema).

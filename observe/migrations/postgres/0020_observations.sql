@@ -1,0 +1,2 @@
+-- On PostgreSQL 0021_schema.sql reaches the state ../0020_observations.sql reaches on
+-- SQLite, so this step only records its version here (see persist.Schema).

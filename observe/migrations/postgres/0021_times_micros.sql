@@ -1,0 +1,2 @@
+-- On PostgreSQL 0021_schema.sql reaches the state ../0021_times_micros.sql reaches on
+-- SQLite, so this step only records its version here (see persist.Schema).

@@ -1,0 +1,2 @@
+-- On PostgreSQL 0011_schema.sql reaches the state ../0010_plugin.sql reaches on
+-- SQLite, so this step only records its version here (see persist.Schema).

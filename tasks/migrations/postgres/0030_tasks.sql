@@ -1,0 +1,2 @@
+-- On PostgreSQL 0030_schema.sql reaches the state ../0030_tasks.sql reaches on
+-- SQLite, so this step only records its version here (see persist.Schema).
