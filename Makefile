@@ -31,9 +31,9 @@ test-go:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
-	./iceberg:FuzzSchema ./icebergrest:FuzzDecodeBody \
+	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
-	./taskapi:FuzzReadBody \
+	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
 	./lancemeta:FuzzDecodeManifest \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath

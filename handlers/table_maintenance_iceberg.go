@@ -58,6 +58,12 @@ func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView,
 			dec := json.NewDecoder(strings.NewReader(string(o.Attributes)))
 			dec.UseNumber()
 			_ = dec.Decode(&attrs) // a worker's odd attribute shows as missing, not as an error
+			var skip struct {
+				Unreadable string `json:"unreadable"`
+			}
+			_ = json.Unmarshal(o.Attributes, &skip)
+			iv.Unreadable = skip.Unreadable
+			iv.RepairCommand = "floe table repair " + v.Bucket + " " + v.Namespace + " " + v.Table
 			for _, f := range icebergFigures {
 				if n, ok := attrs[f.key]; ok {
 					iv.Figures = append(iv.Figures, views.Figure{Key: f.key, Label: f.label, Value: n.String()})

@@ -121,6 +121,7 @@ func TestIcebergRules(t *testing.T) {
 		{"manifests at half", IcebergFigures{DataManifests: 5}, Attention, "iceberg.manifests", JobIcebergManifests, false},
 		{"manifests at threshold", IcebergFigures{DataManifests: 10}, NeedsMaintenance, "iceberg.manifests", JobIcebergManifests, false},
 		{"lance adapter", IcebergFigures{LanceAdapter: true, SmallFiles: 100, MaxSmallPerPartition: 100}, Unknown, "", "", false},
+		{"unreadable: the worker skips it", IcebergFigures{Unreadable: "min snapshots to keep must be greater than 0"}, Unknown, "", "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

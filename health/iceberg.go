@@ -27,6 +27,8 @@ type IcebergFigures struct {
 	OrphanBytes          int64 `json:"orphan_candidate_bytes"`
 	CurrentSnapshotID    int64 `json:"current_snapshot_id"`
 	LanceAdapter         bool  `json:"lance_adapter"`
+	// Unreadable is why the worker skipped the table; it counted nothing.
+	Unreadable string `json:"unreadable"`
 }
 
 // ParseIceberg reads an Iceberg observation's attributes; unknown keys are
@@ -39,6 +41,9 @@ func ParseIceberg(attrs []byte) (IcebergFigures, error) {
 
 // Iceberg judges an Iceberg table from its latest observation.
 func Iceberg(f IcebergFigures, observedAt time.Time, th Thresholds) Report {
+	if f.Unreadable != "" {
+		return unknown(observedAt, "unknown: the Iceberg worker cannot read this table, so it is not maintained ("+f.Unreadable+")")
+	}
 	if f.LanceAdapter {
 		return unknown(observedAt, "not judged: a Lance dataset behind an Iceberg adapter is never maintained as Iceberg")
 	}

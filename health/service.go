@@ -195,6 +195,9 @@ func (s *Service) judge(id string, f catalog.Format, th Thresholds, now time.Tim
 			return Overview{Report: unknown(o.ObservedAt, "unknown: the observation could not be read")}
 		}
 		ov := Overview{Report: Iceberg(fig, o.ObservedAt, th), Rows: fig.Rows, HasRows: true, Bytes: fig.DataBytes, HasBytes: true}
+		if fig.Unreadable != "" {
+			ov.HasRows, ov.HasBytes = false, false // nothing was counted
+		}
 		if fig.CurrentSnapshotID != 0 {
 			ov.Version = strconv.FormatInt(fig.CurrentSnapshotID, 10)
 		}

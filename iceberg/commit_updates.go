@@ -128,6 +128,9 @@ type builder struct {
 	lastOrder      *int
 	addedSnapshots map[int64]int64 // id → timestamp
 	checkLocation  func(string) error
+	// creating is true for a staged create's commit, which builds the
+	// table from empty metadata and may say where it lives.
+	creating bool
 }
 
 func (b *builder) apply(i int, u update) error {
@@ -208,10 +211,7 @@ func (b *builder) apply(i int, u update) error {
 	case "remove-snapshots":
 		b.removeSnapshots(u.SnapshotIDs)
 	case "set-location":
-		if err := b.checkLocation(*u.Location); err != nil {
-			return fail("%v", err)
-		}
-		md.Location = *u.Location
+		return b.setLocation(*u.Location, fail)
 	case "set-properties":
 		for k, v := range u.Updates {
 			md.Properties[k] = v
@@ -273,11 +273,56 @@ func (b *builder) addSnapshot(s Snapshot, fail func(string, ...any) error) error
 	return nil
 }
 
+// setLocation applies set-location. A staged create may name where the
+// table lives (the catalog then keeps it apart from every other table when
+// the entry is made). An existing table cannot move: floe keeps one
+// location per table, and purge, orphan removal and the overlap rule all
+// work on it, so metadata pointing elsewhere would put the table's new
+// files where none of them look (or inside another table's directory).
+// Naming the current location again is a no-op.
+func (b *builder) setLocation(loc string, fail func(string, ...any) error) error {
+	md := b.md
+	if !b.creating {
+		if within(loc, md.Location) && within(md.Location, loc) {
+			return nil
+		}
+		return fail("a table cannot move from %s: floe keeps its files under the one location it was created at; create or register a table at %s instead", md.Location, loc)
+	}
+	if err := b.checkLocation(loc); err != nil {
+		return fail("%v", err)
+	}
+	md.Location = loc
+	return nil
+}
+
 func (b *builder) setRef(name string, u update, fail func(string, ...any) error) error {
 	md := b.md
 	typ := *u.RefType
 	if typ != "branch" && typ != "tag" {
 		return fail("ref type must be branch or tag, not %q", typ)
+	}
+	maxRefAge, err := retention("max-ref-age-ms", u.MaxRefAgeMs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	maxSnapAge, err := retention("max-snapshot-age-ms", u.MaxSnapAgeMs)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var minSnaps *int
+	if u.MinSnapshots != nil {
+		n := int64(*u.MinSnapshots)
+		p, err := retention("min-snapshots-to-keep", &n)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if p != nil {
+			v := int(*p)
+			minSnaps = &v
+		}
+	}
+	if typ == "tag" && (maxSnapAge != nil || minSnaps != nil) {
+		return fail("tag %q: a tag keeps no snapshots but its own, so min-snapshots-to-keep and max-snapshot-age-ms are for branches only", name)
 	}
 	id := *u.SnapshotID
 	if _, ok := md.snapshot(id); !ok {
@@ -286,7 +331,7 @@ func (b *builder) setRef(name string, u update, fail func(string, ...any) error)
 	if name == mainBranch && typ != "branch" {
 		return fail("main must be a branch")
 	}
-	md.Refs[name] = SnapshotRef{SnapshotID: id, Type: typ, MaxRefAgeMs: u.MaxRefAgeMs, MaxSnapshotAgeMs: u.MaxSnapAgeMs, MinSnapshotsToKeep: u.MinSnapshots}
+	md.Refs[name] = SnapshotRef{SnapshotID: id, Type: typ, MaxRefAgeMs: maxRefAge, MaxSnapshotAgeMs: maxSnapAge, MinSnapshotsToKeep: minSnaps}
 	if name == mainBranch && md.CurrentSnapshotID != id {
 		ts, added := b.addedSnapshots[id]
 		if !added {

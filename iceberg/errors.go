@@ -1,12 +1,25 @@
 package iceberg
 
 import (
+	"errors"
+
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 )
 
 func newError(kind fault.Kind, field, format string, args ...any) *fault.Error {
 	return fault.New(kind, field, format, args...)
+}
+
+// ErrBusy is the finer reason of a fault.Quota refusal from scan planning:
+// a bound on concurrent planning work is reached, and the client retries
+// shortly (the REST answers 503 with Retry-After).
+var ErrBusy = errors.New("busy")
+
+func busy(format string, args ...any) *fault.Error {
+	e := newError(fault.Quota, "", format, args...)
+	e.Err = ErrBusy
+	return e
 }
 
 func invalid(field, format string, args ...any) *fault.Error {

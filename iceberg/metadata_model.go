@@ -398,7 +398,34 @@ func (m *tableMetadata) encode() ([]byte, error) {
 			c.SortOrders[i].Fields = []SortField{}
 		}
 	}
+	if c.FormatVersion == 1 {
+		return encodeV1(c)
+	}
 	return json.Marshal(c)
+}
+
+// encodeV1 writes format version 1 as its readers expect: without the
+// fields v2 introduced (iceberg-go refuses a v1 file that has
+// last-sequence-number), and with the single schema and partition spec v1
+// readers look for beside the lists.
+func encodeV1(c tableMetadata) ([]byte, error) {
+	type alias tableMetadata
+	var spec []PartitionField
+	if s, ok := c.spec(c.DefaultSpecID); ok {
+		spec = s.Fields
+	}
+	if spec == nil {
+		spec = []PartitionField{}
+	}
+	schema, _ := c.schema(c.CurrentSchemaID)
+	// The outer fields shadow the embedded ones of the same JSON name.
+	return json.Marshal(struct {
+		alias
+		LastSequenceNumber *int64           `json:"last-sequence-number,omitempty"`
+		NextRowID          *int64           `json:"next-row-id,omitempty"`
+		Schema             Schema           `json:"schema"`
+		PartitionSpec      []PartitionField `json:"partition-spec"`
+	}{alias: alias(c), Schema: schema, PartitionSpec: spec})
 }
 
 // clone deep-copies the parts commits change in place.

@@ -127,9 +127,12 @@ func checkPrimitive(p string) error {
 	return fmt.Errorf("unknown type %q", p)
 }
 
-// checkLimits applies the schema limits to every schema of a metadata file
-// a client asks us to register.
+// checkLimits applies the schema and property limits to a metadata file a
+// client asks us to register.
 func (m *tableMetadata) checkLimits() error {
+	if err := checkProperties(m.Properties); err != nil {
+		return err
+	}
 	for _, s := range m.Schemas {
 		if err := checkSchemaLimits(s.Fields); err != nil {
 			return fmt.Errorf("schema %d: %w", s.SchemaID, err)

@@ -2,7 +2,6 @@ package iceberg
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,17 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// CommitInput is the body of the REST catalog's POST …/tables/{table} (and
-// one entry of a transaction): requirements and updates in the spec's JSON.
-type CommitInput struct {
-	Identifier *struct {
-		Namespace []string `json:"namespace"`
-		Name      string   `json:"name"`
-	} `json:"identifier"`
-	Requirements []json.RawMessage `json:"requirements"`
-	Updates      []json.RawMessage `json:"updates"`
-}
-
 // maxPreviousVersions bounds the metadata log when the table does not set
 // write.metadata.previous-versions-max (the spec's default).
 const maxPreviousVersions = 100
@@ -34,6 +22,9 @@ const maxPreviousVersions = 100
 // version token, so of two racing commits exactly one wins. A commit that
 // asserts create on a missing table creates it (a staged create finishing).
 func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, req CommitInput) (*Loaded, error) {
+	if err := req.checkIdentifier(ref.Namespace, ref.Name); err != nil {
+		return nil, err
+	}
 	reqs, ups, err := parseCommit(req)
 	if err != nil {
 		return nil, err
@@ -62,6 +53,9 @@ func (s *Tables) Commit(ctx context.Context, b catalog.Bucket, ref catalog.Table
 }
 
 func parseCommit(req CommitInput) ([]requirement, []update, error) {
+	if req.Updates == nil {
+		return nil, nil, invalid("updates", `a commit needs "updates", an array of changes ([] to only check requirements)`)
+	}
 	reqs, err := parseRequirements(req.Requirements)
 	if err != nil {
 		return nil, nil, err
@@ -116,7 +110,7 @@ func (s *Tables) prepareCommit(ctx context.Context, b catalog.Bucket, ref catalo
 	if len(ups) == 0 {
 		return pendingCommit{table: t, res: &Loaded{t.MetadataLocation, base.raw, base.md}}, nil
 	}
-	next, err := s.applyUpdates(b, base.md, ups)
+	next, err := s.applyUpdates(b, base.md, ups, false)
 	if err != nil {
 		return pendingCommit{}, err
 	}
@@ -124,7 +118,18 @@ func (s *Tables) prepareCommit(ctx context.Context, b catalog.Bucket, ref catalo
 	if !ok {
 		version = len(base.md.MetadataLog)
 	}
-	next.MetadataLog = append(next.MetadataLog, MetadataLogEntry{TimestampMs: base.md.LastUpdatedMs, MetadataFile: t.MetadataLocation})
+	logPrevious(next, t.MetadataLocation, base.md.LastUpdatedMs)
+	res, err := s.writeMetadata(next, version+1)
+	if err != nil {
+		return pendingCommit{}, err
+	}
+	return pendingCommit{table: t, res: res, next: next}, nil
+}
+
+// logPrevious records the metadata file next replaces in its metadata log,
+// keeping the newest write.metadata.previous-versions-max entries.
+func logPrevious(next *tableMetadata, prevLocation string, prevUpdatedMs int64) {
+	next.MetadataLog = append(next.MetadataLog, MetadataLogEntry{TimestampMs: prevUpdatedMs, MetadataFile: prevLocation})
 	keep := maxPreviousVersions
 	if v, err := strconv.Atoi(next.Properties["write.metadata.previous-versions-max"]); err == nil && v >= 1 {
 		keep = v
@@ -132,11 +137,6 @@ func (s *Tables) prepareCommit(ctx context.Context, b catalog.Bucket, ref catalo
 	if over := len(next.MetadataLog) - keep; over > 0 {
 		next.MetadataLog = next.MetadataLog[over:]
 	}
-	res, err := s.writeMetadata(next, version+1)
-	if err != nil {
-		return pendingCommit{}, err
-	}
-	return pendingCommit{table: t, res: res, next: next}, nil
 }
 
 // commitCreate finishes a staged create: the table appears only now, built
@@ -161,7 +161,7 @@ func (s *Tables) commitCreate(ctx context.Context, b catalog.Bucket, ref catalog
 		Properties:        map[string]string{},
 		Refs:              map[string]SnapshotRef{},
 	}
-	md, err := s.applyUpdates(b, empty, ups)
+	md, err := s.applyUpdates(b, empty, ups, true)
 	if err != nil {
 		return nil, err
 	}
@@ -261,19 +261,28 @@ func refusedBeforeCommit(err error) bool {
 	return false
 }
 
-func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update) (*tableMetadata, error) {
+// applyUpdates builds the next metadata from base and a commit's updates;
+// creating says base is a staged create's empty metadata. Refs an older
+// floe stored unreadable are repaired on the way (see repairRefs), so the
+// next commit of such a table leaves it loadable again.
+func (s *Tables) applyUpdates(b catalog.Bucket, base *tableMetadata, ups []update, creating bool) (*tableMetadata, error) {
 	bl := &builder{
 		md:             base.clone(),
 		nowMs:          s.now().UnixMilli(),
 		addedSnapshots: map[int64]int64{},
 		checkLocation:  func(loc string) error { return s.checkTableLocation(b.Name, loc) },
+		creating:       creating,
 	}
+	repairRefs(bl.md)
 	for i, u := range ups {
 		if err := bl.apply(i, u); err != nil {
 			return nil, err
 		}
 	}
 	md := bl.md
+	if err := checkProperties(md.Properties); err != nil {
+		return nil, invalid("properties", "%v", err)
+	}
 	// Schemas added by this commit must fit the version the commit leaves
 	// the table at (clients send upgrade-format-version first or last).
 	known := map[int]bool{}

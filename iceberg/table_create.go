@@ -47,6 +47,9 @@ func newTableMetadata(in CreateTableInput, loc, tableUUID string, nowMs int64) (
 		}
 		schema.IdentifierFieldIDs = append(schema.IdentifierFieldIDs, n)
 	}
+	if err := checkProperties(in.Properties); err != nil {
+		return nil, invalid("properties", "%v", err)
+	}
 	props := map[string]string{}
 	for k, v := range in.Properties {
 		props[k] = v

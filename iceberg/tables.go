@@ -29,7 +29,9 @@ type Tables struct {
 	log   *slog.Logger
 	files fileStore
 	cache *metadataCache
-	now   func() time.Time
+	// manifests keeps decoded manifests for scan planning.
+	manifests *manifestCache
+	now       func() time.Time
 }
 
 // New builds Tables.
@@ -39,11 +41,12 @@ func New(cfg Config) *Tables {
 		log = slog.Default()
 	}
 	return &Tables{
-		store: cfg.Store,
-		log:   log,
-		files: warehouseFiles{cfg.Store.Storage()},
-		cache: newMetadataCache(),
-		now:   time.Now,
+		store:     cfg.Store,
+		log:       log,
+		files:     warehouseFiles{cfg.Store.Storage()},
+		cache:     newMetadataCache(),
+		manifests: newManifestCache(),
+		now:       time.Now,
 	}
 }
 
@@ -114,4 +117,12 @@ func readMetadataFile(fs fileStore, loc string) (*cachedMetadata, error) {
 		return nil, err
 	}
 	return &cachedMetadata{raw: raw, md: &md}, nil
+}
+
+// Location is the table location the metadata names ("" for none).
+func (l *Loaded) Location() string {
+	if l.md == nil {
+		return ""
+	}
+	return l.md.Location
 }

@@ -27,6 +27,7 @@ const (
 	typeUnsupported       = "UnsupportedOperationException"
 	typeNotFound          = "NotFoundException"
 	typeServiceFailure    = "ServiceFailureException"
+	typeUnavailable       = "ServiceUnavailableException"
 )
 
 // apiError is an error the handlers answer with as it is.
@@ -88,6 +89,8 @@ func asAPIError(err error, notFoundType string) *apiError {
 		return &apiError{http.StatusConflict, typeCommitFailed, msg}
 	case fault.Unavailable:
 		return &apiError{http.StatusServiceUnavailable, typeServiceFailure, msg}
+	case fault.Quota: // planning's bounds (iceberg.ErrBusy): retry shortly
+		return &apiError{http.StatusServiceUnavailable, typeUnavailable, msg}
 	case fault.Unauthenticated:
 		return &apiError{http.StatusUnauthorized, typeNotAuthorized, msg}
 	case fault.Forbidden:

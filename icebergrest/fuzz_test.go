@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floe/floe/fault"
+	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -61,6 +63,42 @@ func FuzzBucketName(f *testing.F) {
 			t.Fatalf("%q: ARN gave the name %q", prefix, name)
 		case !kind.floe && !strings.HasPrefix(prefix, "arn:aws:s3tables:"+testRegion+":"+testAccount+":"):
 			t.Fatalf("%q: accepted an ARN of another region or account", prefix)
+		}
+	})
+}
+
+// FuzzDecodeCommitAndPlan: a commit or plan request body is decoded, or
+// refused as a bad request with a sentence; an accepted commit always has
+// updates (the strict shape), an accepted plan request never a field the
+// spec lacks.
+func FuzzDecodeCommitAndPlan(f *testing.F) {
+	for _, s := range []string{`{}`, `null`, `{"updates":[]}`, `{"requirements":[],"updates":[{"action":"set-properties","updates":{"a":"b"}}]}`,
+		`{"properties":{"a":"b"}}`, `{"filter":{"type":"eq","term":"id","value":1},"snapshot-id":1}`, `{"select":["a"],"x":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		refused := func(err error) bool {
+			var ae *apiError
+			var ie *fault.Error
+			switch {
+			case errors.As(err, &ae):
+				return (ae.Code == http.StatusBadRequest || ae.Code == http.StatusRequestEntityTooLarge) && ae.Message != ""
+			case errors.As(err, &ie):
+				return errors.Is(ie, fault.Invalid) && ie.Message != ""
+			}
+			return false
+		}
+		var c iceberg.CommitInput
+		if err := decodeBody(httptest.NewRequest("POST", "/", strings.NewReader(string(body))), &c); err == nil {
+			if c.Updates == nil {
+				t.Fatalf("accepted a commit without updates: %s", body)
+			}
+		} else if !refused(err) {
+			t.Fatalf("commit refusal %#v", err)
+		}
+		var p iceberg.ScanRequest
+		if err := decodeOptionalBody(httptest.NewRequest("POST", "/", strings.NewReader(string(body))), &p); err != nil && !refused(err) {
+			t.Fatalf("plan refusal %#v", err)
 		}
 	})
 }

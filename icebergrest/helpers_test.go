@@ -35,6 +35,7 @@ func newEnv(t testing.TB, anonymous bool) *testEnv {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { checkReadable(t, filepath.Join(dir, "warehouse")) })
 	srv := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: anonymous})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
@@ -92,4 +93,11 @@ func errType(body map[string]any) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(strings.TrimPrefix(p, "file://"))
 	return err == nil
+}
+
+// errMessage is the message of an error answer ("" for any other body).
+func errMessage(body map[string]any) string {
+	e, _ := body["error"].(map[string]any)
+	s, _ := e["message"].(string)
+	return s
 }

@@ -1,13 +1,11 @@
 package icebergrest
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
@@ -16,19 +14,17 @@ import (
 // pageParams reads pageToken and pageSize; the token is the catalog's
 // "after" name, so paging is stable while names are added or removed.
 //
-// The token travels as pageTokenPrefix + base64url(name), so a token this
-// server did not issue is refused with 400 instead of quietly answering an
-// empty page.
+// The token is catalog.PageToken's opaque form of that name, so a token
+// this server did not issue is refused with 400 instead of quietly
+// answering an empty page.
 func pageParams(r *http.Request) (catalog.ListOptions, error) {
 	q := r.URL.Query()
 	var opt catalog.ListOptions
-	if t := q.Get("pageToken"); t != "" {
-		after, ok := decodePageToken(t)
-		if !ok {
-			return opt, badRequest("pageToken is not one this server issued; list again without it")
-		}
-		opt.After = after
+	after, err := catalog.ParsePageToken(q.Get("pageToken"))
+	if err != nil {
+		return opt, badRequest("pageToken is not one this server issued; list again without it")
 	}
+	opt.After = after
 	if v := q.Get("pageSize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -43,22 +39,7 @@ func nextToken(next string) any {
 	if next == "" {
 		return nil
 	}
-	return pageTokenPrefix + base64.RawURLEncoding.EncodeToString([]byte(next))
-}
-
-// pageTokenPrefix versions the page token's layout.
-const pageTokenPrefix = "p1."
-
-func decodePageToken(t string) (string, bool) {
-	rest, ok := strings.CutPrefix(t, pageTokenPrefix)
-	if !ok {
-		return "", false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(rest)
-	if err != nil || len(b) == 0 || !utf8.Valid(b) {
-		return "", false
-	}
-	return string(b), true
+	return catalog.PageToken(next)
 }
 
 func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {

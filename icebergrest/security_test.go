@@ -199,3 +199,17 @@ func truncate(v any) string {
 	}
 	return s
 }
+
+// TestIssue23Item7PageTokensNotIssuedRefused: every listing (namespaces,
+// tables, views) refuses tokens it did not issue, 100 KB of A and a
+// well-formed token standing for no name included.
+func TestIssue23Item7PageTokensNotIssuedRefused(t *testing.T) {
+	e := lakeWithNamespace(t)
+	for _, path := range []string{"/v1/lake/namespaces", "/v1/lake/namespaces/ns/tables", "/v1/lake/namespaces/ns/views"} {
+		for _, tok := range []string{"zzzz", "%00", strings.Repeat("A", 100_000), "p1.QUJD"} {
+			if code, body := e.call(t, "GET", path+"?pageToken="+tok, "", nil); code != 400 || errType(body) != typeBadRequest {
+				t.Errorf("%s pageToken %.20q: %d %v", path, tok, code, body)
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
@@ -52,12 +53,16 @@ type Config struct {
 	// Metrics records every request (the one shared set of floe's HTTP
 	// series); nil records nothing.
 	Metrics *edge.Metrics
+	// PlanLimits bound server-side scan planning; zero fields take the
+	// defaults.
+	PlanLimits iceberg.PlanLimits
 }
 
 // Server is the Iceberg REST catalog.
 type Server struct {
 	store   *catalog.Store
 	tables  *iceberg.Tables
+	plans   *iceberg.ScanPlans
 	log     *slog.Logger
 	storage StorageConfiger
 	tokens  *apikey.Tokens
@@ -92,9 +97,11 @@ func New(cfg Config) *Server {
 	if tokens == nil {
 		tokens = apikey.NewTokens(cfg.Store, nil)
 	}
+	tables := iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log})
 	s := &Server{
 		store:   cfg.Store,
-		tables:  iceberg.New(iceberg.Config{Store: cfg.Store, Logger: log}),
+		tables:  tables,
+		plans:   iceberg.NewScanPlans(tables, log, cfg.PlanLimits),
 		log:     log,
 		tokens:  tokens,
 		storage: cfg.Storage,
@@ -137,6 +144,10 @@ func (s *Server) bodyDeadline(next http.Handler) http.Handler {
 // Handler serves the Iceberg REST routes, to be mounted at the root of the
 // Iceberg address.
 func (s *Server) Handler() http.Handler { return s.edge }
+
+// Close stops the scan plans still computing in the background; the
+// handler answers no plan call after it.
+func (s *Server) Close() { s.plans.Close() }
 
 // openBucket authorizes the request's key (checked by the edge before any
 // route runs) for the bucket it names — by name or by the bucket's ARN —
@@ -203,10 +214,20 @@ func decodeBody(r *http.Request, v any) error {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")
 	}
+	if !utf8.Valid(b) {
+		return badRequest("the request body is not valid UTF-8; JSON is UTF-8 text")
+	}
 	if err := jsonstrict.Check(b); err != nil {
 		return badRequest("%v", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
+		if _, ok := fault.As(err); ok {
+			return err // a body type's own refusal (CommitInput), already a sentence
+		}
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return ae
+		}
 		return badRequest("malformed JSON body: %v", err)
 	}
 	return nil

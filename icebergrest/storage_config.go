@@ -39,10 +39,15 @@ func wantsVended(r *http.Request) bool {
 // tableConfig is the config (and storage-credentials when keys are
 // vended) for a table at location; empty for a local warehouse.
 func (s *Server) tableConfig(r *http.Request, location string) (map[string]string, []storageCredential, *apiError) {
+	return s.storageConfig(r, location, wantsVended(r))
+}
+
+// storageConfig is tableConfig with the choice to vend made by the caller:
+// LoadTable vends on the client's header, loadCredentials always.
+func (s *Server) storageConfig(r *http.Request, location string, vend bool) (map[string]string, []storageCredential, *apiError) {
 	if s.storage == nil || location == "" {
 		return map[string]string{}, nil, nil
 	}
-	vend := wantsVended(r)
 	cfg, err := s.storage.IcebergConfig(r.Context(), location, vend)
 	if err != nil {
 		s.log.Warn("storage config", "location", location, "err", err)

@@ -1,10 +1,13 @@
 package icebergrest
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 )
 
@@ -38,6 +41,14 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
+	refsOnly := false
+	switch v := r.URL.Query().Get("snapshots"); v {
+	case "", "all":
+	case "refs":
+		refsOnly = true
+	default:
+		return badRequest("snapshots must be all or refs, not %q", v)
+	}
 	res, err := s.tables.LoadTable(r.Context(), ref)
 	if err != nil {
 		return err
@@ -49,6 +60,11 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if notModified(r, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
+	}
+	if refsOnly {
+		if res, err = res.RefSnapshotsOnly(); err != nil {
+			return err
+		}
 	}
 	return s.writeLoadResult(w, r, res, true)
 }
@@ -177,10 +193,26 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 	return s.writeLoadResult(w, r, res, true)
 }
 
-func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
-	var in struct {
-		TableChanges []iceberg.CommitInput `json:"table-changes"`
+// transactionBody is CommitTransactionRequest; its entries are decoded one
+// by one so a refusal can say which.
+type transactionBody struct {
+	TableChanges []json.RawMessage `json:"table-changes"`
+}
+
+// UnmarshalJSON refuses fields the request does not have: a client that
+// sends one believes it asked for something floe would silently ignore.
+func (t *transactionBody) UnmarshalJSON(b []byte) error {
+	type wire transactionBody
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*wire)(t)); err != nil {
+		return badRequest("a transaction is {\"table-changes\": [...]} and nothing else: %v", err)
 	}
+	return nil
+}
+
+func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
+	var in transactionBody
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
@@ -188,7 +220,15 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 		return badRequest("a transaction needs table-changes")
 	}
 	changes := make([]iceberg.TableChange, len(in.TableChanges))
-	for i, c := range in.TableChanges {
+	for i, raw := range in.TableChanges {
+		var c iceberg.CommitInput
+		if err := json.Unmarshal(raw, &c); err != nil {
+			var ie *fault.Error
+			if errors.As(err, &ie) {
+				return badRequest("table change %d: %s", i, ie.Message)
+			}
+			return badRequest("table change %d: %v", i, err)
+		}
 		if c.Identifier == nil {
 			return badRequest("table change %d needs an identifier", i)
 		}

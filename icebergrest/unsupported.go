@@ -14,12 +14,7 @@ var unsupported = []struct {
 }{
 	{"GET /v1/{prefix}/namespaces/{namespace}/functions", "floe keeps no functions"},
 	{"GET /v1/{prefix}/namespaces/{namespace}/functions/{function}", "floe keeps no functions"},
-	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", "server-side scan planning is not offered; plan from the table's metadata"},
-	{"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "server-side scan planning is not offered; plan from the table's metadata"},
-	{"DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", "server-side scan planning is not offered; plan from the table's metadata"},
-	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", "server-side scan planning is not offered; plan from the table's metadata"},
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/unregister", "unregistering is not offered; drop the table without purgeRequested to keep its files"},
-	{"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", "floe vends no storage credentials; the warehouse is read directly"},
 	{"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/sign", "floe signs no storage requests; the warehouse is read directly"},
 }
 

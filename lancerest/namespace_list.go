@@ -39,10 +39,25 @@ func pageParams(r *http.Request, c *call) (req listRequest, opt catalog.ListOpti
 	return
 }
 
+// nameCursor turns the page token of a listing by name (namespaces,
+// tables) back into its cursor; a token this server did not issue is a
+// 400, never a listing started somewhere else.
+func nameCursor(opt *catalog.ListOptions) *Error {
+	after, err := catalog.ParsePageToken(opt.After)
+	if err != nil {
+		return invalid(err.Error(), "Pass the page_token a listing returned unchanged, or leave it out for the first page.")
+	}
+	opt.After = after
+	return nil
+}
+
 // listNamespaces: GET /v1/namespace/{id}/list. The root lists the buckets the
 // key may see; deeper ids list child namespace names.
 func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	_, opt, e := pageParams(r, c)
+	if e == nil {
+		e = nameCursor(&opt)
+	}
 	if e != nil {
 		return e
 	}
@@ -58,7 +73,7 @@ func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 				resp.Namespaces = append(resp.Namespaces, b.Name)
 			}
 		}
-		resp.PageToken = next
+		resp.PageToken = catalog.PageToken(next)
 		return writeJSON(w, resp)
 	}
 	if e := validateNamespaceID(c.id); e != nil {
@@ -83,6 +98,6 @@ func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 			resp.Namespaces = append(resp.Namespaces, ns.Levels[len(ns.Levels)-1])
 		}
 	}
-	resp.PageToken = next
+	resp.PageToken = catalog.PageToken(next)
 	return writeJSON(w, resp)
 }

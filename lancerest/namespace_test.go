@@ -1,6 +1,10 @@
 package lancerest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/floe/floe/catalog"
+)
 
 func TestNamespaceOperations(t *testing.T) {
 	e := newTestEnv(t, false)
@@ -96,8 +100,8 @@ func TestListNamespacesPagination(t *testing.T) {
 		if next == "" {
 			break
 		}
-		if next != got[len(got)-1] {
-			t.Errorf("page_token %q is not the last name %q", next, got[len(got)-1])
+		if after, err := catalog.ParsePageToken(next); err != nil || after != got[len(got)-1] {
+			t.Errorf("page_token %q stands for %q (%v), not the last name %q", next, after, err, got[len(got)-1])
 		}
 		token = next
 	}

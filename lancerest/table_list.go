@@ -34,6 +34,9 @@ func (s *Server) keepTable(r *http.Request, t catalog.Table, withDeclared bool) 
 // directly in a namespace; one catalog query when the namespace has tables.
 func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	req, opt, e := pageParams(r, c)
+	if e == nil {
+		e = nameCursor(&opt)
+	}
 	if e != nil {
 		return e
 	}
@@ -77,7 +80,7 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 		}
 	}
 	resp.Tables = names
-	resp.PageToken = next
+	resp.PageToken = catalog.PageToken(next)
 	return writeJSON(w, resp)
 }
 

@@ -2,11 +2,15 @@ package s3tables_test
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sdk "github.com/aws/aws-sdk-go-v2/service/s3tables"
+	"github.com/aws/aws-sdk-go-v2/service/s3tables/types"
 
 	"github.com/floe/floe/catalog"
 )
@@ -178,6 +182,41 @@ func TestListTablesSeesChanges(t *testing.T) {
 		for range 2 {
 			if got := names(); got != st.want {
 				t.Fatalf("%s: listing %s, want %s", st.name, got, st.want)
+			}
+		}
+	}
+}
+
+// TestIssue23Item7ContinuationTokensNotIssuedRefused: every listing of the
+// S3 Tables surface refuses tokens it did not issue (BadRequestException),
+// the ones the attack sent to the Lance REST included, and a well-formed
+// token standing for no cursor of ours.
+func TestIssue23Item7ContinuationTokensNotIssuedRefused(t *testing.T) {
+	e := newTestEnv(t)
+	e.makeTables("pages", []string{"ns"}, 3)
+	c := e.client(e.rw)
+	barn := aws.String(arnPrefix + "bucket/pages")
+	forged := base64.RawURLEncoding.EncodeToString([]byte("v1:\x00\xff"))
+	for _, tok := range []string{"zzzz", "\x00", strings.Repeat("A", 100_000), forged} {
+		ctx := ctxT(t)
+		calls := map[string]func() error{
+			"ListTableBuckets": func() error {
+				_, err := c.ListTableBuckets(ctx, &sdk.ListTableBucketsInput{ContinuationToken: aws.String(tok)})
+				return err
+			},
+			"ListNamespaces": func() error {
+				_, err := c.ListNamespaces(ctx, &sdk.ListNamespacesInput{TableBucketARN: barn, ContinuationToken: aws.String(tok)})
+				return err
+			},
+			"ListTables": func() error {
+				_, err := c.ListTables(ctx, &sdk.ListTablesInput{TableBucketARN: barn, ContinuationToken: aws.String(tok)})
+				return err
+			},
+		}
+		for name, call := range calls {
+			var bad *types.BadRequestException
+			if err := call(); !errors.As(err, &bad) {
+				t.Errorf("%s with token %.20q: %v; want BadRequestException", name, tok, err)
 			}
 		}
 	}

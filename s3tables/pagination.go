@@ -3,6 +3,8 @@ package s3tables
 import (
 	"encoding/base64"
 	"strings"
+
+	"github.com/floe/floe/catalog"
 )
 
 // Page sizes: S3 Tables allows 1–1000 per page and defaults to the maximum.
@@ -28,11 +30,37 @@ func decodeToken(t string) (string, error) {
 	if t == "" {
 		return "", nil
 	}
+	bad := badRequest("continuationToken", "continuationToken is not one this server issued; start the listing again without it")
+	if len(t) > catalog.MaxPageTokenBytes {
+		return "", bad
+	}
 	b, err := base64.RawURLEncoding.DecodeString(t)
 	if err != nil || !strings.HasPrefix(string(b), tokenVersion) {
-		return "", badRequest("continuationToken", "continuationToken is not one this server issued; start the listing again without it")
+		return "", bad
 	}
-	return strings.TrimPrefix(string(b), tokenVersion), nil
+	cursor := strings.TrimPrefix(string(b), tokenVersion)
+	// The decoder skips newlines and ignores stray low bits: a token is ours
+	// only if it is exactly the one encodeToken issues for its cursor.
+	if !issuedCursor(cursor) || *encodeToken(cursor) != t {
+		return "", bad
+	}
+	return cursor, nil
+}
+
+// issuedCursor reports whether c could be a cursor this server put in a
+// token: a name ([a-z0-9_-], namespaces joined by .) or the catalog's own
+// base64url cursor of a listing across namespaces.
+func issuedCursor(c string) bool {
+	if c == "" {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		ch := c[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-' || ch == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // beforePrefix is a string that sorts just below every name starting with

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
@@ -142,6 +143,11 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 			return nil, invalid("the request body could not be read")
 		}
 		body = b
+	}
+	// encoding/json turns invalid UTF-8 into U+FFFD without a word, and a
+	// field the task ignores is never even decoded: refuse it anywhere.
+	if !utf8.Valid(body) {
+		return nil, invalid("the request body is not valid UTF-8; JSON is UTF-8 text")
 	}
 	if err := jsonstrict.Check(body); err != nil {
 		return nil, invalid("the request body is refused: " + err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/floe/floe/catalog"
@@ -72,4 +73,32 @@ func TestIcebergMaintenanceTab(t *testing.T) {
 			t.Errorf("second job status %d", r.status)
 		}
 	})
+}
+
+// TestIssue26MaintenanceSaysWhyTableIsSkipped: the Iceberg worker skipped
+// an unreadable table with a log line only; its observation now carries the
+// reason, which the Maintenance tab shows with the repair command, and the
+// health badge is unknown rather than healthy on zero figures.
+func TestIssue26MaintenanceSaysWhyTableIsSkipped(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.seed("ice", catalog.FormatIceberg, "ns", "events")
+	tbl, err := e.table("ice", "ns", "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := "read the metadata of ns.events: invalid metadata: min snapshots to keep must be greater than 0"
+	e.observeTable(tbl, map[string]any{"unreadable": reason})
+	r := e.get(e.admin(), iceMaintURL)
+	if r.status != http.StatusOK || !r.has("iceberg-unreadable") {
+		t.Fatalf("status %d, unreadable notice shown: %v", r.status, r.has("iceberg-unreadable"))
+	}
+	if got := r.text("iceberg-unreadable"); !strings.Contains(got, reason) || !strings.Contains(got, "floe table repair ice ns events") {
+		t.Fatalf("notice = %q", got)
+	}
+	if r.has("figure-rows") {
+		t.Error("zero figures are shown for a table nothing was counted of")
+	}
+	if page := e.get(e.admin(), "/buckets/ice/namespaces/ns"); !strings.Contains(page.body, "cannot read this table") {
+		t.Error("the namespace list does not say the table cannot be read")
+	}
 }

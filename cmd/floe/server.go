@@ -131,7 +131,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "lance":
 			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics)
 		case "iceberg":
-			s.https[i].h = icebergHandler(s.st, log, cfg, tokens, s.metrics)
+			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics)
+			s.https[i].h = h
+			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = metricsMux(promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{})) // the console's series are in it too
 		case "s3tables":

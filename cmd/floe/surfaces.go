@@ -38,9 +38,10 @@ func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *servi
 	})
 }
 
-// icebergHandler serves the Iceberg REST catalog. Its warehouse may be a
+// icebergHandler serves the Iceberg REST catalog; closing it stops the
+// scan plans still computing in the background. Its warehouse may be a
 // bucket's S3 Tables ARN, of the region and account the S3 Tables API uses.
-func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) http.Handler {
+func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *apikey.Tokens, m *edge.Metrics) (http.Handler, func()) {
 	cfg := icebergrest.Config{Store: st, Logger: log, Anonymous: c.IcebergAnonymous, DefaultBucket: c.IcebergDefaultBucket, Tokens: tokens,
 		Region: c.S3.Region, Account: c.S3.Account, Metrics: m}
 	if c.S3.Region != "" {
@@ -51,5 +52,6 @@ func icebergHandler(st *catalog.Store, log *slog.Logger, c serveConfig, tokens *
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
-	return icebergrest.New(cfg).Handler()
+	srv := icebergrest.New(cfg)
+	return srv.Handler(), srv.Close
 }

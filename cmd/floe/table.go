@@ -8,8 +8,8 @@ import (
 )
 
 func newTableCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "table", Short: "List tables"}
-	cmd.AddCommand(newTableListCmd())
+	cmd := &cobra.Command{Use: "table", Short: "List tables, and repair an Iceberg table older floe left unreadable"}
+	cmd.AddCommand(newTableListCmd(), newTableRepairCmd())
 	return cmd
 }
 

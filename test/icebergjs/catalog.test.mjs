@@ -81,6 +81,15 @@ test("namespaces, tables, commits and ETags", { skip }, async () => {
     (e) => e instanceof IcebergError && e.status === 409,
   );
 
+  // iceberg-js 0.8.1's documented updateTable(id, {properties}) sends the
+  // body as given: not a CommitTableRequest, so floe refuses it (it used to
+  // answer 200 and set nothing); {} is refused for the same reason.
+  for (const body of [{ properties: { owner: "js" } }, {}]) {
+    await assert.rejects(cat.updateTable(id, body), (e) => e instanceof IcebergError && e.status === 400);
+  }
+  const unchanged = await cat.loadTable(id);
+  assert.equal(unchanged.properties?.owner, undefined);
+
   await cat.renameTable({ source: id, destination: { namespace: ["js"], name: "events2" } });
   assert.equal(await cat.tableExists(id), false);
   await cat.dropTable({ namespace: ["js"], name: "events2" });

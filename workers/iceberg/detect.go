@@ -98,6 +98,14 @@ func Detect(ctx context.Context, log *slog.Logger, req *pluginpb.Detect, cats *c
 					log.Warn("detect: skipping table", "job_type", jt, "table", ref.Ident(), "reason", err)
 					mu.Lock()
 					skipped++
+					// Say why on the table's Maintenance tab: a table the
+					// worker cannot read is never maintained, and only the
+					// log said so.
+					if ctx.Err() == nil {
+						attrs, _ := json.Marshal(Figures{Unreadable: skipReason(err)})
+						obs = append(obs, &pluginpb.Observation{ObjectId: ref.ID, Format: "ICEBERG", ObservedAtUnixMs: time.Now().UnixMilli(), AttributesJson: string(attrs)})
+						flush(false)
+					}
 					mu.Unlock()
 					continue
 				}
@@ -151,6 +159,19 @@ feed:
 		return fmt.Sprintf("deadline reached before every table was read (%d proposals so far)", proposed)
 	}
 	return ""
+}
+
+// maxSkipReasonBytes bounds the reason an observation carries: enough for
+// the error chain, not a dump of the metadata it could not parse.
+const maxSkipReasonBytes = 1024
+
+// skipReason is the sentence the Maintenance tab shows for a skipped table.
+func skipReason(err error) string {
+	s := err.Error()
+	if len(s) > maxSkipReasonBytes {
+		s = strings.ToValidUTF8(s[:maxSkipReasonBytes], "") + "…"
+	}
+	return s
 }
 
 // targeted keeps the tables a targeted observe names (all of them when it

@@ -26,6 +26,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/icebergtest"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 )
@@ -51,6 +52,7 @@ func newEnv(t testing.TB) *testEnv {
 		t.Fatalf("open catalog: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { icebergtest.CheckReadable(t, filepath.Join(dir, "warehouse")) })
 	srv := icebergrest.New(icebergrest.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)

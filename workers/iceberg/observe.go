@@ -30,6 +30,9 @@ import (
 //	                               observations; 0 before any); the job recounts
 //	lance_adapter                  a Lance dataset behind an Iceberg adapter:
 //	                               nothing else is counted
+//	unreadable                     why the worker skips the table (its metadata
+//	                               or manifests cannot be read); nothing else is
+//	                               counted, and the Maintenance tab shows it
 type Figures struct {
 	Rows           int64 `json:"rows"`
 	DataFiles      int64 `json:"data_files"`
@@ -40,18 +43,19 @@ type Figures struct {
 	DeleteFiles    int64 `json:"delete_files"`
 	// MaxSmallPerPartition is the largest count of small files in one
 	// partition: compaction works per partition.
-	MaxSmallPerPartition int64 `json:"max_small_files_per_partition"`
-	Snapshots            int   `json:"snapshots"`
-	OldestSnapshotMs     int64 `json:"oldest_snapshot_ms,omitempty"`
-	OldestAgeSeconds     int64 `json:"oldest_snapshot_age_seconds"`
-	ExpirableSnapshots   int   `json:"expirable_snapshots"`
-	Manifests            int   `json:"manifests"`
-	DataManifests        int   `json:"data_manifests"`
-	OrphanFiles          int64 `json:"orphan_candidates"`
-	OrphanBytes          int64 `json:"orphan_candidate_bytes"`
-	CurrentSnapshotID    int64 `json:"current_snapshot_id,omitempty"`
-	FormatVersion        int   `json:"format_version"`
-	Lance                bool  `json:"lance_adapter,omitempty"`
+	MaxSmallPerPartition int64  `json:"max_small_files_per_partition"`
+	Snapshots            int    `json:"snapshots"`
+	OldestSnapshotMs     int64  `json:"oldest_snapshot_ms,omitempty"`
+	OldestAgeSeconds     int64  `json:"oldest_snapshot_age_seconds"`
+	ExpirableSnapshots   int    `json:"expirable_snapshots"`
+	Manifests            int    `json:"manifests"`
+	DataManifests        int    `json:"data_manifests"`
+	OrphanFiles          int64  `json:"orphan_candidates"`
+	OrphanBytes          int64  `json:"orphan_candidate_bytes"`
+	CurrentSnapshotID    int64  `json:"current_snapshot_id,omitempty"`
+	FormatVersion        int    `json:"format_version"`
+	Lance                bool   `json:"lance_adapter,omitempty"`
+	Unreadable           string `json:"unreadable,omitempty"`
 }
 
 // thresholds are the job-type settings observation figures depend on.
