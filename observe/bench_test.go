@@ -6,18 +6,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/floe/floe/catalog"
 )
 
 // BenchmarkIngest measures observations stored per second, including the
 // flushes to SQLite (Run flushes as they come and the remainder as it
-// stops, inside the timed region).
+// stops, inside the timed region), with and without the ingest counter in
+// one process.
 func BenchmarkIngest(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) { benchIngest(b, on) })
+	}
+}
+
+func benchIngest(b *testing.B, metrics bool) {
 	db := openDB(b, b.TempDir())
 	defer db.Close()
 	s, err := New(db, 50_000)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if metrics {
+		if err := s.Instrument(prometheus.NewRegistry()); err != nil {
+			b.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
@@ -36,4 +50,22 @@ func BenchmarkIngest(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "obs/s")
+}
+
+// BenchmarkIngestCounter is what the metrics add to one Put; held against
+// BenchmarkIngest's time per observation in the same run.
+func BenchmarkIngestCounter(b *testing.B) {
+	db := openDB(b, b.TempDir())
+	defer db.Close()
+	s, err := New(db, 10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Instrument(prometheus.NewRegistry()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s.count(catalog.FormatLance, outcomeStored)
+	}
 }

@@ -81,6 +81,8 @@ type Store struct {
 	kick chan struct{}              // cap 1: a flush is wanted soon
 
 	changes atomic.Uint64 // see Changes
+
+	metrics atomic.Pointer[metrics] // set by Instrument; nil records nothing
 }
 
 // ErrTooLarge is returned for attribute blobs over the size cap.
@@ -199,12 +201,14 @@ func (s *Store) load(ctx context.Context) error {
 // format is already held; it reports whether it was stored.
 func (s *Store) Put(o Observation) (bool, error) {
 	if len(o.Attributes) > maxAttributesBytes {
+		s.count(o.Format, outcomeRefused)
 		return false, ErrTooLarge
 	}
 	if len(o.Attributes) == 0 {
 		o.Attributes = json.RawMessage("{}")
 	}
 	if !json.Valid(o.Attributes) {
+		s.count(o.Format, outcomeRefused)
 		return false, fmt.Errorf("observe: attributes of %s are not valid JSON", o.ObjectID)
 	}
 	e := newEntry(o) // deflate outside the lock
@@ -212,6 +216,11 @@ func (s *Store) Put(o Observation) (bool, error) {
 	stored := s.putLocked(e)
 	n := len(s.dirty)
 	s.mu.Unlock()
+	if stored {
+		s.count(o.Format, outcomeStored)
+	} else {
+		s.count(o.Format, outcomeStale)
+	}
 	if n >= flushBatch {
 		s.wake()
 	}

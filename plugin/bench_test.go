@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin/pluginpb"
 	"github.com/floe/floe/plugin/plugintest"
@@ -12,10 +14,28 @@ import (
 
 // BenchmarkObservationIngest measures observations per second from a worker
 // over the real gRPC stream (bufconn) into the observe store, in batches of
-// observationBatch per message. Target: ≥ 20,000/s.
+// observationBatch per message, with and without the plugin's and the
+// store's metrics in one process. Target: ≥ 20,000/s.
 func BenchmarkObservationIngest(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) {
+			var reg *prometheus.Registry
+			if on {
+				reg = prometheus.NewRegistry()
+			}
+			h := newHarnessWith(b, b.TempDir(), Options{DisableScheduler: true}, reg)
+			if on {
+				if err := h.obs.Instrument(reg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchObservationIngest(b, h)
+		})
+	}
+}
+
+func benchObservationIngest(b *testing.B, h *harness) {
 	const observationBatch = 100
-	h := newBenchHarness(b)
 	w := h.connectB(plugintest.Config{WorkerID: "bench"})
 	const attrs = `{"rows":1000,"fragments":12,"version":7,"bytes":123456}`
 	b.ResetTimer()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
@@ -31,6 +32,7 @@ type harness struct {
 	store  *catalog.Store
 	db     *persist.DB
 	obs    *observe.Store
+	reg    *prometheus.Registry // the plugin's metrics; nil: none
 	p      *Plugin
 	lis    *bufconn.Listener
 	srv    *grpc.Server
@@ -100,8 +102,19 @@ func newHarness(t *testing.T, opts Options) *harness {
 
 func newHarnessIn(t testing.TB, dir string, opts Options) *harness {
 	t.Helper()
+	return newHarnessWith(t, dir, opts, prometheus.NewRegistry())
+}
+
+// newHarnessWith is newHarnessIn recording the plugin's metrics in reg
+// (nil: none).
+func newHarnessWith(t testing.TB, dir string, opts Options, reg *prometheus.Registry) *harness {
+	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t}
+	h := &harness{t: t, reg: reg}
+	var metrics prometheus.Registerer
+	if reg != nil {
+		metrics = reg
+	}
 	h.db, h.store = openStore(t, dir)
 	var err error
 	if h.obs, err = observe.New(h.db, 0); err != nil {
@@ -111,7 +124,7 @@ func newHarnessIn(t testing.TB, dir string, opts Options) *harness {
 		opts.SchedulerTick = 20 * time.Millisecond
 	}
 	h.p, err = New(Config{DB: h.db, Store: h.store, Observe: h.obs, Logger: quietLogger(),
-		LanceURL: "http://127.0.0.1:9101", Options: opts})
+		LanceURL: "http://127.0.0.1:9101", Metrics: metrics, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,10 +227,6 @@ func compactDescriptor(version string) *pluginpb.Descriptor {
 		Runtime: &pluginpb.RuntimeDefaults{Enabled: false, DetectionIntervalSeconds: 600, ExecutionTimeoutSeconds: 3600,
 			MaxJobsPerDetection: 10, GlobalConcurrency: 4, PerWorkerConcurrency: 2, Retries: 1, RetryBackoffSeconds: 1},
 	}
-}
-
-func newBenchHarness(b *testing.B) *harness {
-	return newHarnessIn(b, b.TempDir(), Options{DisableScheduler: true})
 }
 
 func (h *harness) connectB(cfg plugintest.Config) *plugintest.Worker { return h.connect(cfg) }

@@ -223,6 +223,7 @@ func (st *jobStore) commitLocked(ctx context.Context, r *jobRec) {
 		return
 	}
 	if !r.State.Active() {
+		st.p.metrics.jobFinished(&r.Job)
 		st.forgetLocked(r)
 	}
 	st.p.events.publish(Event{Kind: EventJob, Job: r.Job.clone()})
@@ -338,6 +339,7 @@ func (st *jobStore) create(ctx context.Context, spec JobSpec, source string, rt 
 		st.dedupe[r.DedupeKey] = r.ID
 	}
 	st.logLocked(ctx, r, "created (%s)", source)
+	st.p.metrics.jobCreated(r.Type, source)
 	st.p.events.publish(Event{Kind: EventJob, Job: r.Job.clone()})
 	return r.Job.clone(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -48,6 +49,9 @@ type Config struct {
 	// on one PostgreSQL and theirs to this one's subscribers; nil (or a
 	// SQLite bus) keeps events in this process.
 	Bus *notify.Bus
+	// Metrics, if set, receives the job, worker and detection series
+	// (metrics.go); nil records none.
+	Metrics prometheus.Registerer
 	Options
 }
 
@@ -192,6 +196,7 @@ type Plugin struct {
 	events        *hub
 
 	observer *observer // targeted observes (observe_now.go)
+	metrics  *metrics  // nil: Config.Metrics was nil
 
 	reqSeq atomic.Uint64
 
@@ -233,6 +238,10 @@ func New(cfg Config) (*Plugin, error) {
 	p.jobs = newJobStore(p)
 	p.sched = newScheduler(p)
 	p.observer = newObserver()
+	var err error
+	if p.metrics, err = newMetrics(cfg.Metrics, p); err != nil { // after the state its gauges read
+		return nil, err
+	}
 	return p, nil
 }
 

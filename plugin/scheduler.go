@@ -175,7 +175,9 @@ type Detection struct {
 // tables it did not propose ("5 fragments, threshold 8").
 func (p *Plugin) DetectWhy(ctx context.Context, jobType string) (Detection, error) {
 	var why []Proposal
+	start := time.Now()
 	out, err := p.runDetection(ctx, jobType, &why)
+	p.metrics.detected(jobType, time.Since(start), err)
 	return Detection{Proposals: out, Skipped: why}, err
 }
 
@@ -535,6 +537,7 @@ func (p *Plugin) assign(ctx context.Context, plan []assignment) {
 			continue
 		}
 		busy[a.worker.workerID]++
+		p.metrics.jobSent(r.Type, now.Sub(latest(r.CreatedAt, r.NextAttemptAt))) // due since
 		r.Job.Attempts, r.State, r.WorkerID, r.DeadlineAt, r.NextAttemptAt = a.job.Attempts, a.job.State, a.job.WorkerID, a.job.DeadlineAt, a.job.NextAttemptAt
 		r.Percent, r.Stage, r.Message, r.StartedAt, r.UpdatedAt = a.job.Percent, a.job.Stage, a.job.Message, a.job.StartedAt, a.job.UpdatedAt
 		r.lastAlive, r.goneSince, r.fromBefore, r.orphanSince = now, time.Time{}, false, time.Time{}

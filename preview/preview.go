@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -59,7 +60,8 @@ type Broker struct {
 	obs      Observations
 	timeout  time.Duration
 	maxBytes int
-	relay    *relay // set by Relay (PostgreSQL replicas); nil: this replica's workers only
+	relay    *relay                  // set by Relay (PostgreSQL replicas); nil: this replica's workers only
+	metrics  atomic.Pointer[metrics] // set by Instrument; nil records nothing
 }
 
 // New builds a Broker over the plugin channel and the observation store.
@@ -154,10 +156,12 @@ func (b *Broker) pickWorker(req Request) (string, error) {
 // went away) the worker is told to cancel. With Relay on, a table no worker
 // connected here can read is asked of the other replicas' workers.
 func (b *Broker) Fetch(ctx context.Context, req Request) (*Result, error) {
+	start := time.Now()
 	res, err := b.fetchLocal(ctx, req)
 	if b.relay != nil && (errors.Is(err, ErrNotObserved) || errors.Is(err, ErrWorkerGone)) {
-		return b.fetchRemote(ctx, req, err)
+		res, err = b.fetchRemote(ctx, req, err)
 	}
+	b.observe(req.Format, time.Since(start), err)
 	return res, err
 }
 

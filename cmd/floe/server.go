@@ -101,6 +101,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
+	if err := registerUpGauges(s.metrics.reg, s.db, cfg.storage, paths.Warehouse); err != nil {
+		return nil, err
+	}
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}

@@ -43,11 +43,15 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		return nil, err
 	}
 	s.register("observations", obs.Close)
+	if err := obs.Instrument(s.metrics.reg); err != nil {
+		return nil, err
+	}
 	obs.Follow(s.bus) // figures and preview routing see other replicas' workers' observations
 	p, err := plugin.New(plugin.Config{DB: s.db, Store: s.st, Observe: obs, Logger: s.log, LanceURL: lanceURL, IcebergURL: icebergURL,
 		JobParams: tasks.JobParams(),
 		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Metrics:   s.metrics.reg,
 		// On PostgreSQL other replicas may share the catalog: jobs go
 		// under leases and detection takes turns (see plugin/job_lease.go).
 		Options: plugin.Options{ConsoleVersion: version, Shared: s.db.Dialect().Name == persist.Postgres().Name}})
@@ -67,6 +71,9 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		return nil, err
 	}
 	pb := preview.New(p, obs)
+	if err := pb.Instrument(s.metrics.reg); err != nil {
+		return nil, err
+	}
 	// Browse Data on this replica reaches workers connected to the others
 	// (PostgreSQL; nothing on SQLite); Run serves their requests.
 	pb.Relay(s.db, s.bus, s.log)
