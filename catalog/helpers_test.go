@@ -59,6 +59,8 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestLanceVersionsBatchAllOrNone", Fn: TestLanceVersionsBatchAllOrNone},
 	{Name: "TestLanceVersionsTwoStores", Fn: TestLanceVersionsTwoStores},
 	{Name: "TestTableTags", Fn: TestTableTags},
+	{Name: "TestSearch", Fn: TestSearch},
+	{Name: "TestSearchIndexesExistingEntries", Fn: TestSearchIndexesExistingEntries},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

@@ -26,6 +26,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	page := func(pattern string, f http.HandlerFunc) { sf.Handle(pattern, requireWriter(h, f)) }
 	page("GET /{$}", redirectTo("/buckets"))
 	page("GET /buckets", h.ListBuckets)
+	page("GET /search", h.Search)
 	page("POST /buckets", h.CreateBucket)
 	page("GET /fragments/endpoint-hint", h.EndpointHint)
 	page("GET /buckets/{bucket}", h.ShowBucket)
