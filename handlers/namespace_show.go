@@ -50,19 +50,31 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		after = after[:maxFilterLen]
 	}
 	attention := r.URL.Query().Get("health") == "attention" && h.health != nil
+	ord := parseListOrder(r)
+	if h.health == nil {
+		ord = listOrder{} // figures and health are not judged here: the catalog's order only
+	}
 
 	v := views.NamespaceView{
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
-		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
+		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
+		Sort: sortHeaders(ord, h.health != nil, func(o listOrder) string { return o.link(listHref(b.Name, ns.Name(), q, "", attention)) }),
+		Sorted: !ord.byName(), SortKey: string(ord.Key), SortDesc: ord.Desc,
+	}
+	if !ord.byName() {
+		_, v.After, _ = strings.Cut(after, "~") // the page says after which name, not the cursor
 	}
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string
-	if attention {
+	switch {
+	case !ord.byName():
+		tables, next, v.Total, err = h.sortedPage(r, b.Name, ns.Levels, ord, q, attention, after)
+	case attention:
 		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
-	} else {
+	default:
 		tables, next, v.Total, err = h.tablesPage(r, b.Name, ns.Levels, opt, after)
 	}
 	if err != nil {
@@ -81,10 +93,13 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		v.Tables = append(v.Tables, h.tableRow(t, fix))
 	}
 	if after != "" {
-		v.FirstHref = listHref(b.Name, ns.Name(), q, "", attention)
+		v.FirstHref = ord.link(listHref(b.Name, ns.Name(), q, "", attention))
 	}
 	if next != "" {
-		v.NextHref = listHref(b.Name, ns.Name(), q, next, attention)
+		v.NextHref = ord.link(listHref(b.Name, ns.Name(), q, next, attention))
+	}
+	if u.CanWrite() {
+		v.BulkURL, v.Here = views.NamespaceURL(b.Name, ns.Name())+"/bulk", r.URL.RequestURI()
 	}
 	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
 		return views.NamespaceView{}, err

@@ -155,9 +155,18 @@ type NamespaceView struct {
 	Attention, HealthShown bool
 	AttentionHref, AllHref string
 	CanDeclare             bool // Lance or unset bucket
-	NewTable               string
-	Errors                 FieldErrors
-	Notice                 string
+	// Sort links the column headers; Sorted is set when the list is in
+	// another order than by name (the After cursor is then a position in
+	// that order). SortKey and SortDesc are kept by the filter form.
+	Sort     SortHeaders
+	Sorted   bool
+	SortKey  string
+	SortDesc bool
+	BulkURL  string // where the selected tables' bulk action posts; "" for readers
+	Here     string // this list page's own link (the bulk action returns to it)
+	NewTable string
+	Errors   FieldErrors
+	Notice   string
 }
 
 // TableView is the table page.
@@ -239,4 +248,42 @@ type ErrorView struct {
 	Message   string
 	Back      string
 	BackLabel string
+}
+
+// SortHeader is one sortable column's header: a link to the list in its
+// order (Href "" when the column cannot be sorted here).
+type SortHeader struct {
+	Key, Label    string
+	Href          string
+	Current, Desc bool // the list is sorted by this column, descending
+}
+
+// AriaSort is the header's aria-sort value.
+func (h SortHeader) AriaSort() string {
+	switch {
+	case !h.Current:
+		return "none"
+	case h.Desc:
+		return "descending"
+	}
+	return "ascending"
+}
+
+// SortHeaders are the sortable columns of a table list.
+type SortHeaders struct {
+	Name, Rows, Size, Changed, Health SortHeader
+}
+
+// BulkConfirmView is the page that asks before a bulk action deletes data.
+type BulkConfirmView struct {
+	Page
+	Action, Question, Button string
+	URL, Back                string
+	Tables                   []BulkConfirmRow
+}
+
+// BulkConfirmRow is one ticked table and what the action does to it.
+type BulkConfirmRow struct {
+	Name, Format, Detail string
+	Deletes              bool
 }

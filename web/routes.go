@@ -35,6 +35,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("GET /buckets/{bucket}/namespaces/{ns}", h.ShowNamespace)
 	page("POST /buckets/{bucket}/namespaces/{ns}/delete", h.DeleteNamespace)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables", h.DeclareTable)
+	page("POST /buckets/{bucket}/namespaces/{ns}/bulk", h.BulkTables)
 	page("GET /buckets/{bucket}/namespaces/{ns}/create-table", h.NewIcebergTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/create-table", h.CreateIcebergTable)
 	page("GET /fragments/iceberg-column", h.IcebergColumnRow)
