@@ -24,7 +24,14 @@ const (
 	SortHealth  SortKey = "health"  // worst first when descending; unknown (not observed) last either way
 )
 
-// SortKeys are the sortable columns, in the order the lists show them.
+// Columns of other lists that sort by Position (buckets, API keys).
+const (
+	SortTables  SortKey = "tables"
+	SortCreated SortKey = "created"
+	SortUsed    SortKey = "used"
+)
+
+// SortKeys are a table list's sortable columns, in the order it shows them.
 var SortKeys = []SortKey{SortName, SortRows, SortSize, SortChanged, SortHealth}
 
 // ParseSortKey accepts a SortKeys value; "" is SortName.
@@ -76,48 +83,62 @@ func (t *ListedTable) value(k SortKey) (int64, bool) {
 	return 0, true
 }
 
-// position is where a row sits in an order: its figure and its name (the
-// tie-break, always ascending, so a page boundary is exact).
-type position struct {
-	value int64
-	known bool
-	name  string
+// Position is where a row sits in an order: its figure and its name (the
+// tie-break, always ascending, so a page boundary is exact). Lists other
+// than tables (buckets, keys) sort by it too.
+type Position struct {
+	Value int64
+	Known bool // false: the figure is not known, and sorts last either way
+	Name  string
 }
+
+type position = Position
 
 func (t *ListedTable) position(k SortKey) position {
 	v, ok := t.value(k)
-	return position{v, ok, t.Name}
+	return position{Value: v, Known: ok, Name: t.Name}
 }
+
+// ComparePositions orders two positions under o: by name alone for
+// SortName, else known figures first, by figure, then by name.
+func ComparePositions(o Order, a, b Position) int { return comparePositions(o, a, b) }
 
 func comparePositions(o Order, a, b position) int {
 	if o.Key == SortName {
 		if o.Desc {
-			return cmp.Compare(b.name, a.name)
+			return cmp.Compare(b.Name, a.Name)
 		}
-		return cmp.Compare(a.name, b.name)
+		return cmp.Compare(a.Name, b.Name)
 	}
-	if a.known != b.known {
-		if a.known {
+	if a.Known != b.Known {
+		if a.Known {
 			return -1
 		}
 		return 1
 	}
-	c := cmp.Compare(a.value, b.value)
+	c := cmp.Compare(a.Value, b.Value)
 	if o.Desc {
 		c = -c
 	}
-	return cmp.Or(c, cmp.Compare(a.name, b.name))
+	return cmp.Or(c, cmp.Compare(a.Name, b.Name))
 }
 
 // Cursor is the position after which the next page of a sorted list
 // starts, as an opaque string for links: "<figure>~<name>", "~<name>" when
 // the figure is unknown. Names never hold '~'.
-func (p position) cursor() string {
-	if !p.known {
-		return "~" + p.name
+func (p position) cursor() string { return p.Cursor() }
+
+// Cursor is the position as a page link carries it.
+func (p Position) Cursor() string {
+	if !p.Known {
+		return "~" + p.Name
 	}
-	return strconv.FormatInt(p.value, 10) + "~" + p.name
+	return strconv.FormatInt(p.Value, 10) + "~" + p.Name
 }
+
+// ParseCursor reads a Cursor back; a string the console did not make is
+// fault.Invalid.
+func ParseCursor(s string) (Position, error) { return parseCursor(s) }
 
 func parseCursor(s string) (position, error) {
 	v, name, ok := strings.Cut(s, "~")
@@ -125,13 +146,13 @@ func parseCursor(s string) (position, error) {
 		return position{}, fault.New(fault.Invalid, "after", "this page link's position is not one the console made; start again from the first page")
 	}
 	if v == "" {
-		return position{name: name}, nil
+		return position{Name: name}, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return position{}, fault.New(fault.Invalid, "after", "this page link's position is not one the console made; start again from the first page")
 	}
-	return position{value: n, known: true, name: name}, nil
+	return position{Value: n, Known: true, Name: name}, nil
 }
 
 // listingCacheCap bounds the namespaces whose judged table lists are kept;
@@ -200,6 +221,7 @@ func (s *Service) SortedTables(ctx context.Context, bucket string, ns []string, 
 			return 1
 		})
 	}
+	page = make([]ListedTable, 0, min(limit, len(idx)))
 	if f.Contains == "" && !f.Attention {
 		end := min(start+limit, len(idx))
 		for _, i := range idx[start:end] {

@@ -90,7 +90,8 @@ type BucketsView struct {
 	Buckets []BucketRow
 	// HealthShown: the Rows, Size and Need attention columns are shown.
 	HealthShown         bool
-	FirstHref, NextHref string // keyset pages (?after=NAME); "" = none
+	FirstHref, NextHref string // keyset pages (?after=NAME, or a position when sorted); "" = none
+	Sort                SortHeaders
 	Form                CreateBucketForm
 	NoneServed          bool // neither catalog surface is running
 }
@@ -221,6 +222,7 @@ type APIKeyRow struct {
 type APIKeysView struct {
 	Page
 	Keys    []APIKeyRow
+	Sort    SortHeaders // Name, Created, Used
 	Buckets []string
 	Name    string
 	Role    string
@@ -254,6 +256,7 @@ type ErrorView struct {
 // order (Href "" when the column cannot be sorted here).
 type SortHeader struct {
 	Key, Label    string
+	Title         string // what the column counts, when its label is short
 	Href          string
 	Current, Desc bool // the list is sorted by this column, descending
 }
@@ -272,6 +275,7 @@ func (h SortHeader) AriaSort() string {
 // SortHeaders are the sortable columns of a table list.
 type SortHeaders struct {
 	Name, Rows, Size, Changed, Health SortHeader
+	Tables, Created, Used             SortHeader // buckets and API keys
 }
 
 // BulkConfirmView is the page that asks before a bulk action deletes data.
@@ -286,4 +290,9 @@ type BulkConfirmView struct {
 type BulkConfirmRow struct {
 	Name, Format, Detail string
 	Deletes              bool
+}
+
+// JobSortHeaders are the jobs list's sortable columns.
+type JobSortHeaders struct {
+	Type, Created, Updated SortHeader
 }

@@ -215,3 +215,80 @@ func TestTableListBulk(t *testing.T) {
 		t.Errorf("back to elsewhere: %q", r.header.Get("Location"))
 	}
 }
+
+// Buckets sort by tables, rows, size, tables needing attention and age;
+// API keys by name, age and last use; jobs by type, creation and update.
+// Each keeps its order in the URL and links the other direction.
+func TestOtherListsSort(t *testing.T) {
+	e := newWorkerEnv(t, plugin.Options{})
+	e.seed("few", catalog.FormatLance, "ns", "a")
+	e.seed("many", catalog.FormatLance, "ns", "a", "b", "c")
+	e.seed("mid", catalog.FormatIceberg, "ns")
+	for _, n := range []string{"a", "b"} {
+		tb, _ := e.table("many", "ns", n)
+		e.observeTable(tb, map[string]any{"rows": 10, "bytes": 100, "fragments": 12, "small_fragments": 12})
+	}
+	tb, _ := e.table("few", "ns", "a")
+	e.observeTable(tb, map[string]any{"rows": 1000, "bytes": 10, "fragments": 1, "small_fragments": 1})
+	c := e.admin()
+	bucketNames := func(link string) []string {
+		var out []string
+		e.get(c, link).doc.Find(`[data-testid="bucket-row"]`).Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("data-bucket", "")) })
+		return out
+	}
+	for link, want := range map[string][]string{
+		"/buckets":                         {"few", "many", "mid"},
+		"/buckets?sort=tables&dir=desc":    {"many", "few", "mid"},
+		"/buckets?sort=rows&dir=desc":      {"few", "many", "mid"}, // mid observed nothing: last
+		"/buckets?sort=size&dir=desc":      {"many", "few", "mid"},
+		"/buckets?sort=health&dir=desc":    {"many", "few", "mid"},
+		"/buckets?sort=name&dir=desc":      {"mid", "many", "few"},
+		"/buckets?sort=created&dir=desc":   {"mid", "many", "few"},
+		"/buckets?sort=tables&after=1~few": {"many"},
+	} {
+		if got := bucketNames(link); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", link, got, want)
+		}
+	}
+	if href := e.get(c, "/buckets?sort=rows&dir=desc").doc.Find(`[data-testid="sort-link-rows"]`).AttrOr("href", ""); href != "/buckets?sort=rows" {
+		t.Errorf("rows header %q", href)
+	}
+
+	ctx := context.Background()
+	for _, n := range []string{"zeta", "alpha", "mu"} {
+		if _, _, err := e.store.CreateAPIKey(ctx, n, catalog.RoleReadonly, "", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keyNames := func(link string) []string {
+		var out []string
+		e.get(c, link).doc.Find(`[data-testid="key-row"] td:first-child`).Each(func(_ int, s *goquery.Selection) {
+			out = append(out, strings.Fields(s.Text())[0])
+		})
+		return out
+	}
+	if got := keyNames("/api-keys?sort=name"); !slices.Equal(got, []string{"alpha", "mu", "zeta"}) {
+		t.Errorf("keys by name: %v", got)
+	}
+	if got := keyNames("/api-keys?sort=created&dir=desc"); !slices.Equal(got, []string{"mu", "alpha", "zeta"}) {
+		t.Errorf("keys newest first: %v", got)
+	}
+
+	for _, typ := range []string{"lance_compact", "custom_a", "lance_cleanup"} {
+		if _, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: typ, ObjectID: "x", DedupeKey: typ}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := e.get(c, "/jobs?sort=type")
+	var types []string
+	jobs.doc.Find(`[data-testid="job-row"] [data-testid="job-type"]`).Each(func(_ int, s *goquery.Selection) { types = append(types, strings.TrimSpace(s.Text())) })
+	if !slices.Equal(types, []string{"custom_a", "lance_cleanup", "lance_compact"}) {
+		t.Errorf("jobs by type: %v\n%s", types, jobs.text("jobs-table"))
+	}
+	if href := jobs.doc.Find(`[data-testid="sort-link-type"]`).AttrOr("href", ""); href != "/jobs?dir=desc&sort=type" {
+		t.Errorf("type header %q", href)
+	}
+	if v := jobs.doc.Find(`[data-testid="jobs-filter"] input[name="sort"]`).AttrOr("value", ""); v != "type" {
+		t.Errorf("the filter form drops the order: %q", v)
+	}
+}
