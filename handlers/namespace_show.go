@@ -60,7 +60,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
 		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
-		Sort: sortHeaders(ord, h.health != nil, func(o listOrder) string { return o.link(listHref(b.Name, ns.Name(), q, "", attention)) }),
+		Sort:   sortHeaders(ord, h.health != nil, func(o listOrder) string { return o.link(listHref(b.Name, ns.Name(), q, "", attention)) }),
 		Sorted: !ord.byName(), SortKey: string(ord.Key), SortDesc: ord.Desc,
 	}
 	if !ord.byName() {

@@ -110,7 +110,7 @@ type JobFilter struct {
 	// created strictly before it).
 	Before string
 	Order  JobOrder // zero: newest first
-	Limit  int // <= 0: DefaultJobPage; capped at MaxJobPage
+	Limit  int      // <= 0: DefaultJobPage; capped at MaxJobPage
 }
 
 // Job page sizes: a page is rendered at once, so it stays small.
