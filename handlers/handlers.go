@@ -12,6 +12,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/lancecommit"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
@@ -80,6 +81,7 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	commits  *lancecommit.Service // Lance versions and tags, as the Lance REST reads them
 }
 
 // New builds the handlers.
@@ -90,7 +92,7 @@ func New(d Deps) *Handlers {
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, commits: lancecommit.New(d.Store)}
 }
 
 // Session keys.
