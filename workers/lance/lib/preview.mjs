@@ -37,7 +37,7 @@ export async function runPreview(req, ref, signal) {
       try {
         await table.checkout(version);
       } catch (e) {
-        throw new Error(`version ${version} cannot be read: ${e.message}`);
+        throw new Error(`version ${version} cannot be read: ${e.message}`, { cause: e });
       }
     }
     const total = await table.countRows();
