@@ -31,7 +31,7 @@ test-go:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
-	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
+	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./iceberg:FuzzParseFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \

@@ -74,6 +74,11 @@ type IcebergDataView struct {
 	Error        string // the read failed: a sentence instead of the grid
 	HasDeletes   bool
 	Grid         Grid
+	// The column picker and filter, as Lance Browse Data has them.
+	Columns []ColumnChoice
+	Filter  string
+	Errors  FieldErrors
+	Pager   RowPager
 }
 
 // SnapshotOption is one entry of the snapshot picker.
