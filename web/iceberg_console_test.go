@@ -556,9 +556,9 @@ func TestIcebergBrowseDataFilterColumnsPages(t *testing.T) {
 	}
 
 	for q, want := range map[string]string{
-		"?filter=" + url.QueryEscape("id >"):               "cannot be read",
-		"?filter=" + url.QueryEscape("nope = 1"):           "does not have",
-		"?filter=" + url.QueryEscape("id = 'x'"):           "compare it with a number",
+		"?filter=" + url.QueryEscape("id >"):                                                   "cannot be read",
+		"?filter=" + url.QueryEscape("nope = 1"):                                               "does not have",
+		"?filter=" + url.QueryEscape("id = 'x'"):                                               "compare it with a number",
 		"?filter=" + url.QueryEscape(strings.Repeat("(", 40)+"id = 1"+strings.Repeat(")", 40)): "nests deeper",
 	} {
 		r := e.get(c, base+q)
