@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/observe"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type serveConfig struct {
 	Metrics                    string
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	HistoryRetention           time.Duration // kept observations for trend charts; 0 = none
 	S3                         s3tablesConfig
 	S3Store                    s3Flags // an s3:// --warehouse
 
@@ -79,6 +81,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
+	f.DurationVar(&c.HistoryRetention, "history-retention", observe.DefaultHistoryRetention,
+		"how long each table's past figures are kept for the console's trend charts (e.g. 720h; 0 = keep none)")
 	c.S3.addFlags(f)
 	return cmd
 }
@@ -149,6 +153,9 @@ func (c serveConfig) check() error {
 	}
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
+	}
+	if c.HistoryRetention < 0 || (c.HistoryRetention > 0 && c.HistoryRetention < time.Hour) {
+		return usageError{"--history-retention must be 0 (keep no history) or at least 1h, e.g. 720h"}
 	}
 	return nil
 }
