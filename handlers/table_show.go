@@ -64,5 +64,6 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 		v.Observed = h.observedView(t)
 	}
 	v.Health = h.healthPanel(t)
+	v.Trend = h.trendView(r.Context(), t)
 	return v, nil
 }

@@ -194,6 +194,7 @@ type TableView struct {
 	Notice       string
 	Iceberg      IcebergPanel  // ICEBERG tables only
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
+	Trend        *TrendView    // rows and bytes over time; nil without an observation store
 }
 
 // ConnectView is /connect.
