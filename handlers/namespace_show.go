@@ -52,7 +52,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	attention := r.URL.Query().Get("health") == "attention" && h.health != nil
 	ord := parseListOrder(r)
 	if h.health == nil {
-		ord = listOrder{} // figures and health are not judged here: the catalog's order only
+		ord = listOrder{health.Order{Key: health.SortName}} // figures and health are not judged here: the catalog's order only
 	}
 
 	v := views.NamespaceView{
