@@ -31,41 +31,8 @@ func TestJourneyTrendChart(t *testing.T) {
 		t.Skip("browser journey skipped in -short mode")
 	}
 	execPath := chromium(t)
+	srv, store, obs := startObservedConsole(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
-	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if _, _, err := store.EnsureAdmin(ctx, adminPassword); err != nil {
-		t.Fatal(err)
-	}
-	obs, err := observe.New(pdb, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Observe: obs, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The plugin serves the page's live updates (/live); without it they
-	// answer 503 and the browser logs it.
-	s, err := web.New(web.Config{DB: pdb, Store: store, Logger: log, Observe: obs, Plugin: p,
-		Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101", Iceberg: "127.0.0.1:8181"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtest.Start(t, obs, p, s)
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = p.Shutdown(sctx)
-	})
-	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
-	t.Cleanup(srv.Close)
 
 	if _, err := store.CreateBucket(ctx, catalog.CreateBucketInput{Name: "trends", Format: catalog.FormatLance}); err != nil {
 		t.Fatal(err)
@@ -133,4 +100,46 @@ func TestJourneyTrendChart(t *testing.T) {
 			t.Errorf("browser reported: %s", l)
 		}
 	}
+}
+
+// startObservedConsole serves the console with an observation store and
+// the plugin (which serves the pages' live updates) over a temp catalog.
+func startObservedConsole(t *testing.T) (*httptest.Server, *catalog.Store, *observe.Store) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
+	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, _, err := store.EnsureAdmin(ctx, adminPassword); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := observe.New(pdb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	p, err := plugin.New(plugin.Config{DB: pdb, Store: store, Observe: obs, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The plugin serves the page's live updates (/live); without it they
+	// answer 503 and the browser logs it.
+	s, err := web.New(web.Config{DB: pdb, Store: store, Logger: log, Observe: obs, Plugin: p,
+		Surfaces: web.Surfaces{Console: "127.0.0.1:9400", Lance: "127.0.0.1:9101", Iceberg: "127.0.0.1:8181"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtest.Start(t, obs, p, s)
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = p.Shutdown(sctx)
+	})
+	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
+	t.Cleanup(srv.Close)
+	return srv, store, obs
 }

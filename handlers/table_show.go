@@ -65,5 +65,8 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	v.Health = h.healthPanel(t)
 	v.Trend = h.trendView(r.Context(), t)
+	if t.Format == catalog.FormatLance {
+		v.Refs = h.lanceRefs(r.Context(), t, v.Version)
+	}
 	return v, nil
 }

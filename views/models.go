@@ -192,9 +192,10 @@ type TableView struct {
 	WorkerID     string
 	Errors       FieldErrors
 	Notice       string
-	Iceberg      IcebergPanel  // ICEBERG tables only
-	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
-	Trend        *TrendView    // rows and bytes over time; nil without an observation store
+	Iceberg      IcebergPanel   // ICEBERG tables only
+	Observed     *ObservedView  // LANCE tables: the last observation; nil without an observation store
+	Trend        *TrendView     // rows and bytes over time; nil without an observation store
+	Refs         *LanceRefsView // LANCE tables: tags and branches
 }
 
 // ConnectView is /connect.
