@@ -18,8 +18,8 @@ import (
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
-	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/persist/persisttest"
+	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/web"
 )
 
@@ -93,6 +93,14 @@ func TestJourneyTrendChart(t *testing.T) {
 	if strokes["lighttrend-rows"] == strokes["darktrend-rows"] {
 		t.Errorf("the rows line keeps %s in dark mode", strokes["darktrend-rows"])
 	}
+	failOnBrowserErrors(t, logs)
+}
+
+// failOnBrowserErrors fails the journey on a CSP violation, an exception,
+// an error logged to the console or any htmx event in the log
+// (htmx:*Error).
+func failOnBrowserErrors(t *testing.T, logs *consoleLog) {
+	t.Helper()
 	for _, l := range logs.all() {
 		t.Logf("browser: %s", l)
 		if strings.Contains(l, "Content Security Policy") || strings.HasPrefix(l, "exception:") || strings.HasPrefix(l, "error:") ||
