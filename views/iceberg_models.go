@@ -21,6 +21,8 @@ type IcebergPanel struct {
 
 	Columns      []IcebergColumn // the first rows of the schema (the handler bounds them)
 	ColumnsTotal int             // rows in the whole schema; more than len(Columns) when cut
+	Schemas      int             // schemas the metadata keeps (the history page compares them)
+	SchemasHref  string          // the schema history page
 	Partition    []string        // "bucket[16](id) AS id_bucket"
 	SortOrder    []string        // "id asc nulls-first"
 	Properties   []IcebergProperty

@@ -54,6 +54,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/connect/key", h.CreateTableConnectKey)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", h.DropTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/deregister", h.DeregisterTable)
+	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/schema", h.TableSchemaHistory)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags", h.CreateLanceTag)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags/{tag}/move", h.MoveLanceTag)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags/{tag}/delete", h.DeleteLanceTag)
