@@ -22,6 +22,7 @@ type state struct {
 	refused   bool // authentication refused the request
 	panicked  bool
 	w         *writer
+	body      body // the request's body as the edge hands it on
 }
 
 type stateKey struct{}

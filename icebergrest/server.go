@@ -11,10 +11,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/floe/floe/apikey"
@@ -70,7 +68,6 @@ type Server struct {
 	defaultBucket   string
 	region, account string
 	edge            *edge.Surface
-	bodyTimeout     time.Duration // bodyReadTimeout; tests shorten it
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -80,12 +77,6 @@ const maxBodyBytes = 8 << 20
 // MaxBody is the surface's body cap, for the SigV4 verifier floe serve
 // hands in (it reads and hashes the body before the handler).
 const MaxBody = maxBodyBytes
-
-// bodyReadTimeout bounds how long a request's body may take to arrive: a
-// client sending at 300 KB/s still gets a full MaxBody through, while one
-// trickling a byte at a time cannot hold a connection (and the SigV4
-// verifier's read of the body) for longer.
-const bodyReadTimeout = 30 * time.Second
 
 // New builds a Server.
 func New(cfg Config) *Server {
@@ -109,7 +100,6 @@ func New(cfg Config) *Server {
 		defaultBucket: cfg.DefaultBucket,
 		region:        cfg.Region,
 		account:       cfg.Account,
-		bodyTimeout:   bodyReadTimeout,
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
@@ -118,27 +108,9 @@ func New(cfg Config) *Server {
 		MaxBody: maxBodyBytes,
 		Log:     log,
 		Metrics: cfg.Metrics,
-		Wrap:    s.bodyDeadline,
 	})
 	s.routes(s.edge)
 	return s
-}
-
-// bodyDeadline gives every request's body bodyReadTimeout to arrive,
-// before authentication reads it (the SigV4 check hashes the body).
-// net/http lifts the deadline itself once the body is read to its end
-// (its background read of the connection starts without one), so a long
-// commit is not cut off, and it sets the connection's deadlines afresh for
-// the next request.
-func (s *Server) bodyDeadline(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// Not every ResponseWriter reaches a connection (a recorder in
-			// tests); such a request simply has no deadline.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // Handler serves the Iceberg REST routes, to be mounted at the root of the
@@ -203,13 +175,8 @@ func (s *Server) authorize(r *http.Request, bucket string, a access) error {
 // decodeBody reads a JSON body; anything malformed is a BadRequest.
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		// bodyDeadline's, said without the socket's addresses.
-		return badRequest("the request body did not arrive in time; send it whole, without pauses")
-	}
 	if err != nil {
-		return edge.BodyError(err) // over the edge's cap: 413
+		return edge.BodyError(err) // over the edge's cap: 413; past the edge's body deadline: 400
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")

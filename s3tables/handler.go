@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
@@ -22,11 +21,6 @@ import (
 // reads the body only once the access key is known, so the cap bounds what
 // a key holder (not any caller) can make the server hold.
 const maxBodyBytes = 1 << 20
-
-// bodyReadTimeout bounds reading a request body: maxBodyBytes arrives in
-// well under this on any working link, and a client trickling bytes to hold
-// a connection open is cut off (#23 item 2a).
-const bodyReadTimeout = 30 * time.Second
 
 type access bool
 
@@ -95,20 +89,6 @@ func (r *request) intParam(name string, lo, hi, def int) (int, error) {
 	return n, nil
 }
 
-// bodyDeadline gives the request body a read deadline before the edge
-// authenticates (the signature check reads the body); serve lifts it once
-// the body is in, so a long operation is not cut off by it.
-func (s *Server) bodyDeadline(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// Not every ResponseWriter reaches a connection (httptest's
-			// recorder does not); then there is no socket to hold open.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // serve adapts an operation to the edge: it reads the body, checks a
 // write operation's key may write, runs the handler and renders its answer
 // (or hands its error to the encoder).
@@ -119,9 +99,6 @@ func (s *Server) serve(a access, h handlerFunc) http.Handler {
 		if err != nil {
 			s.encode(w, r, edge.BodyError(err))
 			return
-		}
-		if len(body) > 0 {
-			_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		}
 		if a == write && p.Key.Role != catalog.RoleReadWrite {
 			s.encode(w, r, fault.New(fault.Forbidden, "role",

@@ -77,9 +77,6 @@ type Server struct {
 	pages pageCache // rendered ListTables pages
 	// iceberg writes the first metadata of a table created with a schema.
 	iceberg *iceberg.Tables
-	// bodyTimeout bounds reading a request body (bodyReadTimeout; tests
-	// shorten it).
-	bodyTimeout time.Duration
 }
 
 // New builds the surface.
@@ -97,7 +94,7 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"), ops: map[string]operation{},
-		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger}), bodyTimeout: bodyReadTimeout}
+		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger})}
 	s.surface = edge.New(edge.Config{
 		Name:   "s3tables",
 		Encode: s.encode,
@@ -105,7 +102,6 @@ func New(cfg Config) *Server {
 			MaxBody: maxBodyBytes, Now: cfg.Now}),
 		MaxBody:          maxBodyBytes,
 		RequestIDHeaders: []string{"x-amzn-RequestId"},
-		Wrap:             s.bodyDeadline,
 		Log:              cfg.Logger,
 		Metrics:          cfg.Metrics,
 	})

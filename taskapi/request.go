@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/jsonstrict"
 )
@@ -138,6 +139,9 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 		b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 		if errors.As(err, new(*http.MaxBytesError)) || len(b) > maxBodyBytes {
 			return nil, bodyTooLarge()
+		}
+		if edge.IsBodyTimeout(err) {
+			return nil, invalid("the request body did not arrive in time; send it whole, without pauses")
 		}
 		if err != nil {
 			return nil, invalid("the request body could not be read")
