@@ -204,6 +204,9 @@ type Plugin struct {
 
 	srvMu sync.Mutex
 	srv   *grpc.Server // set by ListenAndServe or Register
+	// holder is Serve's listener when it tells authenticated connections
+	// apart (connHolder); nil otherwise.
+	holder atomic.Pointer[connHolder]
 }
 
 // New builds a Plugin; it reads nothing and starts nothing. The database
