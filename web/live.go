@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -98,13 +99,15 @@ type liveHub struct {
 	h   *handlers.Handlers
 	log *slog.Logger
 
+	slots *liveSlots // the caps on open sockets
+
 	mu     sync.Mutex
 	conns  map[*liveConn]struct{}
 	closed bool
 }
 
-func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server) *liveHub {
-	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}}
+func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server, limit int) *liveHub {
+	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}, slots: newLiveSlots(limit)}
 }
 
 // run is the hub's loop, on Server.Run's goroutine: the only reader of the
@@ -363,7 +366,7 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	u, ok := s.liveUser(r)
+	u, session, ok := s.liveUser(r)
 	if !ok {
 		http.Error(w, "Sign in to the console to receive live updates.", http.StatusUnauthorized)
 		return
@@ -372,6 +375,13 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Live updates are only for pages of this console (Origin refused).", http.StatusForbidden)
 		return
 	}
+	release, status, msg := s.live.slots.take(session)
+	if release == nil {
+		w.Header().Set("Retry-After", strconv.Itoa(liveRetryAfter))
+		http.Error(w, msg, status)
+		return
+	}
+	defer release()
 	up := websocket.Upgrader{CheckOrigin: sameHost, ReadBufferSize: 1024, WriteBufferSize: 4096}
 	ws, err := up.Upgrade(hijackable{w}, r, nil)
 	if err != nil {
@@ -391,17 +401,19 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	wg.Wait()
 }
 
-// liveUser reads the signed-in user from the session cookie, read-only.
-func (s *Server) liveUser(r *http.Request) (handlers.User, bool) {
+// liveUser reads the signed-in user and the session's token from the
+// session cookie, read-only.
+func (s *Server) liveUser(r *http.Request) (handlers.User, string, bool) {
 	c, err := r.Cookie(sessionCookieName)
 	if err != nil {
-		return handlers.User{}, false
+		return handlers.User{}, "", false
 	}
 	ctx, err := s.sessions.Load(r.Context(), c.Value)
 	if err != nil {
-		return handlers.User{}, false
+		return handlers.User{}, "", false
 	}
-	return s.h.SessionUser(ctx)
+	u, ok := s.h.SessionUser(ctx)
+	return u, c.Value, ok
 }
 
 // readLoop discards client messages and notices a dead or closed peer.

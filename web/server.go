@@ -60,6 +60,9 @@ type Config struct {
 	// registry, which floe serve exposes on its --metrics listener; nil
 	// records nothing.
 	Metrics *edge.Metrics
+	// LiveLimit caps the /live websockets open at once over every session
+	// (0: liveMaxTotal); each session has its own cap too (live_limits.go).
+	LiveLimit int
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -136,7 +139,7 @@ func New(cfg Config) (*Server, error) {
 	// carries, and compression, so the edge's own pages get all three.
 	s.handler = s.forwarded(securityHeaders(compressHTML(s.surface)))
 	if cfg.Plugin != nil {
-		s.live = newLiveHub(cfg.Plugin, s.h, s)
+		s.live = newLiveHub(cfg.Plugin, s.h, s, cfg.LiveLimit)
 	}
 	return s, nil
 }
