@@ -11,6 +11,7 @@ import (
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/connlimit"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
@@ -36,7 +37,9 @@ type server struct {
 	surfaces web.Surfaces
 	// metrics is the one registry /metrics serves; metrics.http goes to
 	// every HTTP surface's Config.
-	metrics  processMetrics
+	metrics processMetrics
+	// conns is how the connection budget is split between the listeners.
+	conns    connPlan
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
@@ -53,6 +56,9 @@ type httpSurface struct {
 	name string
 	ln   net.Listener
 	h    http.Handler
+	// limit is ln's connection limit (nil with --max-connections -1); its
+	// server reports connection states to it.
+	limit *connlimit.Listener
 }
 
 // closer undoes one thing start opened.
@@ -100,6 +106,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
+	if err := s.limitListeners(); err != nil {
+		return nil, err
+	}
 	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
 	if err := registerUpGauges(s.metrics.reg, s.db, cfg.storage, paths.Warehouse); err != nil {
 		return nil, err
@@ -109,7 +118,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, LiveLimit: s.conns.liveLimit()})
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +246,11 @@ func (s *server) Run(ctx context.Context) error {
 	}
 	servers := make([]*http.Server, 0, len(s.https))
 	for _, l := range s.https {
-		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
 			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		if l.limit != nil {
+			hs.ConnState = l.limit.HTTPConnState
+		}
 		servers = append(servers, hs)
 		g.Go(func() error {
 			if err := hs.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
