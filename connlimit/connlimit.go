@@ -25,7 +25,6 @@
 package connlimit
 
 import (
-	"container/list"
 	"log/slog"
 	"net"
 	"net/http"
@@ -130,7 +129,7 @@ type Listener struct {
 	mu       sync.Mutex
 	own      int                // connections on the listener's share
 	borrowed map[*conn]struct{} // connections on the budget's reserve
-	idle     list.List          // idle connections, longest idle first
+	idle     idleList           // idle connections, longest idle first
 	byAddr   map[string]*conn   // for Hold: remote address → connection
 	closed   bool
 
@@ -168,8 +167,10 @@ type conn struct {
 	net.Conn
 	l         *Listener
 	borrowed  bool
-	busy      int           // >0: serving (HTTP: a request; gRPC: authenticated streams)
-	elem      *list.Element // in l.idle while idle
+	busy      int   // >0: serving (HTTP: a request; gRPC: authenticated streams)
+	inIdle    bool  // in l.idle
+	prev      *conn // l.idle's links, while inIdle
+	next      *conn
 	idleSince time.Time
 	timer     *time.Timer // the idle deadline, while idle
 	closed    bool
@@ -227,7 +228,7 @@ func (l *Listener) admit(raw net.Conn) *conn {
 			raw.Close()
 			return nil
 		}
-		idleFull := l.o.MaxIdle > 0 && l.idle.Len() >= l.o.MaxIdle
+		idleFull := l.o.MaxIdle > 0 && l.idle.n >= l.o.MaxIdle
 		if !idleFull {
 			if l.own < l.o.Share {
 				l.own++
@@ -263,9 +264,9 @@ func (l *Listener) admit(raw net.Conn) *conn {
 			l.refuse(raw)
 			return nil
 		}
-		if e := l.idle.Front(); e != nil {
+		if f := l.idle.head; f != nil {
 			// The oldest idle connection becomes closable then.
-			wait = min(wait, e.Value.(*conn).idleSince.Add(l.o.MinIdleAge).Sub(now))
+			wait = min(wait, f.idleSince.Add(l.o.MinIdleAge).Sub(now))
 		}
 		l.mu.Unlock()
 		t := time.NewTimer(max(wait, time.Millisecond))
@@ -297,27 +298,22 @@ func (l *Listener) addLocked(raw net.Conn, borrowed bool, now time.Time) *conn {
 // oldestIdleLocked is the connection idle longest if it may be closed to
 // make room (idle at least MinIdleAge), marked so nothing else claims it.
 func (l *Listener) oldestIdleLocked(now time.Time) *conn {
-	e := l.idle.Front()
-	if e == nil {
+	c := l.idle.head
+	if c == nil || now.Sub(c.idleSince) < l.o.MinIdleAge {
 		return nil
 	}
-	c := e.Value.(*conn)
-	if now.Sub(c.idleSince) < l.o.MinIdleAge {
-		return nil
-	}
-	l.idle.Remove(e)
-	c.elem = nil
+	l.idle.remove(c)
 	c.busy = -1 // being closed: state changes no longer move it
 	return c
 }
 
 func (l *Listener) setIdleLocked(c *conn, now time.Time) {
-	if c.closed || c.elem != nil || c.busy < 0 {
+	if c.closed || c.inIdle || c.busy < 0 {
 		return
 	}
 	c.busy = 0
 	c.idleSince = now
-	c.elem = l.idle.PushBack(c)
+	l.idle.push(c)
 	if d := l.o.IdleDeadline; d > 0 {
 		since := now
 		c.timer = time.AfterFunc(d, func() { l.expire(c, since) })
@@ -328,10 +324,7 @@ func (l *Listener) setBusyLocked(c *conn, busy int) {
 	if c.closed || c.busy < 0 {
 		return
 	}
-	if c.elem != nil {
-		l.idle.Remove(c.elem)
-		c.elem = nil
-	}
+	l.idle.remove(c)
 	if c.timer != nil {
 		c.timer.Stop()
 		c.timer = nil
@@ -342,16 +335,52 @@ func (l *Listener) setBusyLocked(c *conn, busy int) {
 // expire closes c if it is still in the idle spell that began at since.
 func (l *Listener) expire(c *conn, since time.Time) {
 	l.mu.Lock()
-	if c.elem == nil || !c.idleSince.Equal(since) {
+	if !c.inIdle || !c.idleSince.Equal(since) {
 		l.mu.Unlock()
 		return
 	}
-	l.idle.Remove(c.elem)
-	c.elem = nil
+	l.idle.remove(c)
 	c.busy = -1 // being closed, as in oldestIdleLocked
 	l.mu.Unlock()
 	l.o.Metrics.shed(l.o.Name, "idle_deadline")
 	c.Close()
+}
+
+// idleList is the listener's idle connections in the order they went
+// idle, linked through the connections themselves (no allocation on the
+// path every keep-alive request takes twice).
+type idleList struct {
+	head, tail *conn
+	n          int
+}
+
+func (q *idleList) push(c *conn) {
+	c.prev, c.next, c.inIdle = q.tail, nil, true
+	if q.tail != nil {
+		q.tail.next = c
+	} else {
+		q.head = c
+	}
+	q.tail = c
+	q.n++
+}
+
+func (q *idleList) remove(c *conn) {
+	if !c.inIdle {
+		return
+	}
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		q.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		q.tail = c.prev
+	}
+	c.prev, c.next, c.inIdle = nil, nil, false
+	q.n--
 }
 
 // Close releases the connection's slot (once) and closes it.
@@ -360,10 +389,7 @@ func (c *conn) Close() error {
 	l.mu.Lock()
 	if !c.closed {
 		c.closed = true
-		if c.elem != nil {
-			l.idle.Remove(c.elem)
-			c.elem = nil
-		}
+		l.idle.remove(c)
 		if c.timer != nil {
 			c.timer.Stop()
 			c.timer = nil
@@ -461,7 +487,7 @@ type Stats struct {
 func (l *Listener) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Stats{Open: l.own + len(l.borrowed), Borrowed: len(l.borrowed), Idle: l.idle.Len()}
+	return Stats{Open: l.own + len(l.borrowed), Borrowed: len(l.borrowed), Idle: l.idle.n}
 }
 
 // warnLocked logs, at most every logEvery, that the listener is full.
@@ -470,7 +496,7 @@ func (l *Listener) warnLocked(now time.Time) {
 		return
 	}
 	l.o.Log.Warn("connection limit reached: closing idle connections and refusing new ones",
-		"surface", l.o.Name, "share", l.o.Share, "open", l.own+len(l.borrowed), "idle", l.idle.Len(),
+		"surface", l.o.Name, "share", l.o.Share, "open", l.own+len(l.borrowed), "idle", l.idle.n,
 		"closed_idle", l.evicted, "refused", l.refused,
 		"hint", "a flood of connections, or more clients than this share: raise the open-file limit (ulimit -n) or --max-connections")
 	l.lastLog, l.evicted, l.refused = now, 0, 0

@@ -311,3 +311,30 @@ func TestHTTPServerKeepsAnsweringUnderATrickle(t *testing.T) {
 		t.Fatalf("%+v: more open than the share and the reserve", st)
 	}
 }
+
+// BenchmarkKeepAliveRequest is what the limits add to a request on a
+// keep-alive connection: the two state changes net/http reports (active,
+// then idle again), which is the hot path's whole cost of the limits.
+func BenchmarkKeepAliveRequest(b *testing.B) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := NewBudget(0).Listen(inner, Options{Name: "bench", Share: 1, Log: quiet})
+	defer l.Close()
+	client, err := net.Dial("tcp", inner.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Close()
+	c, err := l.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		l.HTTPConnState(c, http.StateActive)
+		l.HTTPConnState(c, http.StateIdle)
+	}
+}
