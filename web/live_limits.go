@@ -16,9 +16,10 @@ const (
 	// is refused with 429; the htmx ws extension retries with backoff and
 	// the tab gets live updates once another one closes.
 	liveMaxPerSession = 16
-	// liveMaxTotal is the default cap of all sessions together; floe serve
-	// gives Config.LiveLimit (half the console's connection share), so
-	// live pages can never fill the console's connections.
+	// liveMaxTotal caps all sessions together (about 40 MB of sockets);
+	// floe serve lowers it to half the console's connection share
+	// (Config.LiveLimit) where that is less, so live pages can never fill
+	// the console's connections.
 	liveMaxTotal = 1024
 	// liveRetryAfter is the Retry-After of a refused upgrade, in seconds.
 	liveRetryAfter = 5
@@ -33,7 +34,7 @@ type liveSlots struct {
 }
 
 func newLiveSlots(total int) *liveSlots {
-	if total <= 0 {
+	if total <= 0 || total > liveMaxTotal {
 		total = liveMaxTotal
 	}
 	return &liveSlots{max: total, bySession: map[string]int{}}

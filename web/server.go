@@ -60,8 +60,9 @@ type Config struct {
 	// registry, which floe serve exposes on its --metrics listener; nil
 	// records nothing.
 	Metrics *edge.Metrics
-	// LiveLimit caps the /live websockets open at once over every session
-	// (0: liveMaxTotal); each session has its own cap too (live_limits.go).
+	// LiveLimit lowers the cap of /live websockets open at once over every
+	// session (0, or more than liveMaxTotal: liveMaxTotal); each session has
+	// its own cap too (live_limits.go).
 	LiveLimit int
 }
 

@@ -166,9 +166,10 @@ func (s *server) logConnPlan() {
 	s.log.Info("connection limits", attrs...)
 }
 
-// liveLimit is how many /live websockets the console holds at once: half
-// its share, so live pages never fill the console's connections and pages
-// still load; 0 leaves the console's own default.
+// liveLimit is how many /live websockets the console may hold at once:
+// half its share (the console keeps its own lower cap when that is less),
+// so live pages never fill the console's connections and pages still load;
+// 0 leaves the console's own cap.
 func (p connPlan) liveLimit() int {
 	if p.off {
 		return 0
