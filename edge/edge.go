@@ -12,7 +12,10 @@
 //     method (405 with Allow) is answered by the protocol's encoder;
 //  5. one authentication step that yields a Principal for the handler,
 //     before the handler reads the body;
-//  6. one access log line and one metrics series per request.
+//  6. one access log line and one metrics series per request;
+//  7. one audit record for every write and every refusal (audit.go): each
+//     route names its operation and whether it writes (Op), the handler
+//     names the resource once it has parsed it (Describe).
 //
 // A surface keeps one route table (Handle calls in one file) and one error
 // Encoder for its protocol; nothing else about requests lives in a surface.
@@ -75,6 +78,12 @@ type Config struct {
 	// Quiet lists route patterns whose access log line is at debug level
 	// (static files, the live socket), so the log is about what people did.
 	Quiet []string
+	// Auditor records every write and every refusal (see audit.go); nil
+	// records nothing.
+	Auditor Auditor
+	// AuditReads records successful reads too (off by default: reads are
+	// most requests and change nothing).
+	AuditReads bool
 }
 
 // Surface is one protocol's routes behind the edge.
@@ -83,6 +92,9 @@ type Surface struct {
 	mux   *http.ServeMux
 	quiet map[string]bool
 	root  http.Handler
+	// marked and unmarked list the routes with and without Op, in order.
+	marked   []Marked
+	unmarked []string
 }
 
 // New builds a surface; register its routes with Handle, then serve
@@ -112,6 +124,8 @@ type Option func(*routeOpts)
 type routeOpts struct {
 	public bool
 	auth   Authenticator
+	op     string
+	access Access
 }
 
 // Public serves a route without authentication (sign-in, health, the
@@ -135,9 +149,15 @@ func (s *Surface) Handle(pattern string, h http.Handler, opts ...Option) {
 	if o.public {
 		auth = nil
 	}
+	if o.op == "" {
+		s.unmarked = append(s.unmarked, pattern)
+	} else {
+		s.marked = append(s.marked, Marked{Pattern: pattern, Operation: o.op, Access: o.access})
+	}
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r.Context())
 		st.route = pattern
+		st.op, st.access = o.op, o.access
 		st.w.hold = false
 		if auth != nil {
 			p, err := auth.Authenticate(r)
@@ -237,6 +257,7 @@ func (s *Surface) finish(ww *writer, r *http.Request, st *state, start time.Time
 	if s.cfg.Metrics != nil {
 		s.cfg.Metrics.observe(s.cfg.Name, route, status, elapsed)
 	}
+	s.audit(r, st, status, start, elapsed)
 	level := slog.LevelInfo
 	if s.quiet[route] {
 		level = slog.LevelDebug
