@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,23 +122,12 @@ func TestEventShape(t *testing.T) {
 		t.Fatalf("envelope %+v", ce)
 	}
 	for _, want := range []string{`"operation":"DropTable"`, `"principal":"apikey:k1"`, `"outcome":"ok"`, `"request_id":"r-DropTable"`} {
-		if !contains(string(ce.Data), want) {
+		if !strings.Contains(string(ce.Data), want) {
 			t.Errorf("data %s lacks %s", ce.Data, want)
 		}
 	}
 	ch := Event(Entry{ID: "x", Type: TypeTableCommitted, Time: t0, Bucket: "b", Namespace: "ns", Table: "t", Data: `{"table_id":"u1","format":"ICEBERG"}`})
-	if ch.Source != "/floe/table" || !contains(string(ch.Data), `"table_id":"u1"`) || !contains(string(ch.Data), `"table":"t"`) {
+	if ch.Source != "/floe/table" || !strings.Contains(string(ch.Data), `"table_id":"u1"`) || !strings.Contains(string(ch.Data), `"table":"t"`) {
 		t.Fatalf("change event %+v %s", ch, ch.Data)
 	}
-}
-
-func contains(s, sub string) bool { return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0) }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
