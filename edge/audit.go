@@ -60,6 +60,9 @@ type Record struct {
 // trail queues and writes in batches elsewhere.
 type Auditor interface {
 	Audit(Record)
+	// AuditReads says whether successful reads are recorded too (off by
+	// default: reads are most requests and change nothing).
+	AuditReads() bool
 }
 
 // Describe names the resource a request acts on, once the handler (or the
@@ -79,12 +82,18 @@ func DescribeOp(ctx context.Context, name string, a Access) {
 }
 
 // Failed tells the edge which error a surface's encoder is answering, so
-// the audit record carries its fault kind. Every encoder calls it once.
+// the audit record carries its fault kind: a *fault.Error in err's chain,
+// or a bare fault.Kind (a protocol's own error type mapped back). Every
+// encoder calls it once.
 func Failed(ctx context.Context, err error) {
-	if st, _ := ctx.Value(stateKey{}).(*state); st != nil {
-		if k := fault.KindOf(err); k != "" {
-			st.kind = k
-		}
+	st, _ := ctx.Value(stateKey{}).(*state)
+	if st == nil {
+		return
+	}
+	if k, ok := err.(fault.Kind); ok {
+		st.kind = k
+	} else if k := fault.KindOf(err); k != "" {
+		st.kind = k
 	}
 }
 
@@ -121,7 +130,7 @@ func (s *Surface) audit(r *http.Request, st *state, status int, start time.Time,
 	}
 	refused := refusal(st, status)
 	write := st.access == Writes
-	if !write && !refused && !s.cfg.AuditReads {
+	if !write && !refused && !s.auditReads {
 		return
 	}
 	op := st.op

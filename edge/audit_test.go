@@ -15,9 +15,12 @@ import (
 )
 
 type auditLog struct {
-	mu   sync.Mutex
-	recs []Record
+	mu    sync.Mutex
+	recs  []Record
+	reads bool
 }
+
+func (a *auditLog) AuditReads() bool { return a.reads }
 
 func (a *auditLog) Audit(r Record) {
 	a.mu.Lock()
@@ -35,7 +38,7 @@ func (a *auditLog) take() []Record {
 
 func auditSurface(t *testing.T, reads bool) (*Surface, *auditLog) {
 	t.Helper()
-	al := &auditLog{}
+	al := &auditLog{reads: reads}
 	auth := AuthFunc(func(r *http.Request) (Principal, error) {
 		switch r.Header.Get("x-api-key") {
 		case "good":
@@ -48,7 +51,7 @@ func auditSurface(t *testing.T, reads bool) (*Surface, *auditLog) {
 	s := New(Config{Name: "test", Encode: func(w http.ResponseWriter, r *http.Request, err error) {
 		Failed(r.Context(), err)
 		encodeJSON(w, r, err)
-	}, Auth: auth, MaxBody: 64, Auditor: al, AuditReads: reads})
+	}, Auth: auth, MaxBody: 64, Auditor: al})
 	res := identity.Resource{Bucket: "b", Namespace: []string{"ns"}, Table: "t"}
 	s.HandleFunc("POST /v1/table/{id}/describe", func(w http.ResponseWriter, r *http.Request) {
 		Describe(r.Context(), res)

@@ -81,9 +81,6 @@ type Config struct {
 	// Auditor records every write and every refusal (see audit.go); nil
 	// records nothing.
 	Auditor Auditor
-	// AuditReads records successful reads too (off by default: reads are
-	// most requests and change nothing).
-	AuditReads bool
 }
 
 // Surface is one protocol's routes behind the edge.
@@ -93,8 +90,9 @@ type Surface struct {
 	quiet map[string]bool
 	root  http.Handler
 	// marked and unmarked list the routes with and without Op, in order.
-	marked   []Marked
-	unmarked []string
+	marked     []Marked
+	unmarked   []string
+	auditReads bool
 }
 
 // New builds a surface; register its routes with Handle, then serve
@@ -107,6 +105,9 @@ func New(cfg Config) *Surface {
 		cfg.Log = slog.Default()
 	}
 	s := &Surface{cfg: cfg, mux: http.NewServeMux(), quiet: map[string]bool{}}
+	if cfg.Auditor != nil {
+		s.auditReads = cfg.Auditor.AuditReads()
+	}
 	for _, q := range cfg.Quiet {
 		s.quiet[q] = true
 	}

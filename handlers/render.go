@@ -79,6 +79,7 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) { h.E
 // Anything that is not a *fault.Error (a panic, an unknown error) is a
 // server fault: 500 with the request id, the cause in the log only.
 func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
+	edge.Failed(r.Context(), err)
 	e, ok := fault.As(err)
 	if ok && e.Kind == fault.Unauthenticated {
 		signIn(w, r)

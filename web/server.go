@@ -60,6 +60,8 @@ type Config struct {
 	// registry, which floe serve exposes on its --metrics listener; nil
 	// records nothing.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -128,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}
 	s.surface = edge.New(edge.Config{Name: "console", Encode: s.h.Encode, Auth: edge.AuthFunc(s.authenticate),
-		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes,
+		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes, Auditor: cfg.Auditor,
 		Wrap: func(next http.Handler) http.Handler { return s.withSession(s.crossOrigin(next)) }})
 	s.routes(s.surface)
 	// Outside the edge: the client address a trusted proxy names (so the
