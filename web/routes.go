@@ -71,6 +71,8 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /job-types/{type}", "SaveJobType", h.SaveJobType)
 	page("POST /job-types/{type}/detect", "DetectJobType", h.DetectJobType)
 	page("POST /job-types/{type}/run", "RunJobType", h.RunJobType)
+	page("GET /activity", "Activity", h.Activity)
+	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/activity", "TableActivity", h.TableActivity)
 	page("GET /jobs", "Jobs", h.Jobs)
 	page("GET /jobs/{id}", "ShowJob", h.ShowJob)
 	page("POST /jobs/{id}/expire", "ExpireJob", h.ExpireJob)

@@ -62,6 +62,8 @@ type Config struct {
 	Metrics *edge.Metrics
 	// Auditor records every write and refusal; nil records none.
 	Auditor edge.Auditor
+	// Audit is the trail the Activity pages read; nil hides them.
+	Audit handlers.ActivityReader
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -125,7 +127,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin)})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}

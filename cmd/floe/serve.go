@@ -28,6 +28,7 @@ type serveConfig struct {
 	WithWorker                 bool
 	S3                         s3tablesConfig
 	S3Store                    s3Flags // an s3:// --warehouse
+	Audit                      auditConfig
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -80,6 +81,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	c.S3.addFlags(f)
+	c.Audit.addFlags(f)
 	return cmd
 }
 
