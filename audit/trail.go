@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,14 @@ const DefaultBlock = 25 * time.Millisecond
 // entries queued while one batch is written go in the next, so the trail
 // costs one transaction per batch, not one per request.
 const maxBatch = 512
+
+// batchLinger is how long the writer waits, after the first entry of a
+// batch, for more to join it: each insert is a write transaction on the
+// catalog's database, which also invalidates its read caches (on SQLite any
+// commit does), so entries trickling in one per request are gathered
+// instead of costing a transaction each. Records (and their events) reach
+// the database at most this much later; no request waits for it.
+const batchLinger = 50 * time.Millisecond
 
 // DefaultRetention is how long entries are kept (--audit-retention).
 const DefaultRetention = 90 * 24 * time.Hour
@@ -66,6 +75,12 @@ type Trail struct {
 	q         chan Entry
 
 	stored, dropped, lost prometheus.Counter
+	// added and settled count entries handed to Add and entries stored,
+	// dropped or lost, for Flush.
+	added, settled atomic.Int64
+
+	// kick ends a batch's linger at once (Flush).
+	kick chan struct{}
 
 	mu      sync.Mutex
 	wake    []chan struct{}
@@ -83,7 +98,8 @@ func New(cfg Config) *Trail {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	t := &Trail{store: cfg.Store, log: cfg.Log, retention: cfg.Retention, block: cfg.Block, q: make(chan Entry, cfg.QueueCap)}
+	t := &Trail{store: cfg.Store, log: cfg.Log, retention: cfg.Retention, block: cfg.Block, q: make(chan Entry, cfg.QueueCap),
+		kick: make(chan struct{}, 1)}
 	entries := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "floe_audit_entries_total",
 		Help: "Audit trail entries by result: stored, dropped (the queue stayed full), lost (the database refused them at shutdown).",
@@ -104,6 +120,7 @@ func (t *Trail) Store() *Store { return t.store }
 // Add queues e. It waits at most the trail's Block for room; past that the
 // entry is dropped, counted and logged, never silently.
 func (t *Trail) Add(e Entry) {
+	t.added.Add(1)
 	select {
 	case t.q <- e:
 		return
@@ -115,6 +132,7 @@ func (t *Trail) Add(e Entry) {
 	case t.q <- e:
 	case <-timer.C:
 		t.dropped.Inc()
+		t.settled.Add(1)
 		t.mu.Lock()
 		warn := time.Since(t.lastLog) > time.Minute
 		if warn {
@@ -126,6 +144,28 @@ func (t *Trail) Add(e Entry) {
 				"queue", cap(t.q))
 		}
 	}
+}
+
+// flushPoll is how often Flush looks whether the trail has caught up.
+const flushPoll = time.Millisecond
+
+// Flush waits until every entry added before the call is stored (or
+// dropped), or ctx ends: tests and benchmarks charge the trail's
+// background work to the requests that caused it.
+func (t *Trail) Flush(ctx context.Context) error {
+	target := t.added.Load()
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+	for t.settled.Load() < target {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(flushPoll):
+		}
+	}
+	return nil
 }
 
 // Stored returns a channel that receives (without blocking the trail) after
@@ -158,6 +198,8 @@ func (t *Trail) Run(ctx context.Context) error {
 	}
 	defer wg.Wait()
 	batch := make([]Entry, 0, maxBatch)
+	linger := time.NewTimer(batchLinger)
+	linger.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -166,15 +208,22 @@ func (t *Trail) Run(ctx context.Context) error {
 		case e := <-t.q:
 			batch = append(batch[:0], e)
 		}
+		linger.Reset(batchLinger)
 	fill:
 		for len(batch) < maxBatch {
 			select {
 			case e := <-t.q:
 				batch = append(batch, e)
-			default:
+			case <-linger.C:
 				break fill
+			case <-t.kick:
+				break fill
+			case <-ctx.Done():
+				t.drain(batch)
+				return nil
 			}
 		}
+		linger.Stop()
 		t.write(ctx, batch)
 	}
 }
@@ -187,6 +236,7 @@ func (t *Trail) write(ctx context.Context, batch []Entry) {
 		_, err := t.store.Insert(ctx, batch)
 		if err == nil {
 			t.stored.Add(float64(len(batch)))
+			t.settled.Add(int64(len(batch)))
 			t.notify()
 			return
 		}
@@ -224,6 +274,7 @@ func (t *Trail) insertFinal(batch []Entry) {
 	defer cancel()
 	for start := 0; start < len(batch); start += maxBatch {
 		part := batch[start:min(start+maxBatch, len(batch))]
+		t.settled.Add(int64(len(part)))
 		if _, err := t.store.Insert(ctx, part); err != nil {
 			t.lost.Add(float64(len(part)))
 			t.log.Error("audit entries lost at shutdown: the database refused them", "entries", len(part), "err", err)

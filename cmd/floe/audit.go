@@ -13,7 +13,6 @@ import (
 	"github.com/floe/floe/audit"
 	"github.com/floe/floe/audit/sinks"
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/edge"
 	"github.com/floe/floe/plugin"
 )
 
@@ -64,26 +63,6 @@ func (r *retention) Set(s string) error {
 }
 
 func (r *retention) Type() string { return "duration" }
-
-// auditor hands the edge's records to the trail: the one place an
-// edge.Record becomes an audit.Entry.
-type auditor struct {
-	trail *audit.Trail
-	reads bool
-}
-
-func (a auditor) AuditReads() bool { return a.reads }
-
-func (a auditor) Audit(r edge.Record) {
-	e := audit.Entry{
-		Type: audit.TypeRequest, Time: r.Time, Surface: r.Surface, Operation: r.Operation, Write: r.Write, Refused: r.Refused,
-		Status: r.Status, Fault: string(r.Kind), RequestID: r.RequestID, Client: r.Client, Method: r.Method, Path: r.Path,
-		Duration: r.Duration,
-	}
-	e.FromPrincipal(r.Principal)
-	e.SetResource(r.Resource)
-	a.trail.Add(e)
-}
 
 // tableEntry is a catalog change as an entry of the trail.
 func tableEntry(e catalog.TableEvent) audit.Entry {

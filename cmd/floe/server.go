@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/audit/auditedge"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
@@ -111,7 +112,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.events, err = newEventParts(ctx, s); err != nil {
 		return nil, err
 	}
-	aud := auditor{trail: s.events.trail, reads: cfg.Audit.Reads}
+	aud := auditedge.New(s.events.trail, cfg.Audit.Reads)
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
 		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store()})
