@@ -99,6 +99,25 @@ func TestPublisherDeliversFromItsCursor(t *testing.T) {
 	if _, err := p3.round(ctx); !errors.Is(err, errNotHolder) {
 		t.Fatalf("a replica without the lease: %v, want errNotHolder", err)
 	}
+	// an idle sink's round writes nothing (no lease taken)
+	if _, err := p.round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var holder string
+	var until int64
+	if err := s.db.QueryRowContext(ctx, `SELECT holder, lease_until FROM audit_sinks WHERE name = 'test'`).Scan(&holder, &until); err != nil {
+		t.Fatal(err)
+	}
+	before := until
+	if _, err := p.round(ctx); err != nil { // caught up now: idle
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT lease_until FROM audit_sinks WHERE name = 'test'`).Scan(&until); err != nil {
+		t.Fatal(err)
+	}
+	if until != before || holder != p.holder {
+		t.Fatalf("an idle round renewed the lease (%d → %d) or another holder took it (%s)", before, until, holder)
+	}
 }
 
 func TestSettledWaitsOnYoungGaps(t *testing.T) {

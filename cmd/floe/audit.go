@@ -105,7 +105,7 @@ func jobEntry(ctx context.Context, st *catalog.Store, j plugin.Job) audit.Entry 
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	if j.ObjectID != "" {
+	if j.ObjectID != "" && st != nil {
 		if t, err := st.GetTableByID(ctx, j.ObjectID); err == nil {
 			e.Bucket, e.Namespace, e.Table = t.Bucket, strings.Join(t.Namespace, "."), t.Name
 		}
