@@ -62,6 +62,7 @@ type Store struct {
 	revoked revocations // see FollowRevocations
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
+	onEvent  atomic.Pointer[func(TableEvent)]     // see OnTableEvent
 }
 
 // Warehouse returns the warehouse root as configured (for the local

@@ -15,7 +15,10 @@
 //  5. one authentication step that yields a Principal for the handler,
 //     before the handler reads the body; a refusal (or an unknown route)
 //     is answered at once, without waiting for a body still arriving;
-//  6. one access log line and one metrics series per request.
+//  6. one access log line and one metrics series per request;
+//  7. one audit record for every write and every refusal (audit.go): each
+//     route names its operation and whether it writes (Op), the handler
+//     names the resource once it has parsed it (Describe).
 //
 // A surface keeps one route table (Handle calls in one file) and one error
 // Encoder for its protocol; nothing else about requests lives in a surface.
@@ -82,6 +85,9 @@ type Config struct {
 	// BodyTimeout bounds how long a request body may take to arrive once
 	// the headers are in; zero is DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Auditor records every write and every refusal (see audit.go); nil
+	// records nothing.
+	Auditor Auditor
 }
 
 // Surface is one protocol's routes behind the edge.
@@ -93,6 +99,10 @@ type Surface struct {
 	// bodyTimeout is Config.BodyTimeout (a time.Duration); SetBodyTimeout
 	// changes it.
 	bodyTimeout atomic.Int64
+	// marked and unmarked list the routes with and without Op, in order.
+	marked     []Marked
+	unmarked   []string
+	auditReads bool
 }
 
 // New builds a surface; register its routes with Handle, then serve
@@ -106,6 +116,9 @@ func New(cfg Config) *Surface {
 	}
 	s := &Surface{cfg: cfg, mux: http.NewServeMux(), quiet: map[string]bool{}}
 	s.SetBodyTimeout(cfg.BodyTimeout)
+	if cfg.Auditor != nil {
+		s.auditReads = cfg.Auditor.AuditReads()
+	}
 	for _, q := range cfg.Quiet {
 		s.quiet[q] = true
 	}
@@ -123,6 +136,8 @@ type Option func(*routeOpts)
 type routeOpts struct {
 	public bool
 	auth   Authenticator
+	op     string
+	access Access
 }
 
 // Public serves a route without authentication (sign-in, health, the
@@ -146,9 +161,15 @@ func (s *Surface) Handle(pattern string, h http.Handler, opts ...Option) {
 	if o.public {
 		auth = nil
 	}
+	if o.op == "" {
+		s.unmarked = append(s.unmarked, pattern)
+	} else {
+		s.marked = append(s.marked, Marked{Pattern: pattern, Operation: o.op, Access: o.access})
+	}
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r.Context())
 		st.route = pattern
+		st.op, st.access = o.op, o.access
 		st.w.hold = false
 		if auth != nil {
 			p, err := auth.Authenticate(r)
@@ -249,6 +270,7 @@ func (s *Surface) finish(ww *writer, r *http.Request, st *state, start time.Time
 	if s.cfg.Metrics != nil {
 		s.cfg.Metrics.observe(s.cfg.Name, route, status, elapsed)
 	}
+	s.audit(r, st, status, start, elapsed)
 	level := slog.LevelInfo
 	if s.quiet[route] {
 		level = slog.LevelDebug

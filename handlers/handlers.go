@@ -60,6 +60,12 @@ type Deps struct {
 	// SnippetStore is the s3:// warehouse the Connect snippets describe;
 	// nil for a local one.
 	SnippetStore *SnippetStore
+	// Audit reads the audit trail for the Activity pages; nil hides them.
+	Audit ActivityReader
+	// Manager decides who may read the audit trail of a resource; nil
+	// means today's rule, the admin role (the authorizer's manage
+	// privilege replaces it).
+	Manager Manager
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 }
@@ -80,6 +86,8 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	audit    ActivityReader
+	manager  Manager
 }
 
 // New builds the handlers.
@@ -90,7 +98,7 @@ func New(d Deps) *Handlers {
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, manager: d.Manager}
 }
 
 // Session keys.

@@ -9,8 +9,10 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -56,6 +58,7 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 	}
 	form := parseIcebergCreateForm(r.PostForm)
 	v.Name, v.Columns, v.Partition, v.PartSource, v.PartN = form.Name, form.Columns, form.Partition, form.PartSource, form.PartN
+	edge.Describe(r.Context(), identity.Resource{Bucket: v.Bucket, Namespace: catalog.SplitNamespace(v.Namespace), Table: v.Name}) // what was asked for
 	if len(v.Columns) > maxSchemaColumns {
 		v.Columns = v.Columns[:maxSchemaColumns]
 	}

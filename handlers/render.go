@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -38,7 +39,8 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 // page fills the layout fields for the signed-in user.
 func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	u, _ := UserFrom(r.Context())
-	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r)}
+	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r),
+		Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{})}
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
@@ -79,6 +81,7 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) { h.E
 // Anything that is not a *fault.Error (a panic, an unknown error) is a
 // server fault: 500 with the request id, the cause in the log only.
 func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
+	edge.Failed(r.Context(), err)
 	e, ok := fault.As(err)
 	if ok && e.Kind == fault.Unauthenticated {
 		signIn(w, r)

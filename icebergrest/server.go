@@ -51,6 +51,8 @@ type Config struct {
 	// Metrics records every request (the one shared set of floe's HTTP
 	// series); nil records nothing.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 	// PlanLimits bound server-side scan planning; zero fields take the
 	// defaults.
 	PlanLimits iceberg.PlanLimits
@@ -108,6 +110,7 @@ func New(cfg Config) *Server {
 		MaxBody: maxBodyBytes,
 		Log:     log,
 		Metrics: cfg.Metrics,
+		Auditor: cfg.Auditor,
 	})
 	s.routes(s.edge)
 	return s

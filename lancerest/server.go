@@ -17,10 +17,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -49,6 +51,8 @@ type Config struct {
 	Observer Observer
 	// Metrics counts every request under surface "lance"; nil counts none.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 }
 
 // Server is the Lance Namespace REST API.
@@ -90,7 +94,7 @@ func New(cfg Config) *Server {
 	}
 	s.surface = edge.New(edge.Config{
 		Name: SurfaceName, Encode: s.encode, Auth: auth, MaxBody: maxBodyBytes,
-		Wrap: s.refuseDotSegments, Log: lg, Metrics: cfg.Metrics,
+		Wrap: s.refuseDotSegments, Log: lg, Metrics: cfg.Metrics, Auditor: cfg.Auditor,
 	})
 	s.routes()
 	return s
@@ -110,6 +114,25 @@ type call struct {
 
 func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
 
+// resource is what the identifier names for the audit trail: a table
+// route's id ends in the table's name, a namespace route's in a level.
+func (c *call) resource(table bool) identity.Resource {
+	var r identity.Resource
+	id := c.id
+	if len(id) == 0 {
+		return r
+	}
+	r.Bucket = id[0]
+	if table && len(id) >= 3 {
+		r.Table = id[len(id)-1]
+		id = id[:len(id)-1]
+	}
+	if len(id) > 1 {
+		r.Namespace = id[1:]
+	}
+	return r
+}
+
 // opFunc is one operation; an error it returns is answered by encode.
 type opFunc func(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error
 
@@ -120,6 +143,9 @@ func (s *Server) serve(op opFunc, withID bool) http.Handler {
 		p, _ := edge.PrincipalFrom(r.Context())
 		c := call{key: p.Key, rawQuery: r.URL.RawQuery}
 		e := c.parse(r, withID)
+		if e == nil && withID {
+			edge.Describe(r.Context(), c.resource(strings.HasPrefix(edge.Route(r.Context()), "POST /v1/table/")))
+		}
 		if e == nil {
 			e = op(s, w, r, &c)
 		}

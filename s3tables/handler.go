@@ -14,6 +14,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // maxBodyBytes caps a request body: the largest S3 Tables input is a
@@ -95,6 +96,7 @@ func (r *request) intParam(name string, lo, hi, def int) (int, error) {
 func (s *Server) serve(a access, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
+		s.describe(r)
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			s.encode(w, r, edge.BodyError(err))
@@ -133,4 +135,44 @@ func encode(out any) ([]byte, error) {
 		return nil, fmt.Errorf("encode response: %w", err)
 	}
 	return b, nil
+}
+
+// describe names the operation's resource for the audit trail from the
+// path or query (a bucket or table ARN, a namespace, a table name); a part
+// that does not parse is left out, and the handler refuses it.
+func (s *Server) describe(r *http.Request) {
+	arn := r.PathValue("tableBucketARN")
+	q := r.URL.Query()
+	if arn == "" {
+		arn = q.Get("tableBucketARN")
+	}
+	var res identity.Resource
+	if arn != "" {
+		b, err := s.parseBucketARN("tableBucketARN", arn)
+		if err != nil {
+			return
+		}
+		res.Bucket = b
+	} else if ra := r.PathValue("resourceArn"); ra != "" {
+		if b, err := s.parseBucketARN("resourceArn", ra); err == nil {
+			res.Bucket = b
+		} else if b, _, err := s.parseTableARN("resourceArn", ra); err == nil {
+			res.Bucket = b // a table's ARN names its id, not its name
+		}
+	}
+	if res.Bucket == "" {
+		return
+	}
+	ns := r.PathValue("namespace")
+	if ns == "" {
+		ns = q.Get("namespace")
+	}
+	if ns != "" {
+		res.Namespace = []string{ns}
+		res.Table = r.PathValue("name")
+		if res.Table == "" {
+			res.Table = q.Get("name")
+		}
+	}
+	edge.Describe(r.Context(), res)
 }

@@ -1,5 +1,7 @@
 package s3tables
 
+import "github.com/floe/floe/edge"
+
 // routes registers every operation this surface answers: its ServeMux
 // pattern (the restJson1 model's method and path; {x} is one path segment,
 // percent-decoded, so an ARN sent with its "/" encoded stays one), the
@@ -69,5 +71,9 @@ const policyHint = "access is governed by floe API keys: a role (readwrite or re
 // op registers one operation on the edge.
 func (s *Server) op(pattern, name string, a access, h handlerFunc) {
 	s.ops[pattern] = operationNamed(name)
-	s.surface.Handle(pattern, s.serve(a, h))
+	ea := edge.Reads
+	if a == write {
+		ea = edge.Writes
+	}
+	s.surface.Handle(pattern, s.serve(a, h), edge.Op(name, ea))
 }

@@ -41,6 +41,8 @@ type Config struct {
 	// Metrics records every request (floe_http_requests_total and its
 	// duration, surface "s3tables"); nil records nothing.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 }
 
 // Defaults for Config.Region and Config.Account: the region the AWS tools
@@ -104,6 +106,7 @@ func New(cfg Config) *Server {
 		RequestIDHeaders: []string{"x-amzn-RequestId"},
 		Log:              cfg.Logger,
 		Metrics:          cfg.Metrics,
+		Auditor:          cfg.Auditor,
 	})
 	s.routes()
 	return s

@@ -42,6 +42,8 @@ type Config struct {
 	Auth edge.Authenticator
 	// Metrics counts every request under surface "taskapi"; nil counts none.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 }
 
 type handler struct {
@@ -65,7 +67,7 @@ func New(cfg Config) http.Handler {
 	}
 	s := edge.New(edge.Config{
 		Name: SurfaceName, Encode: h.encode, Auth: auth, MaxBody: maxBodyBytes,
-		RequestIDHeaders: []string{"x-oss-request-id"}, Log: lg, Metrics: cfg.Metrics,
+		RequestIDHeaders: []string{"x-oss-request-id"}, Log: lg, Metrics: cfg.Metrics, Auditor: cfg.Auditor,
 	})
 	h.routes(s)
 	return s

@@ -15,6 +15,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -45,6 +46,7 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	edge.Describe(r.Context(), identity.Resource{Bucket: bucket})
 	if e := authorize(r, bucket, o.write); e != nil {
 		return nil, e
 	}
@@ -60,6 +62,7 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	edge.Describe(r.Context(), identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name})
 	body, e := readBody(r)
 	if e != nil {
 		return nil, e

@@ -17,6 +17,9 @@ type Page struct {
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
 	Flash        string // one-time confirmation of the write that redirected here
+	// Activity: the user may read the audit trail (the Activity page and
+	// tables' Activity tabs).
+	Activity bool
 }
 
 // FieldErrors maps a form field name to the message shown next to it.

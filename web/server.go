@@ -64,6 +64,10 @@ type Config struct {
 	// session (0, or more than liveMaxTotal: liveMaxTotal); each session has
 	// its own cap too (live_limits.go).
 	LiveLimit int
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
+	// Audit is the trail the Activity pages read; nil hides them.
+	Audit handlers.ActivityReader
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -127,12 +131,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin)})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}
 	s.surface = edge.New(edge.Config{Name: "console", Encode: s.h.Encode, Auth: edge.AuthFunc(s.authenticate),
-		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes,
+		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes, Auditor: cfg.Auditor,
 		Wrap: func(next http.Handler) http.Handler { return s.withSession(s.crossOrigin(next)) }})
 	s.routes(s.surface)
 	// Outside the edge: the client address a trusted proxy names (so the

@@ -50,6 +50,7 @@ catalog and are safe to run while the server is up.`,
 		newTokenCmd(),
 		newWorkerTokenCmd(),
 		newWorkerCmd(),
+		newAuditCmd(),
 	)
 	return root
 }

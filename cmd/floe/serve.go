@@ -32,6 +32,7 @@ type serveConfig struct {
 	// MaxConnections is the connection budget of every listener together:
 	// 0 derives it from the open-file limit, -1 is no limit.
 	MaxConnections int
+	Audit          auditConfig
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -104,6 +105,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
 	c.S3.addFlags(f)
+	c.Audit.addFlags(f)
 	return cmd
 }
 

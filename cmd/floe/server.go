@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/audit/auditedge"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/connlimit"
 	"github.com/floe/floe/handlers"
@@ -33,6 +34,7 @@ type server struct {
 	bus      *notify.Bus // cross-replica events; delivers nothing on SQLite
 	st       *catalog.Store
 	svc      *services
+	events   *eventParts // the audit trail and its event delivery
 	console  *web.Server
 	surfaces web.Surfaces
 	// metrics is the one registry /metrics serves; metrics.http goes to
@@ -116,9 +118,13 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
+	if s.events, err = newEventParts(ctx, s); err != nil {
+		return nil, err
+	}
+	aud := auditedge.New(s.events.trail, cfg.Audit.Reads)
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, LiveLimit: s.conns.liveLimit()})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store(), LiveLimit: s.conns.liveLimit()})
 	if err != nil {
 		return nil, err
 	}
@@ -132,15 +138,15 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http, aud)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http)
+			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http, aud)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = s.metrics.handler()
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces)
+			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces, aud)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
@@ -212,10 +218,7 @@ func (s *server) Run(ctx context.Context) error {
 	// them any more.
 	partsCtx, stopParts := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopParts()
-	parts := []struct {
-		name string
-		run  func(context.Context) error
-	}{
+	parts := []namedPart{
 		{"event bus", s.bus.Run},
 		{"observations", s.svc.observe.Run},
 		{"plugin channel", s.svc.plugin.Run},
@@ -226,11 +229,9 @@ func (s *server) Run(ctx context.Context) error {
 		{"grpc", func(ctx context.Context) error { return s.svc.plugin.Serve(ctx, s.grpcLn, s.grpcOpts...) }},
 	}
 	if h, ok := s.cfg.storage.(*warehouse.Health); ok {
-		parts = append(parts, struct {
-			name string
-			run  func(context.Context) error
-		}{"storage health", func(ctx context.Context) error { h.Run(ctx); return nil }})
+		parts = append(parts, namedPart{"storage health", func(ctx context.Context) error { h.Run(ctx); return nil }})
 	}
+	parts = append(parts, s.events.runParts(s)...)
 	for _, p := range parts {
 		g.Go(func() error {
 			if err := p.run(partsCtx); err != nil {
