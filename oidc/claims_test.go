@@ -1,0 +1,110 @@
+package oidc
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/floe/floe/catalog"
+)
+
+func TestGroupsFrom(t *testing.T) {
+	cases := []struct {
+		name, claims, path string
+		want               string // groups joined by ","
+		present, fails     bool
+	}{
+		{"list", `{"groups":["a","b"]}`, "groups", "a,b", true, false},
+		{"one string", `{"groups":"a"}`, "groups", "a", true, false},
+		{"trimmed and deduplicated", `{"groups":[" a ","a","","b"]}`, "groups", "a,b", true, false},
+		{"absent", `{"sub":"x"}`, "groups", "", false, false},
+		{"null", `{"groups":null}`, "groups", "", true, false},
+		{"dotted path", `{"realm_access":{"roles":["admin"]}}`, "realm_access.roles", "admin", true, false},
+		{"dotted path through a string", `{"realm_access":"x"}`, "realm_access.roles", "", false, false},
+		{"numbers", `{"groups":[1,2]}`, "groups", "", true, true},
+		{"an object", `{"groups":{"a":1}}`, "groups", "", true, true},
+		{"a control character", `{"groups":["a\u0000b"]}`, "groups", "", true, true},
+		{"too long a name", `{"groups":["` + strings.Repeat("g", maxGroupName+1) + `"]}`, "groups", "", true, true},
+		{"too many", `{"groups":[` + strings.TrimSuffix(strings.Repeat(`"g",`, maxGroups+1), ",") + `]}`, "groups", "", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(c.claims), &m); err != nil {
+				t.Fatal(err)
+			}
+			got, present, err := groupsFrom(m, c.path)
+			if (err != nil) != c.fails || present != c.present || strings.Join(got, ",") != c.want {
+				t.Fatalf("groupsFrom = %q, %v, %v; want %q, present %v, fails %v", got, present, err, c.want, c.present, c.fails)
+			}
+		})
+	}
+}
+
+// FuzzGroupsFrom: whatever claims a token carries, the groups read from
+// it are within the bounds and printable, and reading never panics.
+func FuzzGroupsFrom(f *testing.F) {
+	for _, s := range []string{`{"groups":["a","b"]}`, `{"groups":"a"}`, `{"g":{"h":["x"]}}`, `{"groups":[1]}`, `{}`} {
+		f.Add(s, "groups")
+	}
+	f.Add(`{"g":{"h":["x"]}}`, "g.h")
+	f.Fuzz(func(t *testing.T, claims, path string) {
+		var m map[string]any
+		if json.Unmarshal([]byte(claims), &m) != nil {
+			return
+		}
+		groups, _, err := groupsFrom(m, path)
+		if err != nil {
+			return
+		}
+		if len(groups) > maxGroups {
+			t.Fatalf("%d groups", len(groups))
+		}
+		for _, g := range groups {
+			if g == "" || len(g) > maxGroupName || !printable(g) {
+				t.Fatalf("group %q escaped the bounds", g)
+			}
+		}
+	})
+}
+
+func TestRights(t *testing.T) {
+	r := Rights{AdminGroup: "platform", ReadonlyGroup: "analysts"}
+	cases := []struct {
+		groups       []string
+		console, tok catalog.Role
+	}{
+		{[]string{"platform"}, catalog.RoleAdmin, catalog.RoleReadWrite},
+		{[]string{"analysts"}, catalog.RoleReadonly, catalog.RoleReadonly},
+		{[]string{"analysts", "platform"}, catalog.RoleAdmin, catalog.RoleReadWrite},
+		{[]string{"marketing"}, "", ""},
+		{nil, "", ""},
+	}
+	for _, c := range cases {
+		if got := r.ConsoleRole(c.groups); got != c.console {
+			t.Errorf("ConsoleRole(%v) = %q, want %q", c.groups, got, c.console)
+		}
+		if got := r.TokenRole(c.groups); got != c.tok {
+			t.Errorf("TokenRole(%v) = %q, want %q", c.groups, got, c.tok)
+		}
+	}
+	if got := (Rights{}).ConsoleRole([]string{""}); got != "" {
+		t.Fatalf("no rule gave %q to the empty group", got)
+	}
+}
+
+// TestCappedBody: an answer of the provider longer than maxIdPResponse is
+// an error, one of exactly that length is read whole.
+func TestCappedBody(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		fail bool
+	}{{maxIdPResponse, false}, {maxIdPResponse + 1, true}, {10, false}} {
+		b := &cappedBody{ReadCloser: io.NopCloser(strings.NewReader(strings.Repeat("x", c.n))), left: maxIdPResponse}
+		got, err := io.ReadAll(b)
+		if (err != nil) != c.fail || (!c.fail && len(got) != c.n) {
+			t.Errorf("%d bytes: read %d, %v", c.n, len(got), err)
+		}
+	}
+}
