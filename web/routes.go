@@ -21,7 +21,9 @@ func (s *Server) routes(sf *edge.Surface) {
 	sf.HandleFunc("GET /live", s.Live, public) // websocket: live job and task progress; reads the session itself (see Live)
 	sf.HandleFunc("GET /login", h.ShowLogin, public)
 	sf.HandleFunc("POST /login", h.Login, public)
-	sf.HandleFunc("POST /logout", h.Logout) // allowed for every role
+	sf.HandleFunc("GET /login/oidc", h.StartOIDC, public)             // to the identity provider (404 without one)
+	sf.HandleFunc("GET /login/oidc/callback", h.OIDCCallback, public) // its answer
+	sf.HandleFunc("POST /logout", h.Logout)                           // allowed for every role
 
 	page := func(pattern string, f http.HandlerFunc) { sf.Handle(pattern, requireWriter(h, f)) }
 	page("GET /{$}", redirectTo("/buckets"))
