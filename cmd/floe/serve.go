@@ -28,6 +28,7 @@ type serveConfig struct {
 	WithWorker                 bool
 	S3                         s3tablesConfig
 	S3Store                    s3Flags // an s3:// --warehouse
+	OIDC                       oidcFlags
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -80,6 +81,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	c.S3.addFlags(f)
+	c.OIDC.addFlags(f)
 	return cmd
 }
 
@@ -150,7 +152,7 @@ func (c serveConfig) check() error {
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
-	return nil
+	return c.OIDC.check()
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the
