@@ -1,6 +1,9 @@
 package oidc
 
 import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"encoding/json"
 	"io"
 	"strings"
@@ -107,4 +110,28 @@ func TestCappedBody(t *testing.T) {
 			t.Errorf("%d bytes: read %d, %v", c.n, len(got), err)
 		}
 	}
+}
+
+// FuzzParseKeySet: any key set document parses or fails without a panic,
+// and every key kept is a public key.
+func FuzzParseKeySet(f *testing.F) {
+	f.Add([]byte(`{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","kid":"a","use":"sig"}]}`))
+	f.Add([]byte(`{"keys":[{"kty":"oct","k":"AAAA"}]}`))
+	f.Add([]byte(`{"keys":[{"kty":"nope"}]}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		keys, err := parseKeySet(body)
+		if err != nil {
+			return
+		}
+		for kid, pubs := range keys {
+			for _, k := range pubs {
+				switch k.(type) {
+				case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
+				default:
+					t.Fatalf("key %q of type %T is not a public key", kid, k)
+				}
+			}
+		}
+	})
 }

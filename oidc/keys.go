@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
 )
 
 // signingAlgs are the asymmetric algorithms a token may be signed with:
@@ -159,13 +159,23 @@ func (k *keySet) fetch(ctx context.Context) (map[string][]crypto.PublicKey, erro
 	if resp.StatusCode != http.StatusOK {
 		return nil, unavailable("the request for its signing keys", fmt.Errorf("%s answered %s", k.url, resp.Status))
 	}
-	// Keys one by one: a key of a type go-jose does not know (or a
-	// symmetric one) is skipped rather than failing the whole set.
+	keys, err := parseKeySet(body)
+	if err != nil {
+		return nil, unavailable("the request for its signing keys", fmt.Errorf("%s: %w", k.url, err))
+	}
+	return keys, nil
+}
+
+// parseKeySet reads a JWKS document (at most maxIdPResponse, the transport
+// caps it): its public signing keys by key id. Keys one by one: a key of a
+// type go-jose does not know (or a symmetric or private one) is skipped
+// rather than failing the whole set.
+func parseKeySet(body []byte) (map[string][]crypto.PublicKey, error) {
 	var set struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
 	if err := json.Unmarshal(body, &set); err != nil {
-		return nil, unavailable("the request for its signing keys", fmt.Errorf("%s: %w", k.url, err))
+		return nil, err
 	}
 	keys := map[string][]crypto.PublicKey{}
 	for _, raw := range set.Keys {

@@ -18,6 +18,7 @@ func (p *Provider) appHandler() http.Handler {
 	mux.HandleFunc("POST /login", p.login)
 	mux.HandleFunc("GET /consent", p.consent)
 	mux.HandleFunc("POST /token-hook", p.tokenHook)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("GET /error", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "hydra error: "+r.URL.Query().Get("error")+": "+r.URL.Query().Get("error_description"), http.StatusBadRequest)
 	})

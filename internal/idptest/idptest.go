@@ -239,10 +239,10 @@ func (p *Provider) WebClient(t testing.TB, id, secret, redirectURL string) {
 	t.Helper()
 	p.adminCall(t, http.MethodPost, "/admin/clients", map[string]any{
 		"client_id": id, "client_secret": secret,
-		"grant_types":    []string{"authorization_code", "refresh_token"},
-		"response_types": []string{"code"},
-		"redirect_uris":  []string{redirectURL},
-		"scope":          "openid profile email",
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"redirect_uris":              []string{redirectURL},
+		"scope":                      "openid profile email",
 		"token_endpoint_auth_method": "client_secret_basic",
 	}, nil)
 }
