@@ -263,3 +263,25 @@ func icebergShape(t *testing.T, status int, body []byte, says string) {
 		t.Fatalf("Iceberg error %s, want %s %d saying %q", body, wantType, status, says)
 	}
 }
+
+// TestOIDCFlags: combinations that cannot work are refused before floe
+// opens anything, with a sentence.
+func TestOIDCFlags(t *testing.T) {
+	data := "--data=" + t.TempDir()
+	cases := []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--oidc-client-id", "floe"}, "need --oidc-issuer"},
+		{[]string{"--oidc-audience", "floe"}, "need --oidc-issuer"},
+		{[]string{"--oidc-issuer", "https://idp.example.test"}, "needs --oidc-client-id"},
+		{[]string{"--oidc-issuer", "https://idp.example.test", "--oidc-audience", "floe", "--oidc-redirect-url", "https://floe.example.test/login/oidc/callback"}, "give --oidc-client-id too"},
+		{[]string{"--oidc-issuer", "not a url", "--oidc-audience", "floe", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "", "--s3tables", ""}, "not an http(s) URL"},
+	}
+	for _, c := range cases {
+		out, code := run(t, append(append([]string{"serve"}, c.args...), data)...)
+		if code != 2 || !strings.Contains(out, c.says) {
+			t.Errorf("serve %v: code %d, output %q; want 2 saying %q", c.args, code, out, c.says)
+		}
+	}
+}
