@@ -2,9 +2,11 @@ package oidc
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
@@ -46,45 +48,61 @@ type peeked struct {
 	Expiry   *jwt.NumericDate `json:"exp"`
 }
 
-// VerifyAccessToken verifies raw as Authenticate does.
+// VerifyAccessToken verifies raw as Authenticate does. A token that
+// verified is answered from memory (p.verified) until it expires, for at
+// most verifiedTTL: an engine sends the same token with every request.
 func (p *Provider) VerifyAccessToken(ctx context.Context, raw string) (identity.Principal, error) {
 	if p.cfg.Audience == "" {
 		return identity.Principal{}, unauthenticated("this floe accepts no identity-provider tokens (floe serve --oidc-audience names the audience they must carry); send an API key", nil)
 	}
+	sum := sha256.Sum256([]byte(raw))
+	if pr, ok := p.verified.get(sum, p.now()); ok {
+		return pr, nil
+	}
+	pr, exp, err := p.verifyAccessToken(ctx, raw)
+	if err == nil {
+		p.verified.put(sum, pr, exp, p.now())
+	}
+	return pr, err
+}
+
+// verifyAccessToken is VerifyAccessToken without the memory; exp is the
+// token's expiry.
+func (p *Provider) verifyAccessToken(ctx context.Context, raw string) (identity.Principal, time.Time, error) {
 	tok, err := jwt.ParseSigned(raw, signingAlgs)
 	if err != nil || len(tok.Headers) != 1 {
-		return identity.Principal{}, unauthenticated("the bearer token is neither a floe API key nor a signed JWT of the identity provider", err)
+		return identity.Principal{}, time.Time{}, unauthenticated("the bearer token is neither a floe API key nor a signed JWT of the identity provider", err)
 	}
 	var pk peeked
 	if err := tok.UnsafeClaimsWithoutVerification(&pk); err != nil {
-		return identity.Principal{}, unauthenticated("the bearer token's claims are not JSON", err)
+		return identity.Principal{}, time.Time{}, unauthenticated("the bearer token's claims are not JSON", err)
 	}
 	if pk.Issuer != p.cfg.Issuer {
-		return identity.Principal{}, unauthenticated("the token was issued by "+printableOrDash(pk.Issuer)+", not by the identity provider this floe trusts ("+p.cfg.Issuer+")", nil)
+		return identity.Principal{}, time.Time{}, unauthenticated("the token was issued by "+printableOrDash(pk.Issuer)+", not by the identity provider this floe trusts ("+p.cfg.Issuer+")", nil)
 	}
 	if _, err := p.Discover(ctx); err != nil {
-		return identity.Principal{}, err
+		return identity.Principal{}, time.Time{}, err
 	}
 	// Fetching the keys first surfaces why there are none (a provider
 	// down, a key id it does not publish), which go-oidc's error does not
 	// carry; the verification below then finds them cached.
 	if _, err := p.keys.keysFor(ctx, tok.Headers[0].KeyID); err != nil {
 		if errors.Is(err, errUnknownKey) {
-			return identity.Principal{}, unauthenticated("the token is signed with a key the identity provider does not publish", err)
+			return identity.Principal{}, time.Time{}, unauthenticated("the token is signed with a key the identity provider does not publish", err)
 		}
-		return identity.Principal{}, err
+		return identity.Principal{}, time.Time{}, err
 	}
 	idt, err := p.verifier(p.cfg.Audience).Verify(ctx, raw)
 	if err != nil {
-		return identity.Principal{}, p.whyNot(pk, err)
+		return identity.Principal{}, time.Time{}, p.whyNot(pk, err)
 	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
-		return identity.Principal{}, unauthenticated("the token's claims could not be read", err)
+		return identity.Principal{}, time.Time{}, unauthenticated("the token's claims could not be read", err)
 	}
 	groups, _, err := groupsFrom(claims, p.cfg.GroupsClaim)
 	if err != nil {
-		return identity.Principal{}, unauthenticated(err.Error(), nil)
+		return identity.Principal{}, time.Time{}, unauthenticated(err.Error(), nil)
 	}
 	name := idt.Subject
 	for _, c := range []string{"preferred_username", "client_id", "azp"} {
@@ -99,10 +117,10 @@ func (p *Provider) VerifyAccessToken(ctx context.Context, raw string) (identity.
 		// token acts as a key of its role on every bucket.
 		Key: catalog.APIKey{ID: "idp:" + idt.Subject, Name: "idp:" + name, Role: role}}
 	if role == "" {
-		return pr, &fault.Error{Kind: fault.Forbidden, Field: "groups",
+		return pr, time.Time{}, &fault.Error{Kind: fault.Forbidden, Field: "groups",
 			Message: "the identity provider's token for " + name + " is valid, but " + p.NoRights(groups)}
 	}
-	return pr, nil
+	return pr, idt.Expiry, nil
 }
 
 // whyNot says why go-oidc refused a token whose issuer was right, from
@@ -139,4 +157,50 @@ func printableOrDash(s string) string {
 		return "-"
 	}
 	return `"` + s + `"`
+}
+
+// verifiedTTL bounds how long a verified token is answered from memory: a
+// signing key the provider withdraws (its JWKS no longer lists it) stops
+// vouching for tokens floe already verified with it within this.
+const verifiedTTL = time.Minute
+
+// maxVerified bounds the tokens remembered: an engine reuses one token for
+// its lifetime, so this is thousands of engines at once; past it the
+// memory starts over and tokens are verified afresh.
+const maxVerified = 10_000
+
+// verifiedTokens remembers principals of verified tokens by the token's
+// SHA-256, each until its token's expiry or verifiedTTL, whichever is
+// first. Refusals are never remembered.
+type verifiedTokens struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]verifiedToken
+}
+
+type verifiedToken struct {
+	p     identity.Principal
+	until time.Time
+}
+
+func (v *verifiedTokens) get(sum [sha256.Size]byte, now time.Time) (identity.Principal, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.m[sum]
+	if !ok || !now.Before(e.until) {
+		return identity.Principal{}, false
+	}
+	return e.p, true
+}
+
+func (v *verifiedTokens) put(sum [sha256.Size]byte, p identity.Principal, exp, now time.Time) {
+	until := now.Add(verifiedTTL)
+	if exp.Before(until) {
+		until = exp
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil || len(v.m) >= maxVerified {
+		v.m = make(map[[sha256.Size]byte]verifiedToken)
+	}
+	v.m[sum] = verifiedToken{p: p, until: until}
 }

@@ -8,8 +8,10 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 func TestGroupsFrom(t *testing.T) {
@@ -134,4 +136,27 @@ func FuzzParseKeySet(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestVerifiedTokens: a remembered token is answered until its expiry or
+// verifiedTTL, whichever comes first, and never after.
+func TestVerifiedTokens(t *testing.T) {
+	var v verifiedTokens
+	now := time.Unix(1_800_000_000, 0)
+	long, short := [32]byte{1}, [32]byte{2}
+	v.put(long, identity.Principal{ID: "long"}, now.Add(time.Hour), now)
+	v.put(short, identity.Principal{ID: "short"}, now.Add(10*time.Second), now)
+	for _, c := range []struct {
+		sum  [32]byte
+		at   time.Duration
+		want bool
+	}{
+		{long, 0, true}, {long, verifiedTTL - time.Second, true}, {long, verifiedTTL, false},
+		{short, 9 * time.Second, true}, {short, 10 * time.Second, false},
+		{[32]byte{3}, 0, false},
+	} {
+		if _, ok := v.get(c.sum, now.Add(c.at)); ok != c.want {
+			t.Errorf("token %x at +%s: remembered %v, want %v", c.sum[0], c.at, ok, c.want)
+		}
+	}
 }

@@ -89,6 +89,9 @@ type Provider struct {
 	client *http.Client
 	now    func() time.Time
 	log    *slog.Logger
+	// verified remembers the access tokens that verified (see
+	// VerifyAccessToken).
+	verified verifiedTokens
 
 	mu       sync.Mutex
 	disc     *gooidc.Provider
