@@ -17,7 +17,6 @@ import (
 // provider (an *oidc.Provider); nil in Deps keeps local users only.
 type SSO interface {
 	Label() string
-	Issuer() string
 	Begin(ctx context.Context, next string) (string, oidc.Pending, error)
 	Finish(ctx context.Context, p oidc.Pending, code string) (oidc.Identity, error)
 	Expired(p oidc.Pending) bool

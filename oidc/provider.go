@@ -176,8 +176,14 @@ func (p *Provider) Discover(ctx context.Context) (*gooidc.Provider, error) {
 	if err != nil {
 		p.log.Warn("the identity provider's discovery failed", "issuer", p.cfg.Issuer, "err", err)
 		p.failedAt = p.now()
-		p.failure = &fault.Error{Kind: fault.Unavailable, Field: "idp",
-			Message: "the identity provider " + p.cfg.Issuer + " does not answer; try again in a moment", Err: err}
+		msg := "the identity provider " + p.cfg.Issuer + " does not answer; try again in a moment"
+		var mismatch *gooidc.IssuerMismatchError
+		if errors.As(err, &mismatch) {
+			// A configuration mistake, often a trailing slash: tokens would
+			// never match either.
+			msg = "the identity provider's discovery document names the issuer " + mismatch.Discovered + ", not " + p.cfg.Issuer + "; an administrator should give --oidc-issuer exactly as the provider writes it"
+		}
+		p.failure = &fault.Error{Kind: fault.Unavailable, Field: "idp", Message: msg, Err: err}
 		return nil, p.failure
 	}
 	var meta struct {

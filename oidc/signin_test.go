@@ -137,6 +137,16 @@ func TestSignInFlow(t *testing.T) {
 		_, err := p.Finish(ctx, pend, code)
 		refused(t, err, "longer than 10 minutes")
 	})
+	t.Run("an issuer written otherwise than the provider writes it", func(t *testing.T) {
+		q, err := New(Config{Issuer: idp.Issuer + "/", ClientID: "floe-console", RedirectURL: redirect})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = q.Begin(ctx, "")
+		if e, ok := fault.As(err); !ok || e.Kind != fault.Unavailable || !strings.Contains(e.Message, "names the issuer "+idp.Issuer+",") {
+			t.Fatalf("error = %v", err)
+		}
+	})
 	t.Run("the provider down", func(t *testing.T) {
 		u, pend := begin()
 		code := signInAt(t, u, "ada", "ada-password").Get("code")
