@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 
@@ -35,8 +36,9 @@ func (o *oidcFlags) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.ReadonlyGroup, "oidc-readonly-group", "", "provider group whose members read only (until grants decide); members of neither group get no rights")
 }
 
-// check refuses settings that cannot work, before anything is opened.
-func (o oidcFlags) check() error {
+// check refuses settings that cannot work, before anything is opened;
+// console is the --http address.
+func (o oidcFlags) check(console string) error {
 	other := o.ClientID != "" || o.RedirectURL != "" || o.Audience != "" || o.Name != "" || o.AdminGroup != "" || o.ReadonlyGroup != ""
 	switch {
 	case o.Issuer == "" && other:
@@ -45,8 +47,21 @@ func (o oidcFlags) check() error {
 		return usageError{"--oidc-issuer needs --oidc-client-id (console sign-in), --oidc-audience (its tokens on the catalogs), or both"}
 	case o.RedirectURL != "" && o.ClientID == "":
 		return usageError{"--oidc-redirect-url is the console sign-in's callback: give --oidc-client-id too"}
+	case o.ClientID != "" && o.RedirectURL == "" && !reachableHost(console):
+		return usageError{"the console listens on " + console + ", which is not an address browsers reach it at: give --oidc-redirect-url (https://HOST/login/oidc/callback, as registered at the provider)"}
 	}
 	return nil
+}
+
+// reachableHost reports whether a listen address names the host browsers
+// can use as is: not every interface (0.0.0.0, ::, or no host at all).
+func reachableHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsUnspecified()
 }
 
 // provider builds the identity provider for a console bound at console;
@@ -59,7 +74,7 @@ func (o oidcFlags) provider(console string, log *slog.Logger) (*oidc.Provider, e
 	}
 	redirect := o.RedirectURL
 	if redirect == "" {
-		redirect = "http://" + console + "/login/oidc/callback"
+		redirect = "http://" + console + "/login/oidc/callback" // a loopback or named address (check)
 	}
 	var scopes []string
 	for _, s := range strings.Split(o.Scopes, ",") {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -277,11 +278,60 @@ func TestOIDCFlags(t *testing.T) {
 		{[]string{"--oidc-issuer", "https://idp.example.test"}, "needs --oidc-client-id"},
 		{[]string{"--oidc-issuer", "https://idp.example.test", "--oidc-audience", "floe", "--oidc-redirect-url", "https://floe.example.test/login/oidc/callback"}, "give --oidc-client-id too"},
 		{[]string{"--oidc-issuer", "not a url", "--oidc-audience", "floe", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--lance", "", "--iceberg", "", "--s3tables", ""}, "not an http(s) URL"},
+		{[]string{"--oidc-issuer", "https://idp.example.test", "--oidc-client-id", "floe", "--http", "0.0.0.0:9400"}, "give --oidc-redirect-url"},
+		{[]string{"--oidc-issuer", "https://idp.example.test", "--oidc-client-id", "floe", "--http", ":9400"}, "give --oidc-redirect-url"},
 	}
 	for _, c := range cases {
 		out, code := run(t, append(append([]string{"serve"}, c.args...), data)...)
 		if code != 2 || !strings.Contains(out, c.says) {
 			t.Errorf("serve %v: code %d, output %q; want 2 saying %q", c.args, code, out, c.says)
 		}
+	}
+}
+
+// TestServeConsoleSignIn: floe serve's console signs a user in through the
+// provider with the client secret from FLOE_OIDC_CLIENT_SECRET and the
+// default redirect URL on the bound console address.
+func TestServeConsoleSignIn(t *testing.T) {
+	idp := idptest.Start(t)
+	idp.AddUser(idptest.User{Subject: "ada", Password: "ada-password", Groups: []string{"analysts"}})
+	t.Setenv("FLOE_OIDC_CLIENT_SECRET", "console-secret-1")
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := startServe(t, ctx, "--data="+dir, "--s3tables", "", "--oidc-issuer", idp.Issuer, "--oidc-client-id", "floe-console",
+		"--oidc-readonly-group", "analysts", "--oidc-name", "Example SSO")
+	t.Cleanup(func() {
+		cancel()
+		if err := srv.wait(t); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	console := "http://" + srv.addrs["http"]
+	idp.WebClient(t, "floe-console", "console-secret-1", console+"/login/oidc/callback")
+
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	resp, err := c.Get(console + "/login/oidc?next=/jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	form := resp.Request.URL // the provider's sign-in form
+	challenge := form.Query().Get("login_challenge")
+	if challenge == "" {
+		t.Fatalf("no sign-in form of the provider at %s", form)
+	}
+	resp, err = c.PostForm(form.Scheme+"://"+form.Host+"/login", url.Values{"challenge": {challenge}, "username": {"ada"}, "password": {"ada-password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/jobs" || !strings.Contains(string(body), `data-testid="current-user">ada<`) {
+		t.Fatalf("after sign-in: %d at %s\n%s", resp.StatusCode, resp.Request.URL, body)
+	}
+	out, code := run(t, "user", "list", "--data="+dir)
+	if code != 0 || !regexpMatch(`(?m)^ada\s+readonly\s+idp\s+analysts\s`, out) {
+		t.Fatalf("user list (%d):\n%s", code, out)
 	}
 }

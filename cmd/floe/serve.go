@@ -152,7 +152,7 @@ func (c serveConfig) check() error {
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
-	return c.OIDC.check()
+	return c.OIDC.check(c.HTTP)
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the
