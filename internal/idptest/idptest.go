@@ -144,6 +144,14 @@ func Start(t testing.TB) *Provider {
 	// machine); ID tokens keep Hydra's RS256 key, so both kinds are
 	// verified.
 	p.adminCall(t, http.MethodPost, "/admin/keys/hydra.jwt.access-token", map[string]any{"alg": "ES256", "use": "sig", "kid": "idptest-access"}, nil)
+	// Hydra makes some of its keys on first use; asking for discovery and
+	// the key set now keeps that work out of the first call a test
+	// measures or bounds with floe's own timeouts.
+	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/jwks.json"} {
+		if !p.answers(p.Issuer + path) {
+			t.Fatalf("idptest: %s did not answer\n%s", path, p.tail())
+		}
+	}
 	return p
 }
 
@@ -181,7 +189,7 @@ func writeConfig(path string, ports []int, issuer, app string) error {
 func (p *Provider) waitReady() error {
 	deadline := time.Now().Add(startTimeout)
 	for {
-		if p.ready(p.Issuer) && p.ready(p.admin) {
+		if p.answers(p.Issuer+"/health/ready") && p.answers(p.admin+"/health/ready") {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -195,8 +203,9 @@ func (p *Provider) waitReady() error {
 	}
 }
 
-func (p *Provider) ready(base string) bool {
-	resp, err := p.client.Get(base + "/health/ready")
+// answers reports whether u answers 200 within startTimeout.
+func (p *Provider) answers(u string) bool {
+	resp, err := (&http.Client{Timeout: startTimeout}).Get(u)
 	if err != nil {
 		return false
 	}
