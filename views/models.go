@@ -16,7 +16,7 @@ type Page struct {
 	User     string
 	Role     string
 	Groups   []string // the identity provider's groups of a user signed in through it
-	CanWrite bool // false for readonly users: write controls are not rendered
+	CanWrite bool     // false for readonly users: write controls are not rendered
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
