@@ -68,6 +68,9 @@ type Deps struct {
 	Manager Manager
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
+	// SSO signs users in through the organization's identity provider;
+	// nil = local users only.
+	SSO SSO
 }
 
 // Handlers serves the console pages. Create with New.
@@ -88,6 +91,7 @@ type Handlers struct {
 	health   *health.Service
 	audit    ActivityReader
 	manager  Manager
+	sso      SSO // nil: no identity provider
 }
 
 // New builds the handlers.
@@ -98,19 +102,30 @@ func New(d Deps) *Handlers {
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, manager: d.Manager}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, manager: d.Manager, sso: d.SSO}
 }
 
 // Session keys.
 const (
-	sessionUser = "user"
-	sessionRole = "role"
+	sessionUser   = "user"
+	sessionRole   = "role"
+	sessionGroups = "groups" // []string: the identity provider's groups of the user
+	sessionVia    = "via"    // how the user signed in: "" (a password) or viaOIDC
 )
+
+// viaOIDC marks a session signed in through the identity provider.
+const viaOIDC = "oidc"
 
 // User is the signed-in console user as the session records it.
 type User struct {
 	Name string
 	Role catalog.Role
+	// Groups are the identity provider's groups at sign-in (none for a
+	// local user).
+	Groups []string
+	// Via is viaOIDC for a sign-in through the identity provider, "" for
+	// a password.
+	Via string
 }
 
 // CanWrite reports whether the user may change anything.
@@ -124,12 +139,21 @@ func UserFrom(ctx context.Context) (User, bool) {
 	if !ok || p.Kind != edge.User || p.ID == "" {
 		return User{}, false
 	}
-	return User{Name: p.ID, Role: p.Role}, true
+	u := User{Name: p.ID, Role: p.Role, Groups: p.Groups}
+	if p.Via == viaOIDC {
+		u.Via = viaOIDC
+	}
+	return u, true
 }
 
-// Principal is u as the edge records it.
+// Principal is u as the edge records it: Via "session" for a password's
+// session, "oidc" for one the identity provider's sign-in started.
 func (u User) Principal() edge.Principal {
-	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Via: "session"}
+	via := "session"
+	if u.Via == viaOIDC {
+		via = viaOIDC
+	}
+	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Groups: u.Groups, Via: via}
 }
 
 // SessionUser reads the user recorded in the request's session.
@@ -138,5 +162,7 @@ func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
 	if name == "" {
 		return User{}, false
 	}
-	return User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole))}, true
+	u := User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole)), Via: h.sessions.GetString(ctx, sessionVia)}
+	u.Groups, _ = h.sessions.Get(ctx, sessionGroups).([]string)
+	return u, true
 }

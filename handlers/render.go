@@ -39,7 +39,7 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 // page fills the layout fields for the signed-in user.
 func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	u, _ := UserFrom(r.Context())
-	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r),
+	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), Groups: u.Groups, CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r),
 		Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{})}
 }
 

@@ -37,6 +37,10 @@ type Config struct {
 	// nil makes the server its own (pass one to share tokens with other
 	// surfaces).
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// DefaultBucket is the bucket /v1/config hands clients that name no
 	// warehouse; empty means such clients are told to name one.
 	DefaultBucket string
@@ -106,7 +110,7 @@ func New(cfg Config) *Server {
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
 		Encode:  s.writeError,
-		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens})},
+		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens, IdP: cfg.IdP})},
 		MaxBody: maxBodyBytes,
 		Log:     log,
 		Metrics: cfg.Metrics,

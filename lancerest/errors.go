@@ -177,7 +177,9 @@ func protocolError(r *http.Request, allow string, err error) *Error {
 		return &Error{Code: CodeInvalidInput, Status: http.StatusMethodNotAllowed,
 			Msg: r.Method + " is not allowed on " + r.URL.Path, Detail: "Use " + allow + " for this operation."}
 	case fault.Unauthenticated:
-		return NewError(CodeUnauthenticated, "API key not accepted", fe.Message+".")
+		// The credential may be an API key, floe's access token or the
+		// identity provider's token; the detail says which and why.
+		return NewError(CodeUnauthenticated, "credential not accepted", fe.Message+".")
 	case fault.TooLarge:
 		return tooLarge()
 	}

@@ -40,8 +40,12 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// Auth authenticates every request; nil builds floe's API-key check
-	// from Store, Anonymous and Tokens (tests pass one with their clock).
+	// from Store, Anonymous, Tokens and IdP (tests pass one with their clock).
 	Auth edge.Authenticator
 	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
 	// spec's Unsupported.
@@ -90,7 +94,7 @@ func New(cfg Config) *Server {
 	}
 	auth := cfg.Auth
 	if auth == nil {
-		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})
+		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens, IdP: cfg.IdP})
 	}
 	s.surface = edge.New(edge.Config{
 		Name: SurfaceName, Encode: s.encode, Auth: auth, MaxBody: maxBodyBytes,

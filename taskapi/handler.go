@@ -37,8 +37,12 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// Auth authenticates every request; nil builds floe's API-key check
-	// from Store, Anonymous and Tokens.
+	// from Store, Anonymous, Tokens and IdP.
 	Auth edge.Authenticator
 	// Metrics counts every request under surface "taskapi"; nil counts none.
 	Metrics *edge.Metrics
@@ -63,7 +67,7 @@ func New(cfg Config) http.Handler {
 	h := &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg}
 	auth := cfg.Auth
 	if auth == nil {
-		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})
+		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens, IdP: cfg.IdP})
 	}
 	s := edge.New(edge.Config{
 		Name: SurfaceName, Encode: h.encode, Auth: auth, MaxBody: maxBodyBytes,

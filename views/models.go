@@ -4,7 +4,10 @@ package views
 
 //go:generate sh -c "cd .. && go tool templ generate"
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // Page is what every full page needs for its layout.
 type Page struct {
@@ -12,7 +15,8 @@ type Page struct {
 	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
 	User     string
 	Role     string
-	CanWrite bool // false for readonly users: write controls are not rendered
+	Groups   []string // the identity provider's groups of a user signed in through it
+	CanWrite bool     // false for readonly users: write controls are not rendered
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
@@ -57,6 +61,18 @@ type LoginForm struct {
 	Username string
 	Next     string // local path to return to after signing in
 	Error    string
+	// SSOLabel names the identity provider of the "Sign in with …" button;
+	// "" shows no button (no provider configured).
+	SSOLabel string
+}
+
+// SSOHref is where the "Sign in with …" button goes: the provider's
+// sign-in, back to Next afterwards.
+func (f LoginForm) SSOHref() string {
+	if f.Next == "" {
+		return "/login/oidc"
+	}
+	return "/login/oidc?next=" + url.QueryEscape(f.Next)
 }
 
 // BucketRow is one line of the buckets list.

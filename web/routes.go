@@ -24,7 +24,9 @@ func (s *Server) routes(sf *edge.Surface) {
 	sf.HandleFunc("GET /live", s.Live, public, read("Live")) // websocket: live job and task progress; reads the session itself (see Live)
 	sf.HandleFunc("GET /login", h.ShowLogin, public, read("ShowLogin"))
 	sf.HandleFunc("POST /login", h.Login, public, edge.Op("SignIn", edge.Writes))
-	sf.HandleFunc("POST /logout", h.Logout, edge.Op("SignOut", edge.Writes)) // allowed for every role
+	sf.HandleFunc("GET /login/oidc", h.StartOIDC, public, read("StartSignIn"))                                // to the identity provider (404 without one)
+	sf.HandleFunc("GET /login/oidc/callback", h.OIDCCallback, public, edge.Op("SignInCallback", edge.Writes)) // its answer
+	sf.HandleFunc("POST /logout", h.Logout, edge.Op("SignOut", edge.Writes))                                  // allowed for every role
 
 	// Every page names its operation for the audit trail; a POST (a form)
 	// writes, a GET reads.

@@ -68,6 +68,9 @@ type Config struct {
 	Auditor edge.Auditor
 	// Audit is the trail the Activity pages read; nil hides them.
 	Audit handlers.ActivityReader
+	// SSO signs users in through the organization's identity provider
+	// ("Sign in with …" beside the password form); nil = local users only.
+	SSO handlers.SSO
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -131,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}

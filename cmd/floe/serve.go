@@ -33,6 +33,7 @@ type serveConfig struct {
 	// 0 derives it from the open-file limit, -1 is no limit.
 	MaxConnections int
 	Audit          auditConfig
+	OIDC           oidcFlags
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -106,6 +107,7 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
 	c.S3.addFlags(f)
 	c.Audit.addFlags(f)
+	c.OIDC.addFlags(f)
 	return cmd
 }
 
@@ -176,7 +178,7 @@ func (c serveConfig) check() error {
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
-	return nil
+	return c.OIDC.check(c.HTTP)
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the

@@ -122,7 +122,19 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	aud := auditedge.New(s.events.trail, cfg.Audit.Reads)
-	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
+	idp, err := cfg.OIDC.provider(s.surfaces.Console, log)
+	if err != nil {
+		return nil, err
+	}
+	var sso handlers.SSO
+	var bearer apikey.IdP
+	if idp != nil && idp.SignIn() {
+		sso = idp
+	}
+	if idp != nil && cfg.OIDC.Audience != "" {
+		bearer = idp
+	}
+	s.console, err = web.New(web.Config{SSO: sso, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
 		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store(), LiveLimit: s.conns.liveLimit()})
 	if err != nil {
@@ -138,9 +150,9 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http, aud)
+			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, bearer, s.metrics.http, aud)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http, aud)
+			h, closePlans := icebergHandler(s.st, log, cfg, tokens, bearer, s.metrics.http, aud)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
