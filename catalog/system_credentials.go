@@ -42,7 +42,28 @@ func (s *Store) CreateWorkerKey(ctx context.Context, tokenID, workerID string, r
 	if tokenID == "" {
 		return APIKey{}, "", errUnknownWorkerToken()
 	}
-	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, bucket, ttl, "", tokenID)
+	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, bucket, ttl, "", tokenID, nil)
+}
+
+// CreateScopedWorkerKey is CreateWorkerKey for a key that holds exactly
+// scope (its Privilege on its place; the grantee is the new key) instead
+// of a role's grant: what one message to the worker needs.
+func (s *Store) CreateScopedWorkerKey(ctx context.Context, tokenID, workerID string, scope Grant, ttl time.Duration) (APIKey, string, error) {
+	if tokenID == "" {
+		return APIKey{}, "", errUnknownWorkerToken()
+	}
+	if err := validatePrivilege(scope.Privilege); err != nil {
+		return APIKey{}, "", err
+	}
+	if err := validatePlace(scope.Bucket, scope.Namespace, scope.Table); err != nil {
+		return APIKey{}, "", err
+	}
+	// The role shown beside the key in listings says what it is for.
+	role := RoleReadonly
+	if scope.Privilege != "read" {
+		role = RoleReadWrite
+	}
+	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, scope.Bucket, ttl, "", tokenID, &scope)
 }
 
 // MintedFor reports the worker token and worker a minted worker key was
