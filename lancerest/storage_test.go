@@ -10,17 +10,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // fakeStorage stands in for warehouse.ClientAccess and records what the
 // handler asked of it.
 type fakeStorage struct {
-	mu   sync.Mutex
-	vend []string // "nil", "true", "false" per call
-	fail bool
+	mu     sync.Mutex
+	vend   []string           // "nil", "true", "false" per call
+	access []warehouse.Access // per call
+	fail   bool
 }
 
-func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, vend *bool) (map[string]string, error) {
+func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, access warehouse.Access, vend *bool) (map[string]string, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := "nil"
@@ -28,10 +31,11 @@ func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, ve
 		v = map[bool]string{true: "true", false: "false"}[*vend]
 	}
 	f.vend = append(f.vend, v)
+	f.access = append(f.access, access)
 	if f.fail {
-		return nil, errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
+		return nil, "", errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
 	}
-	return map[string]string{"aws_endpoint": "http://127.0.0.1:8333", "for": location}, nil
+	return map[string]string{"aws_endpoint": "http://127.0.0.1:8333", "for": location}, "", nil
 }
 
 // DescribeTable and DeclareTable hand out the warehouse's storage options

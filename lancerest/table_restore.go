@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 )
 
@@ -66,7 +67,7 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Write, tableResource(ref)); e != nil {
 		return e
 	}
 	ctx := r.Context()

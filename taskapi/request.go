@@ -14,6 +14,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -44,7 +45,8 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	if e := authorize(r, bucket, o.write); e != nil {
+	rights, e := h.rights(r, bucket)
+	if e != nil {
 		return nil, e
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -58,6 +60,14 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	ns, name, e := parseID(r.PathValue("id"), delim)
 	if e != nil {
 		return nil, e
+	}
+	// Submitting and deleting tasks is maintenance; reading them, reading.
+	need := identity.Read
+	if o.write {
+		need = identity.Maintain
+	}
+	if err := rights.Decide(need, identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name}); err != nil {
+		return nil, refused(err)
 	}
 	body, e := readBody(r)
 	if e != nil {

@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
@@ -17,8 +21,6 @@ import (
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
-	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc"
 )
 
 // server is one `floe serve`: every listener and service it opens is
@@ -31,6 +33,7 @@ type server struct {
 	db       *persist.DB
 	bus      *notify.Bus // cross-replica events; delivers nothing on SQLite
 	st       *catalog.Store
+	authz    *authz.Authorizer
 	svc      *services
 	console  *web.Server
 	surfaces web.Surfaces
@@ -96,6 +99,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("event bus", func() error { s.bus.Close(); return nil })
 	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
 	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
+	s.st.FollowGrants(s.bus)      // on PostgreSQL: a grant made on any replica decides here once its note arrives
+	s.authz = authz.New(s.st)     // the one authorizer every surface asks
 	s.register("catalog", s.st.Close)
 	if err := s.bindAll(); err != nil {
 		return nil, err
@@ -123,15 +128,15 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http)
+			s.https[i].h = lanceHandler(s.st, s.authz, log, cfg, s.svc, tokens, s.metrics.http)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http)
+			h, closePlans := icebergHandler(s.st, s.authz, log, cfg, tokens, s.metrics.http)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = s.metrics.handler()
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces)
+			s.https[i].h = s3tablesHandler(s.st, s.authz, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
