@@ -52,18 +52,37 @@ func (s *Store) CreateScopedWorkerKey(ctx context.Context, tokenID, workerID str
 	if tokenID == "" {
 		return APIKey{}, "", errUnknownWorkerToken()
 	}
-	if err := validatePrivilege(scope.Privilege); err != nil {
+	role, err := scopeRole(scope)
+	if err != nil {
 		return APIKey{}, "", err
-	}
-	if err := validatePlace(scope.Bucket, scope.Namespace, scope.Table); err != nil {
-		return APIKey{}, "", err
-	}
-	// The role shown beside the key in listings says what it is for.
-	role := RoleReadonly
-	if scope.Privilege != "read" {
-		role = RoleReadWrite
 	}
 	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, scope.Bucket, ttl, "", tokenID, &scope)
+}
+
+// CreateScopedAPIKey is CreateAPIKey for a key that holds exactly scope
+// (its Privilege on its place) instead of a role's grant on a bucket: the
+// console's key for one table's Connect snippets reads that table only.
+func (s *Store) CreateScopedAPIKey(ctx context.Context, name string, scope Grant, ttl time.Duration) (APIKey, string, error) {
+	role, err := scopeRole(scope)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	return s.insertAPIKey(ctx, name, role, scope.Bucket, ttl, "", "", &scope)
+}
+
+// scopeRole checks a key's one grant and names the role listings show
+// beside it: readonly for read, readwrite for more.
+func scopeRole(scope Grant) (Role, error) {
+	if err := validatePrivilege(scope.Privilege); err != nil {
+		return "", err
+	}
+	if err := validatePlace(scope.Bucket, scope.Namespace, scope.Table); err != nil {
+		return "", err
+	}
+	if scope.Privilege == "read" {
+		return RoleReadonly, nil
+	}
+	return RoleReadWrite, nil
 }
 
 // MintedFor reports the worker token and worker a minted worker key was

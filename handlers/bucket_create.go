@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -16,6 +17,10 @@ func (h *Handlers) CreateBucket(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	format := r.PostFormValue("format")
 	form := h.newBucketForm(r, name, format)
+	if err := h.mayCreate(r.Context(), identity.Resource{Bucket: name}, catalog.ValidateBucketName(name) == nil); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 
 	f, err := catalog.ParseFormat(format)
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/health"
@@ -62,6 +63,9 @@ type Deps struct {
 	SnippetStore *SnippetStore
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
+	// Authz decides what each user may see and do; nil builds one over
+	// Store (floe serve hands every surface the process's one).
+	Authz *authz.Authorizer
 }
 
 // Handlers serves the console pages. Create with New.
@@ -80,6 +84,7 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	authz    *authz.Authorizer
 }
 
 // New builds the handlers.
@@ -88,9 +93,13 @@ func New(d Deps) *Handlers {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+	h := &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, authz: d.Authz}
+	if h.authz == nil {
+		h.authz = authz.New(d.Store)
+	}
+	return h
 }
 
 // Session keys.
@@ -104,9 +113,6 @@ type User struct {
 	Name string
 	Role catalog.Role
 }
-
-// CanWrite reports whether the user may change anything.
-func (u User) CanWrite() bool { return u.Role == catalog.RoleAdmin }
 
 // UserFrom returns the signed-in user, if any: the principal the edge's
 // authentication step found in the session (or a public page recorded with

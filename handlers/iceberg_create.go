@@ -11,6 +11,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -55,6 +56,11 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := parseIcebergCreateForm(r.PostForm)
+	place := identity.Resource{Bucket: v.Bucket, Namespace: catalog.SplitNamespace(v.Namespace), Table: form.Name}
+	if err := h.mayCreate(r.Context(), place, catalog.ValidateTableName(form.Name) == nil); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 	v.Name, v.Columns, v.Partition, v.PartSource, v.PartN = form.Name, form.Columns, form.Partition, form.PartSource, form.PartN
 	if len(v.Columns) > maxSchemaColumns {
 		v.Columns = v.Columns[:maxSchemaColumns]

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -14,6 +15,10 @@ func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
 	raw := strings.TrimSpace(r.PostFormValue("namespace"))
 	levels := catalog.SplitNamespace(raw)
 	err := validateLevels(levels)
+	if perr := h.mayCreate(r.Context(), identity.Resource{Bucket: bucket, Namespace: levels}, err == nil && len(levels) > 0); perr != nil {
+		h.Forbidden(w, r, perr)
+		return
+	}
 	if err == nil {
 		_, err = h.store.CreateNamespace(r.Context(), bucket, levels, nil)
 	}

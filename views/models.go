@@ -12,7 +12,11 @@ type Page struct {
 	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
 	User     string
 	Role     string
-	CanWrite bool // false for readonly users: write controls are not rendered
+	// CanWrite: the user manages the place the page shows (everything for
+	// pages outside a bucket), or holds what the page's own controls need
+	// (maintain on the Maintenance tab); false: no write control is
+	// rendered.
+	CanWrite bool
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
@@ -115,6 +119,9 @@ type BucketView struct {
 	Errors     FieldErrors
 	Snippets   []Snippet
 	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+	// CanDrop: the user manages everything, which deleting a bucket needs
+	// (CanWrite, managing the bucket, creates namespaces in it).
+	CanDrop bool
 }
 
 // TableRow is one table in a namespace listing.

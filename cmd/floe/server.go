@@ -114,7 +114,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Authz: s.authz})
 	if err != nil {
 		return nil, err
 	}
