@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -68,7 +69,9 @@ func (r Rights) Decide(priv identity.Privilege, res identity.Resource) error {
 		return unauthenticated()
 	}
 	if priv != identity.Read && r.Can(identity.Read, res) {
-		return refusal(r.p, priv, res, "it has read-only access there, and ")
+		e := refusal(r.p, priv, res, "it has read-only access there, and ")
+		e.Err = ErrReadOnly
+		return e
 	}
 	if b, ok := r.oneBucket(); ok && b != res.Bucket {
 		return refusal(r.p, priv, res, fmt.Sprintf("its grants are limited to bucket %q, and ", b))
@@ -94,6 +97,10 @@ func (r Rights) oneBucket() (string, bool) {
 	})
 	return bucket, !mixed && bucket != ""
 }
+
+// ErrReadOnly is the reason of a refusal to a principal that may read the
+// resource but not do what it asked (errors.Is sees it).
+var ErrReadOnly = errors.New("authz: read-only access")
 
 // Refusal is the sentence of a refused request: who, what they may not do
 // to which resource, which places would have to grant it, and the command

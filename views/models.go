@@ -8,10 +8,10 @@ import "time"
 
 // Page is what every full page needs for its layout.
 type Page struct {
-	Title    string
-	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
-	User     string
-	Role     string
+	Title string
+	Nav   string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
+	User  string
+	Role  string
 	// CanWrite: the user manages the place the page shows (everything for
 	// pages outside a bucket), or holds what the page's own controls need
 	// (maintain on the Maintenance tab); false: no write control is
