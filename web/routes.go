@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/identity"
@@ -53,6 +54,16 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/connect/key", on(identity.Manage), h.CreateTableConnectKey)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", on(identity.Manage), h.DropTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/deregister", on(identity.Manage), h.DeregisterTable)
+	// Access tabs: who holds what on a place; its managers grant there.
+	for _, at := range []string{"/buckets/{bucket}", "/buckets/{bucket}/namespaces/{ns}", "/buckets/{bucket}/namespaces/{ns}/tables/{table}"} {
+		shown := see
+		if strings.HasSuffix(at, "{table}") {
+			shown = read
+		}
+		page("GET "+at+"/access", shown, h.ShowAccess)
+		page("POST "+at+"/access", on(identity.Manage), h.AddGrant)
+		page("POST "+at+"/access/remove", on(identity.Manage), h.RemoveGrant)
+	}
 	page("GET /connect", see, h.Connect)
 	page("GET /api-keys", see, h.ListAPIKeys)
 	page("POST /api-keys", see, h.CreateAPIKey)             // manage on the key's scope: the handler
