@@ -48,6 +48,7 @@ catalog and are safe to run while the server is up.`,
 		newTableCmd(),
 		newUserCmd(),
 		newTokenCmd(),
+		newGrantCmd(),
 		newWorkerTokenCmd(),
 		newWorkerCmd(),
 	)
