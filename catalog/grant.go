@@ -390,5 +390,14 @@ func moveTableGrants(ctx context.Context, q querier, from, to TableRef) error {
 		toNS, to.Name, from.Bucket, fromNS, from.Name); err != nil {
 		return dbErr("move the table's grants", err)
 	}
+	// Its resource policy (S3 Tables) goes with it too.
+	if _, err := q.ExecContext(ctx, `DELETE FROM resource_policies WHERE bucket = ? AND namespace = ? AND table_name = ?`,
+		to.Bucket, toNS, to.Name); err != nil {
+		return dbErr("clear the policy on the new name", err)
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE resource_policies SET namespace = ?, table_name = ? WHERE bucket = ? AND namespace = ? AND table_name = ?`,
+		toNS, to.Name, from.Bucket, fromNS, from.Name); err != nil {
+		return dbErr("move the table's policy", err)
+	}
 	return nil
 }

@@ -13,6 +13,7 @@ CREATE TABLE grants (
     privilege     TEXT NOT NULL,                -- read, write, maintain, manage
     created_at    INTEGER NOT NULL,             -- Unix microseconds
     created_by    TEXT NOT NULL DEFAULT '',     -- the principal that granted, 'migration', 'role'
+    origin        TEXT NOT NULL DEFAULT '',     -- 'policy': made by an S3 Tables resource policy (0017)
     PRIMARY KEY (grantee_kind, grantee_id, bucket, namespace, table_name, privilege)
 );
 CREATE INDEX grants_by_place ON grants(bucket, namespace, table_name);

@@ -11,6 +11,7 @@ CREATE TABLE grants (
     privilege     TEXT NOT NULL,
     created_at    BIGINT NOT NULL,
     created_by    TEXT NOT NULL DEFAULT '',
+    origin        TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (grantee_kind, grantee_id, bucket, namespace, table_name, privilege)
 );
 CREATE INDEX grants_by_place ON grants(bucket, namespace, table_name);
