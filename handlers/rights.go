@@ -131,3 +131,10 @@ func (h *Handlers) mayCreate(ctx context.Context, res identity.Resource, validNa
 	}
 	return h.Require(ctx, identity.Manage, res)
 }
+
+// principalOf is the signed-in user as the services it calls record who
+// asked (the job queue decides by it).
+func principalOf(ctx context.Context) identity.Principal {
+	p, _ := edge.PrincipalFrom(ctx)
+	return p
+}

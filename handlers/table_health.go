@@ -73,7 +73,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
 		}
 		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
-			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence()})
+			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
 		switch {
 		case err == nil, errors.Is(err, plugin.ErrDuplicateJob):
 		default:

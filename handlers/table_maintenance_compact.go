@@ -57,7 +57,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	task, err := h.tasks.Submit(r.Context(), t, tasks.TypeCompact, nil)
+	task, err := h.tasks.Submit(identity.NewContext(r.Context(), principalOf(r.Context())), t, tasks.TypeCompact, nil)
 	if err != nil {
 		v.Notice = sentenceOf(err)
 		v.LiveURL = compactLiveURL(t.ID, nil)

@@ -131,7 +131,7 @@ func (h *Handlers) RunIcebergJob(w http.ResponseWriter, r *http.Request) {
 		params["dry_run"] = "true"
 	}
 	_, err = h.plugin.SubmitJob(r.Context(), plugin.JobSpec{Type: typ, ObjectID: t.ID, Parameters: params,
-		DedupeKey: typ + ":" + t.ID, Summary: "started from the console", Lane: icebergLane})
+		DedupeKey: typ + ":" + t.ID, Summary: "started from the console", Lane: icebergLane, By: principalOf(r.Context())})
 	if errors.Is(err, plugin.ErrDuplicateJob) {
 		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "A " + typ + " job is already active on this table; wait for it to finish."})
 		return

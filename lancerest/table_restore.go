@@ -91,6 +91,7 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 			"bucket":  t.Bucket, "namespace": catalog.JoinNamespace(t.Namespace), "table": t.Name,
 		},
 		Summary: "restore " + t.Name + " to version " + strconv.FormatUint(want, 10),
+		By:      c.principal, Need: identity.Write, // a restore writes a version
 	})
 	switch {
 	case errors.Is(err, plugin.ErrDuplicateJob):
