@@ -134,7 +134,9 @@ func icebergRoutes() []route {
 }
 
 func s3Routes(w *world) []route {
-	arn := func(b string) string { return url.PathEscape("arn:aws:s3tables:" + s3Region + ":" + s3Account + ":bucket/" + b) }
+	arn := func(b string) string {
+		return url.PathEscape("arn:aws:s3tables:" + s3Region + ":" + s3Account + ":bucket/" + b)
+	}
 	ice := arn("ice")
 	tb, err := w.store.GetTable(context.Background(), catalog.TableRef{Bucket: "ice", Namespace: []string{"ns"}, Name: "t"})
 	if err != nil {
