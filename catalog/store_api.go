@@ -60,6 +60,7 @@ type Store struct {
 	// they hold (see KeyGeneration).
 	keyGen  atomic.Uint64
 	revoked revocations // see FollowRevocations
+	grants  grantWatch  // see FollowGrants and GrantStamp
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
 	onEvent  atomic.Pointer[func(TableEvent)]     // see OnTableEvent

@@ -242,7 +242,7 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 			JoinNamespace(t.Namespace), t.Name, t.VersionToken, micros(t.ModifiedAt), t.ID); err != nil {
 			return dbErr("rename table", err)
 		}
-		return nil
+		return moveTableGrants(ctx, tx, from, to)
 	})
 	if err != nil {
 		return Table{}, err

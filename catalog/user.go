@@ -60,13 +60,21 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 		return User{}, Invalid("password", "password cannot be hashed: "+err.Error())
 	}
 	u := User{Name: name, Role: role, CreatedAt: s.now().UTC()}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
-		name, string(hash), string(role), micros(u.CreatedAt))
-	if s.isUniqueViolation(err) {
-		return User{}, newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
-	}
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
+			name, string(hash), string(role), micros(u.CreatedAt))
+		if s.isUniqueViolation(err) {
+			return newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
+		}
+		if err != nil {
+			return dbErr("insert user", err)
+		}
+		// The role is the user's first grant (admin: manage everything;
+		// readonly: read everything); grants decide from then on.
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: name}, role, "", u.CreatedAt)
+	})
 	if err != nil {
-		return User{}, dbErr("insert user", err)
+		return User{}, err
 	}
 	return u, nil
 }
@@ -218,12 +226,13 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 		if n > 0 {
 			return nil
 		}
+		now := s.now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES ('admin', ?, ?, ?)`,
-			string(hash), string(RoleAdmin), micros(s.now())); err != nil {
+			string(hash), string(RoleAdmin), micros(now)); err != nil {
 			return dbErr("insert admin", err)
 		}
 		created = true
-		return nil
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: "admin"}, RoleAdmin, "", now)
 	})
 	if err != nil || !created {
 		return "", false, err

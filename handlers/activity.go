@@ -10,7 +10,6 @@ import (
 
 	"github.com/floe/floe/audit"
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
@@ -19,13 +18,6 @@ import (
 // ActivityReader is what the Activity pages read of the audit trail.
 type ActivityReader interface {
 	Query(ctx context.Context, f audit.Filter) (audit.Page, error)
-}
-
-// Manager says whether a principal manages a resource (and so may read its
-// audit trail). The authorizer implements it; until it is wired in, a nil
-// Manager means the admin role manages everything.
-type Manager interface {
-	CanManage(ctx context.Context, p identity.Principal, r identity.Resource) bool
 }
 
 // activityPageSize is one page of the trail: a screenful of rows.
@@ -40,14 +32,7 @@ const activityTime = "2006-01-02T15:04"
 var activityOutcomes = []string{audit.OutcomeOK, audit.OutcomeFailed, audit.OutcomeRefused}
 
 func (h *Handlers) mayReadActivity(r *http.Request, res identity.Resource) bool {
-	p, ok := edgePrincipal(r)
-	if !ok {
-		return false
-	}
-	if h.manager != nil {
-		return h.manager.CanManage(r.Context(), p, res)
-	}
-	return p.Kind == identity.User && p.Role == catalog.RoleAdmin
+	return h.Can(r.Context(), identity.Manage, res)
 }
 
 // Activity renders /activity: the audit trail with filters by principal,
@@ -220,9 +205,4 @@ func activityRow(e audit.Entry) views.ActivityRow {
 		row.Resource = e.Path // a refusal before the resource was parsed
 	}
 	return row
-}
-
-// edgePrincipal is who the edge authenticated for the request.
-func edgePrincipal(r *http.Request) (identity.Principal, bool) {
-	return edge.PrincipalFrom(r.Context())
 }

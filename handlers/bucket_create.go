@@ -19,6 +19,10 @@ func (h *Handlers) CreateBucket(w http.ResponseWriter, r *http.Request) {
 	format := r.PostFormValue("format")
 	edge.Describe(r.Context(), identity.Resource{Bucket: name}) // the audit trail names what was asked for
 	form := h.newBucketForm(r, name, format)
+	if err := h.mayCreate(r.Context(), identity.Resource{Bucket: name}, catalog.ValidateBucketName(name) == nil); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 
 	f, err := catalog.ParseFormat(format)
 	switch {

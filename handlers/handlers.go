@@ -9,6 +9,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/health"
@@ -62,15 +63,14 @@ type Deps struct {
 	SnippetStore *SnippetStore
 	// Audit reads the audit trail for the Activity pages; nil hides them.
 	Audit ActivityReader
-	// Manager decides who may read the audit trail of a resource; nil
-	// means today's rule, the admin role (the authorizer's manage
-	// privilege replaces it).
-	Manager Manager
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
 	// SSO signs users in through the organization's identity provider;
 	// nil = local users only.
 	SSO SSO
+	// Authz decides what each user may see and do; nil builds one over
+	// Store (floe serve hands every surface the process's one).
+	Authz *authz.Authorizer
 }
 
 // Handlers serves the console pages. Create with New.
@@ -90,8 +90,8 @@ type Handlers struct {
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
 	audit    ActivityReader
-	manager  Manager
 	sso      SSO // nil: no identity provider
+	authz    *authz.Authorizer
 }
 
 // New builds the handlers.
@@ -100,9 +100,13 @@ func New(d Deps) *Handlers {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+	h := &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, manager: d.Manager, sso: d.SSO}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, sso: d.SSO, authz: d.Authz}
+	if h.authz == nil {
+		h.authz = authz.New(d.Store)
+	}
+	return h
 }
 
 // Session keys.
@@ -127,9 +131,6 @@ type User struct {
 	// a password.
 	Via string
 }
-
-// CanWrite reports whether the user may change anything.
-func (u User) CanWrite() bool { return u.Role == catalog.RoleAdmin }
 
 // UserFrom returns the signed-in user, if any: the principal the edge's
 // authentication step found in the session (or a public page recorded with

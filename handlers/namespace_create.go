@@ -17,6 +17,10 @@ func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
 	levels := catalog.SplitNamespace(raw)
 	edge.Describe(r.Context(), identity.Resource{Bucket: bucket, Namespace: levels}) // the audit trail names what was asked for
 	err := validateLevels(levels)
+	if perr := h.mayCreate(r.Context(), identity.Resource{Bucket: bucket, Namespace: levels}, err == nil && len(levels) > 0); perr != nil {
+		h.Forbidden(w, r, perr)
+		return
+	}
 	if err == nil {
 		_, err = h.store.CreateNamespace(r.Context(), bucket, levels, nil)
 	}

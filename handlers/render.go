@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
@@ -39,8 +40,11 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 // page fills the layout fields for the signed-in user.
 func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	u, _ := UserFrom(r.Context())
-	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), Groups: u.Groups, CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r),
-		Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{})}
+	// The page's write controls (create, delete, grant) are the manager's
+	// of the place it shows; pages whose controls need another privilege
+	// (maintenance, job settings) set their own.
+	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), Groups: u.Groups, CanWrite: h.Can(r.Context(), identity.Manage, PlaceOf(r)),
+		StorageAlert: h.storageAlert(), Flash: h.popFlash(r), Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{})}
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
@@ -118,7 +122,7 @@ func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
 			msg = sentence(err, "The console does not do this.")
 		case fault.Forbidden:
 			status, heading = http.StatusForbidden, "Request refused"
-			if e.Field == "role" {
+			if e.Field == "role" || errors.Is(err, authz.ErrReadOnly) {
 				heading = "Read-only access"
 			}
 			msg = sentence(err, "This request is not allowed.")
@@ -253,10 +257,14 @@ func parentOf(p string) (href, label string) {
 	return "/buckets", "Back to buckets"
 }
 
-// Forbidden refuses a write from a read-only user.
-func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request) {
-	h.Encode(w, r, fault.New(fault.Forbidden, "role",
-		"Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change."))
+// Forbidden answers the authorizer's refusal of a request (err), or, with
+// nil, the refusal of a write to someone who may only read.
+func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		err = fault.New(fault.Forbidden, "role",
+			"Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change.")
+	}
+	h.Encode(w, r, err)
 }
 
 // CrossOrigin refuses a state-changing request sent from another site.

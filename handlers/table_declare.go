@@ -17,6 +17,10 @@ func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
 		Name: strings.TrimSpace(r.PostFormValue("name"))}
 	edge.Describe(r.Context(), identity.Resource{Bucket: ref.Bucket, Namespace: ref.Namespace, Table: ref.Name}) // what was asked for
 	err := catalog.ValidateTableName(ref.Name)
+	if perr := h.mayCreate(r.Context(), identity.Resource{Bucket: ref.Bucket, Namespace: ref.Namespace, Table: ref.Name}, err == nil); perr != nil {
+		h.Forbidden(w, r, perr)
+		return
+	}
 	if err == nil {
 		var created bool
 		_, created, err = h.store.CreateTable(r.Context(), catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance})

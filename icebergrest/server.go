@@ -16,10 +16,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -60,6 +62,8 @@ type Config struct {
 	// PlanLimits bound server-side scan planning; zero fields take the
 	// defaults.
 	PlanLimits iceberg.PlanLimits
+	// Authz decides what each principal may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 // Server is the Iceberg REST catalog.
@@ -74,6 +78,7 @@ type Server struct {
 	defaultBucket   string
 	region, account string
 	edge            *edge.Surface
+	authz           *authz.Authorizer
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -106,6 +111,10 @@ func New(cfg Config) *Server {
 		defaultBucket: cfg.DefaultBucket,
 		region:        cfg.Region,
 		account:       cfg.Account,
+		authz:         cfg.Authz,
+	}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
@@ -128,17 +137,18 @@ func (s *Server) Handler() http.Handler { return s.edge }
 // handler answers no plan call after it.
 func (s *Server) Close() { s.plans.Close() }
 
-// openBucket authorizes the request's key (checked by the edge before any
-// route runs) for the bucket it names — by name or by the bucket's ARN —
-// then resolves the bucket: a key scoped elsewhere is 403 before anything
-// about the bucket leaks.
-func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.Bucket, error) {
+// openBucket checks that the caller may see the bucket the request names
+// — by name or by the bucket's ARN — then resolves the bucket: a caller
+// with no grant in it is 403 before anything about the bucket leaks.
+func (s *Server) openBucket(r *http.Request, prefix string, rt authz.Rights) (catalog.Bucket, error) {
 	name, arn, err := s.bucketName(prefix)
 	if err != nil {
 		return catalog.Bucket{}, err
 	}
-	if err := s.authorize(r, name, a); err != nil {
-		return catalog.Bucket{}, err
+	if name != "" {
+		if err := seeOrRefuse(rt, identity.Resource{Bucket: name}); err != nil {
+			return catalog.Bucket{}, err
+		}
 	}
 	if name == "" {
 		return catalog.Bucket{}, badRequest("name a bucket: GET /v1/config?warehouse=<bucket> or the prefix /v1/<bucket>/…")
@@ -160,23 +170,6 @@ func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.B
 		return catalog.Bucket{}, s.foreignARN(prefix)
 	}
 	return b, nil
-}
-
-// authorize checks the request's key (the principal the edge
-// authenticated) against the bucket a route names.
-func (s *Server) authorize(r *http.Request, bucket string, a access) error {
-	p, ok := edge.PrincipalFrom(r.Context())
-	if !ok {
-		return errors.New("icebergrest: a route was served without authentication")
-	}
-	key := p.Key
-	if bucket != "" && !key.CanRead(bucket) {
-		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
-	}
-	if a == write && (bucket == "" || !key.CanWrite(bucket)) {
-		return errorf(http.StatusForbidden, typeForbidden, "this API key is read-only")
-	}
-	return nil
 }
 
 // decodeBody reads a JSON body; anything malformed is a BadRequest.

@@ -115,7 +115,7 @@ func invalid(msg, detail string) *Error { return NewError(CodeInvalidInput, msg,
 
 func forbidden(msg string) *Error {
 	return NewError(CodePermissionDenied, msg,
-		"Use an API key whose role and bucket scope allow this; readonly keys may only read.")
+		"Access follows grants: ask someone who manages the bucket, namespace or table to grant it (floe grant add, or the console's Access tab).")
 }
 
 // errorBody is the spec's ErrorResponse.

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/identity"
@@ -57,6 +58,9 @@ type Config struct {
 	Metrics *edge.Metrics
 	// Auditor records every write and refusal; nil records none.
 	Auditor edge.Auditor
+	// Authz decides what each principal may do; nil builds one over Store
+	// (floe serve hands every surface the process's one authorizer).
+	Authz *authz.Authorizer
 }
 
 // Server is the Lance Namespace REST API.
@@ -71,6 +75,7 @@ type Server struct {
 	// commits runs managed versioning (CreateTableVersion and the version
 	// reads) over the same store.
 	commits *lancecommit.Service
+	authz   *authz.Authorizer
 
 	surface *edge.Surface
 }
@@ -91,6 +96,10 @@ func New(cfg Config) *Server {
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
 		commits:  lancecommit.New(cfg.Store),
+		authz:    cfg.Authz,
+	}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
 	}
 	auth := cfg.Auth
 	if auth == nil {
@@ -107,13 +116,16 @@ func New(cfg Config) *Server {
 // Handler returns the handler for the Lance address.
 func (s *Server) Handler() http.Handler { return s.surface }
 
-// call is what every operation gets parsed for it: the caller's key (from
-// the edge's principal), the identifier in the path and the delimiter.
+// call is what every operation gets parsed for it: the caller (the edge's
+// principal, its key and its rights), the identifier in the path and the
+// delimiter.
 type call struct {
-	id       []string
-	delim    string
-	key      catalog.APIKey
-	rawQuery string
+	id        []string
+	delim     string
+	key       catalog.APIKey
+	principal edge.Principal
+	rights    authz.Rights
+	rawQuery  string
 }
 
 func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
@@ -146,7 +158,10 @@ func (s *Server) serve(op opFunc, withID bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
 		c := call{key: p.Key, rawQuery: r.URL.RawQuery}
-		e := c.parse(r, withID)
+		e := s.loadRights(r, &c)
+		if e == nil {
+			e = c.parse(r, withID)
+		}
 		if e == nil && withID {
 			edge.Describe(r.Context(), c.resource(strings.HasPrefix(edge.Route(r.Context()), "POST /v1/table/")))
 		}

@@ -11,9 +11,9 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
-	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
 )
 
@@ -33,14 +33,15 @@ const (
 // handlerFunc runs one operation; a nil output answers 204 No Content.
 type handlerFunc func(req *request) (any, error)
 
-// request is what a handler sees: the verified key, path parameters, query
-// and body.
+// request is what a handler sees: the verified key and what it may do,
+// path parameters, query and body.
 type request struct {
-	ctx   context.Context
-	r     *http.Request
-	key   catalog.APIKey
-	query url.Values
-	body  []byte
+	ctx    context.Context
+	r      *http.Request
+	key    catalog.APIKey
+	rights authz.Rights
+	query  url.Values
+	body   []byte
 }
 
 // param is a path parameter, percent-decoded (an ARN's "/" arrives encoded
@@ -90,9 +91,11 @@ func (r *request) intParam(name string, lo, hi, def int) (int, error) {
 	return n, nil
 }
 
-// serve adapts an operation to the edge: it reads the body, checks a
-// write operation's key may write, runs the handler and renders its answer
-// (or hands its error to the encoder).
+// serve adapts an operation to the edge: it reads the body and the
+// caller's rights (each handler asks them for what it needs on the place it
+// names), runs the handler and renders its answer (or hands its error to
+// the encoder). a is whether the operation writes, as the route table
+// says it; the authorizer, not a, decides access.
 func (s *Server) serve(a access, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
@@ -102,12 +105,12 @@ func (s *Server) serve(a access, h handlerFunc) http.Handler {
 			s.encode(w, r, edge.BodyError(err))
 			return
 		}
-		if a == write && p.Key.Role != catalog.RoleReadWrite {
-			s.encode(w, r, fault.New(fault.Forbidden, "role",
-				"API key %s is read-only; this operation changes the catalog and needs a readwrite key", p.Key.ID))
+		rights, err := s.authz.Rights(r.Context(), p)
+		if err != nil {
+			s.encode(w, r, err)
 			return
 		}
-		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, query: r.URL.Query(), body: body})
+		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, rights: rights, query: r.URL.Query(), body: body})
 		if err == nil && out == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/iceberg"
@@ -43,6 +44,8 @@ type Config struct {
 	Metrics *edge.Metrics
 	// Auditor records every write and refusal; nil records none.
 	Auditor edge.Auditor
+	// Authz decides what each key may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 // Defaults for Config.Region and Config.Account: the region the AWS tools
@@ -73,6 +76,7 @@ type JobHistory interface {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	authz   *authz.Authorizer
 	surface *edge.Surface
 	// ops is each route pattern's operation, for the encoder's typing.
 	ops   map[string]operation
@@ -96,7 +100,10 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"), ops: map[string]operation{},
-		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger})}
+		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger}), authz: cfg.Authz}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
+	}
 	s.surface = edge.New(edge.Config{
 		Name:   "s3tables",
 		Encode: s.encode,

@@ -14,6 +14,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/tasks"
@@ -48,12 +49,15 @@ type Config struct {
 	Metrics *edge.Metrics
 	// Auditor records every write and refusal; nil records none.
 	Auditor edge.Auditor
+	// Authz decides what each principal may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 type handler struct {
 	store *catalog.Store
 	tasks *tasks.Service
 	log   *slog.Logger
+	authz *authz.Authorizer
 }
 
 // New returns the handler for paths beginning with Prefix (an
@@ -64,7 +68,10 @@ func New(cfg Config) http.Handler {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg}
+	h := &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, authz: cfg.Authz}
+	if h.authz == nil {
+		h.authz = authz.New(cfg.Store)
+	}
 	auth := cfg.Auth
 	if auth == nil {
 		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens, IdP: cfg.IdP})
@@ -80,7 +87,7 @@ func New(cfg Config) http.Handler {
 // op is one of the eight operations.
 type op struct {
 	name     string
-	write    bool       // needs a readwrite key
+	write    bool       // maintenance (maintain on the table), not a read
 	taskType tasks.Type // submissions only
 	run      func(h *handler, w http.ResponseWriter, r *http.Request, req *request) *apiError
 }

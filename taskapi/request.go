@@ -47,7 +47,8 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 		return nil, e
 	}
 	edge.Describe(r.Context(), identity.Resource{Bucket: bucket})
-	if e := authorize(r, bucket, o.write); e != nil {
+	rights, e := h.rights(r, bucket)
+	if e != nil {
 		return nil, e
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -63,6 +64,14 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 		return nil, e
 	}
 	edge.Describe(r.Context(), identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name})
+	// Submitting and deleting tasks is maintenance; reading them, reading.
+	need := identity.Read
+	if o.write {
+		need = identity.Maintain
+	}
+	if err := rights.Decide(need, identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name}); err != nil {
+		return nil, refused(err)
+	}
 	body, e := readBody(r)
 	if e != nil {
 		return nil, e

@@ -11,12 +11,16 @@ import (
 
 // Page is what every full page needs for its layout.
 type Page struct {
-	Title    string
-	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
-	User     string
-	Role     string
-	Groups   []string // the identity provider's groups of a user signed in through it
-	CanWrite bool     // false for readonly users: write controls are not rendered
+	Title  string
+	Nav    string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
+	User   string
+	Role   string
+	Groups []string // the identity provider's groups of a user signed in through it
+	// CanWrite: the user manages the place the page shows (everything for
+	// pages outside a bucket), or holds what the page's own controls need
+	// (maintain on the Maintenance tab); false: no write control is
+	// rendered.
+	CanWrite bool
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
@@ -134,6 +138,9 @@ type BucketView struct {
 	Errors     FieldErrors
 	Snippets   []Snippet
 	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+	// CanDrop: the user manages everything, which deleting a bucket needs
+	// (CanWrite, managing the bucket, creates namespaces in it).
+	CanDrop bool
 }
 
 // TableRow is one table in a namespace listing.

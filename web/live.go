@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/plugin"
 )
@@ -375,6 +377,18 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Live updates are only for pages of this console (Origin refused).", http.StatusForbidden)
 		return
 	}
+	canWrite, err := s.h.LiveAccess(r.Context(), u, sub)
+	switch {
+	case errors.Is(err, fault.Forbidden):
+		http.Error(w, fault.Message(err, "Live updates of this table are not yours to see."), http.StatusForbidden)
+		return
+	case errors.Is(err, fault.NotFound):
+		http.Error(w, "There is no such table to follow.", http.StatusNotFound)
+		return
+	case err != nil:
+		http.Error(w, "Live updates cannot start right now; reload the page.", http.StatusServiceUnavailable)
+		return
+	}
 	release, status, msg := s.live.slots.take(session)
 	if release == nil {
 		w.Header().Set("Retry-After", strconv.Itoa(liveRetryAfter))
@@ -387,7 +401,7 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade already answered
 	}
-	c := &liveConn{ws: ws, sub: sub, canWrite: u.CanWrite(), send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
+	c := &liveConn{ws: ws, sub: sub, canWrite: canWrite, send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
 	if !s.live.add(c) {
 		ws.Close()
 		return

@@ -13,6 +13,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
@@ -71,6 +72,9 @@ type Config struct {
 	// SSO signs users in through the organization's identity provider
 	// ("Sign in with …" beside the password form); nil = local users only.
 	SSO handlers.SSO
+	// Authz decides what each user may see and do; nil builds one over
+	// Store.
+	Authz *authz.Authorizer
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -134,7 +138,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO, Authz: cfg.Authz})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}

@@ -9,8 +9,12 @@ import (
 	"net/http"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+
 	"github.com/floe/floe/apikey"
 	"github.com/floe/floe/audit/auditedge"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/connlimit"
 	"github.com/floe/floe/handlers"
@@ -19,8 +23,6 @@ import (
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
-	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc"
 )
 
 // server is one `floe serve`: every listener and service it opens is
@@ -33,6 +35,7 @@ type server struct {
 	db       *persist.DB
 	bus      *notify.Bus // cross-replica events; delivers nothing on SQLite
 	st       *catalog.Store
+	authz    *authz.Authorizer
 	svc      *services
 	events   *eventParts // the audit trail and its event delivery
 	console  *web.Server
@@ -104,6 +107,8 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("event bus", func() error { s.bus.Close(); return nil })
 	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
 	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
+	s.st.FollowGrants(s.bus)      // on PostgreSQL: a grant made on any replica decides here once its note arrives
+	s.authz = authz.New(s.st)     // the one authorizer every surface asks
 	s.register("catalog", s.st.Close)
 	if err := s.bindAll(); err != nil {
 		return nil, err
@@ -136,7 +141,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	}
 	s.console, err = web.New(web.Config{SSO: sso, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store(), LiveLimit: s.conns.liveLimit()})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store(), LiveLimit: s.conns.liveLimit(), Authz: s.authz})
 	if err != nil {
 		return nil, err
 	}
@@ -150,15 +155,15 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, bearer, s.metrics.http, aud)
+			s.https[i].h = lanceHandler(s.st, s.authz, log, cfg, s.svc, tokens, bearer, s.metrics.http, aud)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, bearer, s.metrics.http, aud)
+			h, closePlans := icebergHandler(s.st, s.authz, log, cfg, tokens, bearer, s.metrics.http, aud)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = s.metrics.handler()
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces, aud)
+			s.https[i].h = s3tablesHandler(s.st, s.authz, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces, aud)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
