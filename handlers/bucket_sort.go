@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -75,12 +77,17 @@ func bucketHeaders(cur listOrder, figures bool) views.SortHeaders {
 // (a name in the catalog's own order, a position otherwise).
 func (h *Handlers) bucketPage(r *http.Request, ord listOrder, after string, sums map[string]health.BucketSummary) ([]catalog.Bucket, string, error) {
 	if ord.byName() {
-		return h.store.ListBuckets(r.Context(), catalog.ListOptions{After: after, Limit: bucketsPerPage})
+		return h.visibleBuckets(r, after)
 	}
 	all, err := h.everyBucket(r.Context())
 	if err != nil {
 		return nil, "", err
 	}
+	rt, err := h.Rights(r.Context())
+	if err != nil {
+		return nil, "", err
+	}
+	all = slices.DeleteFunc(all, func(b catalog.Bucket) bool { return !rt.Visible(identity.Resource{Bucket: b.Name}) })
 	return pageOf(all, ord, after, bucketsPerPage, func(b *catalog.Bucket) health.Position { return bucketPosition(b, ord.Key, sums) })
 }
 

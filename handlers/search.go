@@ -4,9 +4,11 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -21,7 +23,7 @@ const (
 // Search answers the search box: the results list when htmx asks for it
 // (as the user types), the full results page otherwise (Enter, a link).
 // Hits are every bucket, namespace, table and view the signed-in user may
-// read; until grants exist that is everything (searchScope).
+// see, as the authorizer says (Rights).
 func (h *Handlers) Search(w http.ResponseWriter, r *http.Request) {
 	q, _ := catalog.NormalizeSearch(r.URL.Query().Get("q"))
 	list := isHTMX(r) && r.Header.Get("HX-Target") == "search-results"
@@ -33,7 +35,22 @@ func (h *Handlers) Search(w http.ResponseWriter, r *http.Request) {
 		v.Page = h.page(r, "Search", "")
 	}
 	if q != "" {
-		hits, more, err := h.store.Search(r.Context(), q, catalog.SearchOptions{Limit: limit, Buckets: h.searchScope(r)})
+		rt, err := h.Rights(r.Context())
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		// Only buckets the user holds something in are searched; within
+		// them a hit shows only when the user may see it (a grant on one
+		// table of a namespace shows that table, not its neighbours). Such
+		// a user's hits are asked for in full and then cut, so filtering
+		// does not leave the list short.
+		all, scope := rt.Children(identity.Resource{})
+		opt := catalog.SearchOptions{Limit: limit}
+		if !all {
+			opt.Buckets, opt.Limit = append([]string{}, scope...), catalog.MaxSearchLimit
+		}
+		hits, more, err := h.store.Search(r.Context(), q, opt)
 		var fe *fault.Error
 		switch {
 		case errors.As(err, &fe) && fe.Kind == fault.Invalid:
@@ -41,6 +58,12 @@ func (h *Handlers) Search(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			h.fail(w, r, err)
 			return
+		}
+		if !all {
+			hits = slices.DeleteFunc(hits, func(x catalog.SearchHit) bool { return !rt.Visible(hitPlace(x)) })
+			if len(hits) > limit {
+				hits, more = hits[:limit], true
+			}
 		}
 		v.More = more
 		for _, x := range hits {
@@ -54,9 +77,16 @@ func (h *Handlers) Search(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, views.SearchPage(v))
 }
 
-// searchScope is the buckets the user may search (nil = all). Console
-// users read every bucket today; the authorizer's read scope goes here.
-func (h *Handlers) searchScope(*http.Request) []string { return nil }
+// hitPlace is what a hit names, as the authorizer knows places.
+func hitPlace(x catalog.SearchHit) identity.Resource {
+	switch x.Kind {
+	case catalog.SearchBucket:
+		return identity.Resource{Bucket: x.Bucket}
+	case catalog.SearchNamespace:
+		return identity.Resource{Bucket: x.Bucket, Namespace: x.Namespace}
+	}
+	return identity.Resource{Bucket: x.Bucket, Namespace: x.Namespace, Table: x.Name}
+}
 
 func searchHit(x catalog.SearchHit) views.SearchHit {
 	ns := catalog.JoinNamespace(x.Namespace)

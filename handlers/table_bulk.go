@@ -11,6 +11,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -63,10 +64,6 @@ func (h *Handlers) BulkTables(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, catalog.Invalid("table", fmt.Sprintf("A bulk action takes at most %d tables; tick fewer.", maxBulkTables)))
 		return
 	}
-	if action != "drop" && (h.plugin == nil || (action == "fix" && h.health == nil)) {
-		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "This console runs no workers, so " + label + " has nothing to submit jobs to."})
-		return
-	}
 	tables := make([]catalog.Table, 0, len(names))
 	for _, n := range names {
 		t, err := h.store.GetTable(ctx, catalog.TableRef{Bucket: bucket, Namespace: ns, Name: n})
@@ -75,6 +72,23 @@ func (h *Handlers) BulkTables(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		tables = append(tables, t)
+	}
+	// Each table as its own page's action asks: maintain for Fix and
+	// Compact, manage for Drop; one refused table refuses the whole batch
+	// before anything runs.
+	need := identity.Maintain
+	if action == "drop" {
+		need = identity.Manage
+	}
+	for _, t := range tables {
+		if err := h.Require(ctx, need, tablePlace(t)); err != nil {
+			h.Forbidden(w, r, err)
+			return
+		}
+	}
+	if action != "drop" && (h.plugin == nil || (action == "fix" && h.health == nil)) {
+		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "This console runs no workers, so " + label + " has nothing to submit jobs to."})
+		return
 	}
 	if r.PostFormValue("confirm") != "yes" {
 		if v, ask := h.bulkQuestion(r, action, tables); ask {

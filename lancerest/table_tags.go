@@ -5,6 +5,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		return req, none, e
 	}
 	if write {
-		if e := canWrite(c.key, t.Bucket); e != nil {
+		if e := c.require(identity.Write, tableResource(catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name})); e != nil {
 			return req, none, e
 		}
 	}

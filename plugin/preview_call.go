@@ -6,7 +6,6 @@ import (
 
 	"slices"
 
-	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -80,7 +79,7 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req PreviewR
 		Version: req.Version, Offset: max(req.Offset, 0)}
 	msg.Object = p.objectRef(ctx, req.ObjectID)
 	// A preview reads one table: its key reads that table's bucket only.
-	cc, err := p.clusterContext(ctx, s, keyScope{role: catalog.RoleReadonly, bucket: msg.Object.GetBucket()})
+	cc, err := p.clusterContext(ctx, s, keyScope{privilege: "read", bucket: msg.Object.GetBucket()})
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}
