@@ -189,6 +189,11 @@ func TestServeHistoryRetentionFlag(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			ran := make(chan error, 1)
 			go func() { ran <- s.Run(ctx) }()
+			resp, err := waitGet("http://" + s.surfaces.Console + "/healthz") // running: a cancel now stops what Run started
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
 			if _, err := s.svc.observe.Put(observation("00000000-0000-0000-0000-0000000000ab")); err != nil {
 				t.Fatal(err)
 			}
