@@ -432,22 +432,3 @@ func (s *Store) foreignIn(ctx context.Context, q querier, bucket, ns string, tab
 	}
 	return out, nil
 }
-
-
-// namespaceNames lists namespace names matching a condition.
-func namespaceNames(ctx context.Context, q querier, where string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM namespaces WHERE `+where+` ORDER BY name`, args...)
-	if err != nil {
-		return nil, dbErr("list namespaces", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, dbErr("list namespaces", err)
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
-}

@@ -80,7 +80,6 @@ func treeOf(t *testing.T, loc string) map[string]string {
 	return out
 }
 
-
 func TestSoftDeleteDropUndropPurge(t *testing.T) {
 	ctx := context.Background()
 	for _, f := range []Format{FormatLance, FormatIceberg} {
