@@ -43,6 +43,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 		CreatedAt: s.now().UTC(),
 
 		ManagedVersioning: in.ManagedVersioning,
+		Protected:         in.Protected,
+		SoftDeleteHold:    -1,
 	}
 	for k, v := range in.Tags {
 		b.Tags[k] = v
@@ -59,8 +61,8 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO buckets(name, format, arn, owner, tags, created_at, lance_managed_versioning) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt), boolInt(b.ManagedVersioning)); err != nil {
+			`INSERT INTO buckets(name, format, arn, owner, tags, created_at, lance_managed_versioning, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt), boolInt(b.ManagedVersioning), boolInt(b.Protected)); err != nil {
 			if s.isUniqueViolation(err) {
 				return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 			}

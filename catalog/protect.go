@@ -21,6 +21,11 @@ const ProtectedProperty = "floe.protected"
 // surface can tell it from other conflicts.
 const FieldProtected = "protected"
 
+// FieldRecentlyDeleted is the Field of a refusal because a recently deleted
+// table still holds what the request wants (its location): undrop it or
+// purge it first.
+const FieldRecentlyDeleted = "recently_deleted"
+
 // IsProtected reports whether properties carry floe.protected=true.
 func IsProtected(props map[string]string) bool { return props[ProtectedProperty] == "true" }
 

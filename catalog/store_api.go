@@ -98,6 +98,8 @@ type CreateBucketInput struct {
 	// ManagedVersioning: see Bucket.ManagedVersioning (LANCE or unset
 	// buckets only).
 	ManagedVersioning bool
+	// Protected: see Bucket.Protected.
+	Protected bool
 }
 
 // TableRef names a table.

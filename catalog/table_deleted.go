@@ -397,7 +397,7 @@ func (s *Store) deletedLocationUsers(ctx context.Context, q querier, loc warehou
 // in, pointing at Undrop: registering or creating over it would make two
 // entries of one dataset.
 func heldLocationErr(loc warehouse.Location, d DeletedTable) error {
-	return newErr(fault.Conflict, "location",
+	return newErr(fault.Conflict, FieldRecentlyDeleted,
 		"location %s holds the data of table %q (namespace %q of bucket %q), dropped at %s and recently deleted until %s; undrop it (floe table undrop, the console's Recently deleted list, or the catalog's undrop route) instead of registering its data again, or purge it first",
 		loc, d.Name, JoinNamespace(d.Namespace), d.Bucket, d.DeletedAt.Format(time.RFC3339), d.PurgeAt.Format(time.RFC3339))
 }
@@ -459,4 +459,58 @@ func (s *Store) ListDeletedBuckets(ctx context.Context) ([]Bucket, error) {
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// CheckNotRecentlyDeleted refuses (FieldRecentlyDeleted, pointing at
+// undrop) a location that lies at, inside or around a recently deleted
+// table's data: Iceberg's register of a dropped table's metadata.
+func (s *Store) CheckNotRecentlyDeleted(ctx context.Context, location string) error {
+	loc, err := warehouse.Parse(location)
+	if err != nil {
+		return Invalid("location", err.Error())
+	}
+	held, err := s.deletedLocationUsers(ctx, s.ro, loc, "")
+	if err != nil || len(held) == 0 {
+		return err
+	}
+	return heldLocationErr(loc, held[0])
+}
+
+// ParseHold reads a hold as people write it: "7d", "36h", "90m", "0", or
+// a Go duration ("1h30m"). It refuses what checkHold refuses.
+func ParseHold(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	var d time.Duration
+	if n, unit := strings.TrimRight(s, "d"), len(s); strings.HasSuffix(s, "d") && unit > 1 {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > int(MaxSoftDeleteHold/(24*time.Hour)) {
+			return 0, Invalid("soft_delete_hold", fmt.Sprintf("a hold of %q is not a number of days up to %d", s, MaxSoftDeleteHold/(24*time.Hour)))
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, Invalid("soft_delete_hold", fmt.Sprintf("a hold is a number of days (7d), hours (36h) or minutes (90m), or 0 to delete at once; not %q", s))
+		}
+	}
+	return d, checkHold(d)
+}
+
+// FormatHold writes a hold the way ParseHold reads it, in the largest
+// whole unit: "7d", "36h", "90m", "0".
+func FormatHold(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d%(24*time.Hour) == 0:
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
 }

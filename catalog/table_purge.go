@@ -29,7 +29,7 @@ func (s *Store) PurgeDeletedTable(ctx context.Context, id string, force bool) (D
 			"recently deleted table %q (namespace %q of bucket %q) is protected (%s=true), so it refuses purge; repeat with force (needs the manage privilege), or undrop it",
 			d.Name, JoinNamespace(d.Namespace), d.Bucket, ProtectedProperty)
 	}
-	ok, err := s.purge(ctx, d)
+	ok, err := s.purge(ctx, d, 0)
 	if err != nil {
 		return DeletedTable{}, err
 	}
@@ -71,7 +71,7 @@ func (s *Store) PurgeExpired(ctx context.Context, max int) ([]DeletedTable, erro
 		if ctx.Err() != nil {
 			return done, ctx.Err()
 		}
-		ok, err := s.purge(ctx, d)
+		ok, err := s.purge(ctx, d, purgeRetryAfter)
 		if err != nil {
 			if first == nil {
 				first = err
@@ -117,13 +117,19 @@ func (s *Store) PurgeDeletedBucket(ctx context.Context, name string, force bool)
 	return done, err
 }
 
+// purgeRetryAfter is how long a table whose scheduled purge failed waits
+// before the sweep tries it again, so a table that keeps failing (a guard
+// refusing its location) never holds up the tables due after it.
+const purgeRetryAfter = 5 * time.Minute
+
 // purge claims d, deletes its data (when its drop asked for that) and then
-// its entry. ok is false when another purge holds it.
-func (s *Store) purge(ctx context.Context, d DeletedTable) (ok bool, err error) {
+// its entry. ok is false when another purge holds it. After a failure the
+// claim is kept for retryAfter (0: released at once).
+func (s *Store) purge(ctx context.Context, d DeletedTable, retryAfter time.Duration) (ok bool, err error) {
 	now := s.now()
 	err = s.inTx(ctx, func(tx *persist.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE deleted_tables SET claimed_by = ?, claimed_until = ?
-			WHERE id = ? AND claimed_until <= ?`, s.holder, micros(now.Add(purgeLease)), d.ID, micros(now))
+			WHERE id = ? AND (claimed_by = '' OR claimed_until <= ?)`, s.holder, micros(now.Add(purgeLease)), d.ID, micros(now))
 		if err != nil {
 			return dbErr("claim deleted table", err)
 		}
@@ -135,8 +141,13 @@ func (s *Store) purge(ctx context.Context, d DeletedTable) (ok bool, err error) 
 		return false, err
 	}
 	release := func() {
-		_ = s.inTx(context.WithoutCancel(ctx), func(tx *persist.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE deleted_tables SET claimed_by = '', claimed_until = 0 WHERE id = ? AND claimed_by = ?`, d.ID, s.holder)
+		until := int64(0)
+		if retryAfter > 0 {
+			until = micros(s.now().Add(retryAfter))
+		}
+		ctx := context.WithoutCancel(ctx)
+		_ = s.inTx(ctx, func(tx *persist.Tx) error {
+			_, err := tx.ExecContext(ctx, `UPDATE deleted_tables SET claimed_by = '', claimed_until = ? WHERE id = ? AND claimed_by = ?`, until, d.ID, s.holder)
 			return err
 		})
 	}

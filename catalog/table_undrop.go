@@ -129,7 +129,7 @@ func (s *Store) undrop(ctx context.Context, tx *persist.Tx, d DeletedTable, to T
 // purgeClaimed reports whether a purge holds the deleted table right now.
 func (s *Store) purgeClaimed(ctx context.Context, q querier, id string, now time.Time) (bool, error) {
 	var until int64
-	if err := q.QueryRowContext(ctx, `SELECT claimed_until FROM deleted_tables WHERE id = ?`, id).Scan(&until); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT CASE WHEN claimed_by = '' THEN 0 ELSE claimed_until END FROM deleted_tables WHERE id = ?`, id).Scan(&until); err != nil {
 		return false, dbErr("read deleted table", err)
 	}
 	return until > micros(now), nil

@@ -40,6 +40,7 @@ func (s *Server) routes(e *edge.Surface) {
 	e.Handle("DELETE "+tb+"/{table}/plan/{plan}", s.in(read, s.cancelPlanning))
 	e.Handle("POST "+tb+"/{table}/tasks", s.in(read, s.fetchScanTasks))
 	e.Handle("POST "+ns+"/{ns}/register", s.in(write, s.registerTable))
+	e.Handle("POST "+ns+"/{ns}/undrop", s.in(write, s.undropTable)) // floe's extension: soft delete
 	e.Handle("POST /v1/{prefix}/tables/rename", s.in(write, s.renameTable))
 	e.Handle("POST /v1/{prefix}/transactions/commit", s.in(write, s.commitTransaction))
 

@@ -23,6 +23,7 @@ import (
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/jsonstrict"
+	"github.com/floe/floe/safety"
 )
 
 // Config configures the Iceberg REST server.
@@ -56,6 +57,9 @@ type Config struct {
 	// PlanLimits bound server-side scan planning; zero fields take the
 	// defaults.
 	PlanLimits iceberg.PlanLimits
+	// Manager says who may force past protection, protect and undrop (the
+	// manage privilege); nil is safety.Interim, today's rule from roles.
+	Manager safety.Manager
 }
 
 // Server is the Iceberg REST catalog.
@@ -71,6 +75,7 @@ type Server struct {
 	region, account string
 	edge            *edge.Surface
 	bodyTimeout     time.Duration // bodyReadTimeout; tests shorten it
+	manager         safety.Manager
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -110,6 +115,7 @@ func New(cfg Config) *Server {
 		region:        cfg.Region,
 		account:       cfg.Account,
 		bodyTimeout:   bodyReadTimeout,
+		manager:       cfg.Manager,
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",

@@ -9,6 +9,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/safety"
 )
 
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -112,6 +113,9 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
+	if err := s.guardProtection(r.Context(), r, ref, req.Updates); err != nil {
+		return err
+	}
 	res, err := s.tables.Commit(r.Context(), b, ref, req)
 	if err != nil {
 		return err
@@ -124,7 +128,12 @@ func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
-	if err := s.tables.DropTable(r.Context(), ref, r.URL.Query().Get("purgeRequested") == "true"); err != nil {
+	force, err := s.force(r, safety.TableResource(ref))
+	if err != nil {
+		return err
+	}
+	if _, err := s.tables.DropTableWith(r.Context(), ref, r.URL.Query().Get("purgeRequested") == "true",
+		catalog.DropOptions{Force: force, By: principal(r).String()}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -165,7 +174,11 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	if err := s.tables.RenameTable(r.Context(), from, to.Namespace, to.Name); err != nil {
+	force, err := s.force(r, safety.TableResource(from))
+	if err != nil {
+		return err
+	}
+	if err := s.tables.RenameTableWith(r.Context(), from, to.Namespace, to.Name, force); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -186,7 +199,11 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 		return err
 	}
 	ref := catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: in.Name}
-	res, err := s.tables.RegisterTable(r.Context(), b, ref, in.MetadataLocation, in.Overwrite)
+	force, err := s.force(r, safety.TableResource(ref))
+	if err != nil {
+		return err
+	}
+	res, err := s.tables.RegisterTableWith(r.Context(), b, ref, in.MetadataLocation, in.Overwrite, force)
 	if err != nil {
 		return err
 	}
@@ -241,6 +258,9 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 		changes[i] = iceberg.TableChange{
 			Ref:   catalog.TableRef{Bucket: b.Name, Namespace: c.Identifier.Namespace, Name: c.Identifier.Name},
 			Input: c,
+		}
+		if err := s.guardProtection(r.Context(), r, changes[i].Ref, c.Updates); err != nil {
+			return err
 		}
 	}
 	if err := s.tables.CommitTransaction(r.Context(), b, changes); err != nil {

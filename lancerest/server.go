@@ -22,6 +22,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/lancecommit"
+	"github.com/floe/floe/safety"
 )
 
 // Config configures a Server.
@@ -49,6 +50,9 @@ type Config struct {
 	Observer Observer
 	// Metrics counts every request under surface "lance"; nil counts none.
 	Metrics *edge.Metrics
+	// Manager says who may force past protection and undrop (the manage
+	// privilege); nil is safety.Interim, today's rule from roles.
+	Manager safety.Manager
 }
 
 // Server is the Lance Namespace REST API.
@@ -63,6 +67,8 @@ type Server struct {
 	// commits runs managed versioning (CreateTableVersion and the version
 	// reads) over the same store.
 	commits *lancecommit.Service
+	// manager: see Config.Manager.
+	manager safety.Manager
 
 	surface *edge.Surface
 }
@@ -83,6 +89,7 @@ func New(cfg Config) *Server {
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
 		commits:  lancecommit.New(cfg.Store),
+		manager:  cfg.Manager,
 	}
 	auth := cfg.Auth
 	if auth == nil {
@@ -102,10 +109,11 @@ func (s *Server) Handler() http.Handler { return s.surface }
 // call is what every operation gets parsed for it: the caller's key (from
 // the edge's principal), the identifier in the path and the delimiter.
 type call struct {
-	id       []string
-	delim    string
-	key      catalog.APIKey
-	rawQuery string
+	id        []string
+	delim     string
+	key       catalog.APIKey
+	principal edge.Principal
+	rawQuery  string
 }
 
 func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
@@ -118,7 +126,7 @@ type opFunc func(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 func (s *Server) serve(op opFunc, withID bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
-		c := call{key: p.Key, rawQuery: r.URL.RawQuery}
+		c := call{key: p.Key, principal: p, rawQuery: r.URL.RawQuery}
 		e := c.parse(r, withID)
 		if e == nil {
 			e = op(s, w, r, &c)

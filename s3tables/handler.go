@@ -44,6 +44,7 @@ type request struct {
 	ctx   context.Context
 	r     *http.Request
 	key   catalog.APIKey
+	by    string // the principal, as the recently deleted list records who dropped
 	query url.Values
 	body  []byte
 }
@@ -128,7 +129,7 @@ func (s *Server) serve(a access, h handlerFunc) http.Handler {
 				"API key %s is read-only; this operation changes the catalog and needs a readwrite key", p.Key.ID))
 			return
 		}
-		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, query: r.URL.Query(), body: body})
+		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, by: p.String(), query: r.URL.Query(), body: body})
 		if err == nil && out == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -1,5 +1,7 @@
 package s3tables
 
+import "github.com/floe/floe/catalog"
+
 // deleteNamespace answers DeleteNamespace.
 func (s *Server) deleteNamespace(req *request) (any, error) {
 	bucket, err := s.bucketParam(req, write)
@@ -10,5 +12,5 @@ func (s *Server) deleteNamespace(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.cfg.Store.DropNamespace(req.ctx, bucket, levels, false)
+	return nil, s.cfg.Store.DropNamespaceWith(req.ctx, bucket, levels, catalog.CascadeOptions{By: req.by})
 }
