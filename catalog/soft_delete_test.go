@@ -473,6 +473,22 @@ func TestBucketCascadeUndrop(t *testing.T) {
 	if got, err := s.GetTable(ctx, ref("lance-b", "a")); err != nil || got.ID != a.ID {
 		t.Fatalf("table after undrop: %+v %v", got, err)
 	}
+	defer func() {
+		// Deleted again, then purged: the data and the bucket are gone.
+		if err := s.DeleteBucket(ctx, "lance-b", true); err != nil {
+			t.Fatal(err)
+		}
+		done, err := s.PurgeDeletedBucket(ctx, "lance-b", false)
+		if err != nil || len(done) != 1 {
+			t.Fatalf("PurgeDeletedBucket = %d, %v", len(done), err)
+		}
+		if len(treeOf(t, a.Location)) != 0 {
+			t.Fatal("purged bucket's table data left")
+		}
+		if _, err := s.CreateBucket(ctx, CreateBucketInput{Name: "lance-b", Format: FormatLance}); err != nil {
+			t.Fatalf("the name of a purged bucket is not free: %v", err)
+		}
+	}()
 	if tags, err := s.TableTags(ctx, a.ID); err != nil || tags["env"] != "prod" {
 		t.Fatalf("tags after undrop: %v %v", tags, err)
 	}

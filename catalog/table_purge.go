@@ -98,6 +98,9 @@ func (s *Store) PurgeDeletedBucket(ctx context.Context, name string, force bool)
 	var done []DeletedTable
 	for {
 		page, _, err := s.ListDeletedTables(ctx, name, ListOptions{Limit: MaxPageSize})
+		if fault.KindOf(err) == fault.NotFound {
+			return done, nil // the purge of its last table removed the bucket
+		}
 		if err != nil {
 			return done, err
 		}
