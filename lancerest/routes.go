@@ -45,7 +45,8 @@ func (s *Server) routes() {
 		{"POST /v1/table/{id}/tags/update", updateTableTag},
 		{"POST /v1/table/{id}/tags/delete", deleteTableTag},
 		{"POST /v1/table/{id}/restore", restoreTable},
-		{"POST /v1/table/{id}/undrop", undropTable}, // floe's extension: soft delete
+		{"POST /v1/table/{id}/undrop", undropTable},       // floe's extension: soft delete
+		{"POST /v1/table/{id}/cleanup_plan", cleanupPlan}, // floe's extension: a cleanup's dry run
 	} {
 		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")))
 	}
