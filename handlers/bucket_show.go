@@ -33,5 +33,8 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 	for _, n := range nss {
 		v.Namespaces = append(v.Namespaces, views.NamespaceRow{Name: n.Name(), Depth: len(n.Levels) - 1, CreatedAt: n.CreatedAt})
 	}
+	if err := h.bucketSafetyViews(r, b, &v); err != nil {
+		return views.BucketView{}, err
+	}
 	return v, nil
 }

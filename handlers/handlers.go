@@ -15,6 +15,7 @@ import (
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/tasks"
 )
 
@@ -62,6 +63,11 @@ type Deps struct {
 	SnippetStore *SnippetStore
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
+
+	// Manager says who may force past protection, protect, undrop and
+	// purge (the manage privilege); nil is safety.Interim, today's rule
+	// from roles.
+	Manager safety.Manager
 }
 
 // Handlers serves the console pages. Create with New.
@@ -80,6 +86,7 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	manager  safety.Manager
 }
 
 // New builds the handlers.
@@ -90,7 +97,7 @@ func New(d Deps) *Handlers {
 	}
 	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, manager: d.Manager}
 }
 
 // Session keys.
