@@ -176,7 +176,9 @@ func (s *Store) DeleteBucketWith(ctx context.Context, name string, opt CascadeOp
 	if err := validateBucket("bucket", name); err != nil {
 		return err
 	}
-	var changed []string
+	var dropped []Table
+	var held bool
+	var purgeAt time.Time
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, name)
 		if err != nil {
@@ -212,9 +214,7 @@ func (s *Store) DeleteBucketWith(ctx context.Context, name string, opt CascadeOp
 		if err := s.dropTables(ctx, tx, tables, nil, hold, m); err != nil {
 			return err
 		}
-		for _, t := range tables {
-			changed = append(changed, t.ID)
-		}
+		dropped, held, purgeAt = tables, hold > 0, m.purgeAt // a retried transaction starts over
 		// Views hold no data of their own: a cascade forgets them.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ?`, name); err != nil {
 			return dbErr("delete views", err)
@@ -238,8 +238,9 @@ func (s *Store) DeleteBucketWith(ctx context.Context, name string, opt CascadeOp
 	if err != nil {
 		return err
 	}
-	for _, id := range changed {
-		s.tableChanged(id)
+	for _, t := range dropped {
+		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, true, held, purgeAt))
 	}
 	return nil
 }

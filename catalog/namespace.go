@@ -284,7 +284,10 @@ func (s *Store) DropNamespaceWith(ctx context.Context, bucket string, levels []s
 	}
 	name := JoinNamespace(levels)
 	lo, hi := subtreeBounds(name)
-	var changed []string
+	var dropped []Table
+	var kept map[string]bool
+	var held bool
+	var purgeAt time.Time
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		ns, err := s.getNamespace(ctx, tx, bucket, name)
 		if err != nil {
@@ -345,9 +348,7 @@ func (s *Store) DropNamespaceWith(ctx context.Context, bucket string, levels []s
 		if err := s.dropTables(ctx, tx, tables, keepData, hold, m); err != nil {
 			return err
 		}
-		for _, t := range tables {
-			changed = append(changed, t.ID)
-		}
+		dropped, kept, held, purgeAt = tables, keepData, hold > 0, m.purgeAt // a retried transaction starts over
 		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE `+subtreeWhere("namespace"), bucket, name, lo, hi); err != nil {
 			return dbErr("delete views", err)
 		}
@@ -359,8 +360,9 @@ func (s *Store) DropNamespaceWith(ctx context.Context, bucket string, levels []s
 	if err != nil {
 		return err
 	}
-	for _, id := range changed {
-		s.tableChanged(id)
+	for _, t := range dropped {
+		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, !kept[t.ID], held, purgeAt))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/persist"
 )
@@ -33,6 +34,7 @@ func (s *Store) OverwriteNamespace(ctx context.Context, bucket string, levels []
 	lo, hi := subtreeBounds(name)
 	var out Namespace
 	var kept, moved []Table
+	var purgeAt time.Time
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		ns, err := s.getNamespace(ctx, tx, bucket, name)
 		if err != nil {
@@ -76,6 +78,7 @@ func (s *Store) OverwriteNamespace(ctx context.Context, bucket string, levels []
 		if err := s.softDeleteAll(ctx, tx, moved, m); err != nil {
 			return err
 		}
+		purgeAt = m.purgeAt
 		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE `+subtreeWhere("namespace"), bucket, name, lo, hi); err != nil {
 			return dbErr("delete views", err)
 		}
@@ -104,6 +107,7 @@ func (s *Store) OverwriteNamespace(ctx context.Context, bucket string, levels []
 	}
 	for _, t := range moved {
 		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, true, true, purgeAt))
 	}
 	return out, kept, nil
 }
@@ -119,6 +123,7 @@ func (s *Store) OverwriteBucket(ctx context.Context, name string, tags map[strin
 		return Bucket{}, Invalid("tags", fmt.Sprintf("a bucket may have at most %d tags", maxBucketTags))
 	}
 	var tables []Table
+	var purgeAt time.Time
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		b, err := s.getBucket(ctx, tx, name)
 		if err != nil {
@@ -144,6 +149,7 @@ func (s *Store) OverwriteBucket(ctx context.Context, name string, tags map[strin
 		if err := s.softDeleteAll(ctx, tx, tables, m); err != nil {
 			return err
 		}
+		purgeAt = m.purgeAt
 		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ?`, name); err != nil {
 			return dbErr("delete views", err)
 		}
@@ -161,6 +167,7 @@ func (s *Store) OverwriteBucket(ctx context.Context, name string, tags map[strin
 	}
 	for _, t := range tables {
 		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, true, true, purgeAt))
 	}
 	return s.GetBucket(ctx, name)
 }

@@ -104,6 +104,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 		return Table{}, false, err
 	}
 	s.tableChanged(t.ID)
+	if created {
+		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
+	}
 	return t, created, nil
 }
 
@@ -297,6 +300,7 @@ func (s *Store) RegisterTableWith(ctx context.Context, ref TableRef, location st
 	})
 	if err == nil {
 		s.tableChanged(t.ID)
+		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	}
 	return t, err
 }

@@ -86,6 +86,7 @@ func (s *Store) DropTableWith(ctx context.Context, ref TableRef, opt DropOptions
 		return DeletedTable{}, err
 	}
 	s.tableChanged(d.ID)
+	s.tableEvent(droppedEvent(d.Table, d.PurgeData, d.Held(), d.PurgeAt))
 	return d, nil
 }
 
@@ -195,6 +196,7 @@ func (s *Store) DeregisterTableWith(ctx context.Context, ref TableRef, force boo
 		return Table{}, err
 	}
 	var t Table
+	var hidden bool
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
@@ -212,10 +214,14 @@ func (s *Store) DeregisterTableWith(ctx context.Context, ref TableRef, force boo
 		}
 		t.State = StateDeregistered
 		t, err = s.updateEntry(ctx, tx, t)
+		hidden = err == nil
 		return err
 	})
 	if err != nil {
 		return Table{}, err
+	}
+	if hidden {
+		s.tableEvent(TableEvent{Kind: TableDropped, Table: t, Deregistered: true})
 	}
 	return t, nil
 }
@@ -291,7 +297,7 @@ func (s *Store) RenameTableWith(ctx context.Context, from TableRef, toNamespace 
 			JoinNamespace(t.Namespace), t.Name, t.VersionToken, micros(t.ModifiedAt), t.ID); err != nil {
 			return dbErr("rename table", err)
 		}
-		return nil
+		return moveTableGrants(ctx, tx, from, to)
 	})
 	if err != nil {
 		return Table{}, err
@@ -334,6 +340,7 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 		return Table{}, err
 	}
 	s.tableChanged(t.ID)
+	s.tableEvent(TableEvent{Kind: TableCommitted, Table: t})
 	return t, nil
 }
 

@@ -191,6 +191,7 @@ func (s *Store) purge(ctx context.Context, d DeletedTable, retryAfter time.Durat
 		return false, err
 	}
 	s.tableChanged(d.ID)
+	s.tableEvent(TableEvent{Kind: TableDropped, Table: d.Table, Purged: true, DataDeleted: d.PurgeData})
 	return true, nil
 }
 

@@ -36,6 +36,7 @@ func (s *Store) UndropTable(ctx context.Context, id string, to TableRef) (Table,
 		return Table{}, err
 	}
 	s.tableChanged(t.ID)
+	s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	return t, nil
 }
 
@@ -235,6 +236,7 @@ func (s *Store) UndropBucket(ctx context.Context, name string) (Bucket, []Table,
 	}
 	for _, t := range back {
 		s.tableChanged(t.ID)
+		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	}
 	return b, back, nil
 }

@@ -13,14 +13,14 @@ import (
 // TestProtectionRefusesEveryDestructivePath: with the table protected, a
 // drop (with or without purgeRequested) and a rename away are refused with
 // 409 ConflictException naming the table, as is the drop of a protected
-// (empty) namespace, naming it; a commit removing floe.protected needs
-// manage; ?force=true from a caller without manage (an anonymous writer)
-// is 403; a manager's force (readwrite key, the interim rule) drops it,
-// and registering the held table's metadata is then refused, pointing at
-// undrop (issue 24).
+// (empty) namespace, naming it; a commit setting or removing
+// floe.protected needs manage, though a writer may commit; those routes by
+// a writer are 403, force or not; a manager's force (a readwrite key:
+// manage on its scope in the grants) drops it, and registering the held
+// table's metadata is then refused, pointing at undrop (issue 24).
 func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, true) // anonymous: anyone writes, nobody without a key manages
+	e := newEnv(t, false)
 	e.bucket(t, "lake", catalog.FormatIceberg)
 	if _, err := e.store.SetBucketHold(ctx, "lake", 24*time.Hour); err != nil {
 		t.Fatal(err)
@@ -31,15 +31,22 @@ func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 		}
 	}
 	ref := catalog.TableRef{Bucket: "lake", Namespace: []string{"ns"}, Name: "t"}
-	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables", "", map[string]any{"name": "t", "schema": emptySchema}); code != http.StatusOK {
-		t.Fatalf("create t: %d %v", code, body)
-	}
 	_, manager, err := e.store.CreateAPIKey(ctx, "manager", catalog.RoleReadWrite, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	wk, writer, err := e.store.CreateAPIKey(ctx, "writer", catalog.RoleReadonly, "lake", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.store.AddGrant(ctx, catalog.Grant{Grantee: catalog.Grantee{Kind: catalog.GranteeAPIKey, ID: wk.ID}, Bucket: "lake", Privilege: "write"}); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables", manager, map[string]any{"name": "t", "schema": emptySchema}); code != http.StatusOK {
+		t.Fatalf("create t: %d %v", code, body)
+	}
 	protect := map[string]any{"requirements": []any{}, "updates": []any{map[string]any{"action": "set-properties", "updates": map[string]string{catalog.ProtectedProperty: "true"}}}}
-	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/t", "", protect); code != http.StatusForbidden {
+	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/t", writer, protect); code != http.StatusForbidden {
 		t.Errorf("setting %s without manage = %d %v; want 403", catalog.ProtectedProperty, code, body)
 	}
 	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/t", manager, protect); code != http.StatusOK {
@@ -65,21 +72,21 @@ func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 		}
 		return p + "?force=true"
 	}
-	for _, key := range []string{"", manager} {
-		for _, rq := range refused {
-			code, body := e.call(t, rq.method, rq.path, key, rq.body)
-			if msg := errMessage(body); code != http.StatusConflict || errType(body) != "ConflictException" || !strings.Contains(msg, "protected") || !strings.Contains(msg, rq.named) {
-				t.Errorf("%s (key %t) = %d %v; want 409 ConflictException naming %s", rq.name, key != "", code, body, rq.named)
-			}
+	for _, rq := range refused {
+		code, body := e.call(t, rq.method, rq.path, manager, rq.body)
+		if msg := errMessage(body); code != http.StatusConflict || errType(body) != "ConflictException" || !strings.Contains(msg, "protected") || !strings.Contains(msg, rq.named) {
+			t.Errorf("%s = %d %v; want 409 ConflictException naming %s", rq.name, code, body, rq.named)
 		}
 	}
 	for _, rq := range refused {
-		if code, body := e.call(t, rq.method, withForce(rq.path), "", rq.body); code != http.StatusForbidden || !strings.Contains(errMessage(body), "manage") {
-			t.Errorf("%s with force and no manage = %d %v; want 403", rq.name, code, body)
+		for _, path := range []string{rq.path, withForce(rq.path)} {
+			if code, body := e.call(t, rq.method, path, writer, rq.body); code != http.StatusForbidden || !strings.Contains(errMessage(body), "manage") {
+				t.Errorf("%s by a writer (%s) = %d %v; want 403", rq.name, path, code, body)
+			}
 		}
 	}
 	unprotect := map[string]any{"requirements": []any{}, "updates": []any{map[string]any{"action": "remove-properties", "removals": []string{catalog.ProtectedProperty}}}}
-	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/t", "", unprotect); code != http.StatusForbidden {
+	if code, body := e.call(t, "POST", "/v1/lake/namespaces/ns/tables/t", writer, unprotect); code != http.StatusForbidden {
 		t.Errorf("removing %s without manage = %d %v; want 403", catalog.ProtectedProperty, code, body)
 	}
 	if got, err := e.store.GetTable(ctx, ref); err != nil || !got.Protected() {

@@ -42,7 +42,7 @@ func (s *Server) undropTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	return s.writeLoadResult(w, r, res, true)
+	return s.writeLoadResult(w, r, res, new(tableRes(ref)))
 }
 
 // principal is who the edge authenticated for r.

@@ -7,6 +7,7 @@
 package identity
 
 import (
+	"context"
 	"strings"
 
 	"github.com/floe/floe/catalog"
@@ -58,6 +59,17 @@ type Principal struct {
 	// Key is the API key behind an APIKey principal.
 	Key catalog.APIKey
 }
+
+// The two ways the organization's identity provider vouches for a
+// principal: a console sign-in through it, and its access token.
+const (
+	ViaIdPSignIn = "oidc"
+	ViaIdPToken  = "idp-token"
+)
+
+// FromIdP reports whether the identity provider vouched for p (its Role
+// then comes from the provider's groups, not from floe's users table).
+func (p Principal) FromIdP() bool { return p.Via == ViaIdPSignIn || p.Via == ViaIdPToken }
 
 // String is the principal as logs and the audit trail write it:
 // "apikey:k1", "user:admin", "anonymous", or "-" for nobody.
@@ -156,4 +168,18 @@ func (r Resource) Contains(o Resource) bool {
 		return true
 	}
 	return len(r.Namespace) == len(o.Namespace) && r.Table == o.Table
+}
+
+type principalKey struct{}
+
+// NewContext carries p to services a request calls (the job queue checks
+// who submits), for callers that hold no request.
+func NewContext(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext is the principal NewContext put in ctx.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
 }

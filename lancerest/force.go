@@ -3,7 +3,6 @@ package lancerest
 import (
 	"context"
 
-	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/safety"
 )
@@ -23,6 +22,3 @@ func (s *Server) force(ctx context.Context, c *call, r identity.Resource) (bool,
 	}
 	return ok, nil
 }
-
-// tableResource is the resource a table operation acts on.
-func tableResource(ref catalog.TableRef) identity.Resource { return safety.TableResource(ref) }

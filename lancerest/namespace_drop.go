@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/safety"
 )
 
@@ -27,11 +28,14 @@ func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	}
 	ctx := r.Context()
 	bucket := c.id[0]
+	// A namespace is dropped by whoever manages it; a bucket, whose drop
+	// takes everything every grantee in it holds, only by a manager of
+	// everything.
+	need := nsResource(c.id)
 	if len(c.id) == 1 {
-		if c.key.Role != catalog.RoleReadWrite || c.key.Bucket != "" {
-			return forbidden("dropping a bucket needs a readwrite API key without a bucket scope")
-		}
-	} else if e := canWrite(c.key, bucket); e != nil {
+		need = identity.Resource{}
+	}
+	if e := c.require(identity.Manage, need); e != nil {
 		return e
 	}
 	missing := func() *Error {

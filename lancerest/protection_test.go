@@ -16,10 +16,10 @@ import (
 // namespace and of its bucket, and CreateNamespace Overwrite of its
 // namespace are refused; with its namespace protected, the namespace's and
 // the bucket's; with the bucket protected, the bucket's. Each refusal is a
-// 409 whose sentence names what is protected, and nothing changes;
-// ?force=true from a caller without manage (an anonymous writer) is 403;
-// the broadest of them forced by a manager (readwrite key, the interim
-// rule) goes through (issue 24).
+// 409 whose sentence names what is protected, and nothing changes; a
+// writer without manage is refused (403) with or without ?force=true; the
+// broadest of them forced by a manager (a readwrite key: manage on its
+// scope in the grants) goes through (issue 24).
 func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 	ctx := context.Background()
 	type op struct{ name, path, body string }
@@ -40,8 +40,15 @@ func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 		{"bucket", `bucket "lnc"`, []op{cascadeB}},
 	} {
 		t.Run(tc.level, func(t *testing.T) {
-			e := newTestEnv(t, true) // anonymous: anyone writes, nobody without a key manages
+			e := newTestEnv(t, false)
 			e.seed()
+			wk, writer, err := e.store.CreateAPIKey(ctx, "writer", catalog.RoleReadonly, "lnc", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := e.store.AddGrant(ctx, catalog.Grant{Grantee: catalog.Grantee{Kind: catalog.GranteeAPIKey, ID: wk.ID}, Bucket: "lnc", Privilege: "write"}); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := e.store.CreateNamespace(ctx, "lnc", []string{"other"}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +56,6 @@ func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 			if _, _, err := e.store.CreateTable(ctx, catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance}); err != nil {
 				t.Fatal(err)
 			}
-			var err error
 			switch tc.level {
 			case "table":
 				_, err = e.store.SetTableProtected(ctx, ref, true)
@@ -68,19 +74,19 @@ func TestProtectionRefusesEveryDestructivePath(t *testing.T) {
 				_ = json.Unmarshal(r.body, &m)
 				return m.Error
 			}
-			for _, key := range []string{"", e.rw} {
-				for _, rq := range tc.refused {
-					r := e.do("POST", rq.path, key, []byte(rq.body))
-					if msg := message(r); r.status != http.StatusConflict || !strings.Contains(msg, "protected") || !strings.Contains(msg, tc.named) {
-						t.Errorf("%s (key %t) with the %s protected = %d %s; want 409 naming %s", rq.name, key != "", tc.level, r.status, r.body, tc.named)
-					}
+			for _, rq := range tc.refused {
+				r := e.do("POST", rq.path, e.rw, []byte(rq.body))
+				if msg := message(r); r.status != http.StatusConflict || !strings.Contains(msg, "protected") || !strings.Contains(msg, tc.named) {
+					t.Errorf("%s with the %s protected = %d %s; want 409 naming %s", rq.name, tc.level, r.status, r.body, tc.named)
 				}
 			}
-			// Asking for force without manage is refused, not ignored.
+			// A writer without manage is refused, force or not.
 			for _, rq := range tc.refused {
-				r := e.do("POST", strings.Replace(rq.path, "?", "?force=true&", 1), "", []byte(rq.body))
-				if r.status != http.StatusForbidden || !strings.Contains(message(r), "manage") {
-					t.Errorf("%s with force and no manage = %d %s; want 403", rq.name, r.status, r.body)
+				for _, path := range []string{rq.path, strings.Replace(rq.path, "?", "?force=true&", 1)} {
+					r := e.do("POST", path, writer, []byte(rq.body))
+					if r.status != http.StatusForbidden || !strings.Contains(message(r), "manage") {
+						t.Errorf("%s by a writer (%s) = %d %s; want 403", rq.name, path, r.status, r.body)
+					}
 				}
 			}
 			if _, err := e.store.GetTable(ctx, ref); err != nil {

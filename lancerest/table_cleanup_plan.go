@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancemeta"
 )
 
@@ -47,7 +48,7 @@ func cleanupPlan(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	if e != nil {
 		return e
 	}
-	if e := canRead(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Read, tableResource(ref)); e != nil {
 		return e
 	}
 	ctx := r.Context()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 type dropTableResponse struct {
@@ -71,7 +72,7 @@ func (s *Server) removable(r *http.Request, c *call) (catalog.TableRef, *Error) 
 	if e != nil {
 		return ref, e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
 		return ref, e
 	}
 	if _, e := s.resolveTable(r.Context(), ref, c.id, c.delim); e != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/safety"
 )
 
@@ -47,7 +48,7 @@ func undropTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
 		return e
 	}
 	ctx := r.Context()

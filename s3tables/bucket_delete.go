@@ -4,7 +4,10 @@ import "github.com/floe/floe/catalog"
 
 // deleteTableBucket answers DeleteTableBucket.
 func (s *Server) deleteTableBucket(req *request) (any, error) {
-	name, err := s.bucketParam(req, write)
+	name, err := s.bucketParam(req, see)
+	if err == nil {
+		err = s.allowEverything(req, name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,8 @@ import (
 )
 
 // Manager decides whether a principal holds the manage privilege on a
-// resource. Until grants land (the authz branch) the rule is Interim; the
-// authorizer then implements it with Require(p, identity.Manage, r).
+// resource: Grants (the authorizer's identity.Manage) in floe serve;
+// Interim, today's rule from roles, where no authorizer is given.
 type Manager interface {
 	CanManage(ctx context.Context, p identity.Principal, r identity.Resource) bool
 }
@@ -40,6 +40,21 @@ func (Interim) CanManage(_ context.Context, p identity.Principal, r identity.Res
 		return true
 	}
 	return false
+}
+
+// Decider is the one authorizer's question (authz.Authorizer.Decide):
+// nil when p holds priv on res.
+type Decider interface {
+	Decide(ctx context.Context, p identity.Principal, priv identity.Privilege, res identity.Resource) error
+}
+
+// Grants is the Manager of the grants: p manages r when the authorizer
+// says p holds identity.Manage on r (or on anything containing it).
+type Grants struct{ D Decider }
+
+// CanManage implements Manager.
+func (g Grants) CanManage(ctx context.Context, p identity.Principal, r identity.Resource) bool {
+	return g.D.Decide(ctx, p, identity.Manage, r) == nil
 }
 
 // orInterim is m, or Interim when nil.

@@ -137,7 +137,7 @@ func newBucketDeleteCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd, func(st *catalog.Store) error {
-				if err := st.DeleteBucketWith(cmd.Context(), args[0], catalog.CascadeOptions{Cascade: cascade, Force: force, By: cliPrincipal}); err != nil {
+				if err := st.DeleteBucketWith(cmd.Context(), args[0], catalog.CascadeOptions{Cascade: cascade, Force: force, By: cliPrincipal().String()}); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "deleted bucket %s\n", args[0])

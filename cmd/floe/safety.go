@@ -12,9 +12,7 @@ import (
 // The CLI's side of issue 24: recently deleted tables (list, undrop, purge),
 // protection, a bucket's hold and its destructive-maintenance switch. The
 // CLI acts as the operator who holds the data directory: it may force past
-// protection (--force) and is recorded as "cli".
-
-const cliPrincipal = "cli"
+// protection (--force) and is recorded as the CLI principal (cli:USER).
 
 type deletedJSON struct {
 	ID        string    `json:"table_id"`
