@@ -62,6 +62,13 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestTableTags", Fn: TestTableTags},
 	{Name: "TestSearch", Fn: TestSearch},
 	{Name: "TestSearchIndexesExistingEntries", Fn: TestSearchIndexesExistingEntries},
+	{Name: "TestSoftDeleteDropUndropPurge", Fn: TestSoftDeleteDropUndropPurge},
+	{Name: "TestSoftDeleteHoldEnds", Fn: TestSoftDeleteHoldEnds},
+	{Name: "TestSoftDeletePurgeOnceAcrossStores", Fn: TestSoftDeletePurgeOnceAcrossStores},
+	{Name: "TestProtection", Fn: TestProtection},
+	{Name: "TestOverwriteRepro", Fn: TestOverwriteRepro},
+	{Name: "TestCascadeKeepsForeignData", Fn: TestCascadeKeepsForeignData},
+	{Name: "TestBucketCascadeUndrop", Fn: TestBucketCascadeUndrop},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

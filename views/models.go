@@ -117,6 +117,9 @@ type BucketsView struct {
 	Sort                SortHeaders
 	Form                CreateBucketForm
 	NoneServed          bool // neither catalog surface is running
+	// DeletedBuckets are deleted buckets still holding recently deleted
+	// tables (their names stay taken).
+	DeletedBuckets []DeletedBucketRow
 }
 
 // NamespaceRow is one namespace in a list.
@@ -139,6 +142,10 @@ type BucketView struct {
 	Errors     FieldErrors
 	Snippets   []Snippet
 	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+	Protection ProtectionView
+	Deleted    RecentlyDeletedView
+	Safety     BucketSafetyView
+	CanManage  bool // may force past protection
 	// CanDrop: the user manages everything, which deleting a bucket needs
 	// (CanWrite, managing the bucket, creates namespaces in it).
 	CanDrop bool
@@ -185,15 +192,17 @@ type NamespaceView struct {
 	// Sort links the column headers; Sorted is set when the list is in
 	// another order than by name (the After cursor is then a position in
 	// that order). SortKey and SortDesc are kept by the filter form.
-	Sort     SortHeaders
-	Sorted   bool
-	SortKey  string
-	SortDesc bool
-	BulkURL  string // where the selected tables' bulk action posts; "" for readers
-	Here     string // this list page's own link (the bulk action returns to it)
-	NewTable string
-	Errors   FieldErrors
-	Notice   string
+	Sort       SortHeaders
+	Sorted     bool
+	SortKey    string
+	SortDesc   bool
+	BulkURL    string // where the selected tables' bulk action posts; "" for readers
+	Here       string // this list page's own link (the bulk action returns to it)
+	NewTable   string
+	Errors     FieldErrors
+	Notice     string
+	Protection ProtectionView
+	CanManage  bool // may force past protection
 }
 
 // TableView is the table page.
@@ -222,6 +231,11 @@ type TableView struct {
 	Observed     *ObservedView  // LANCE tables: the last observation; nil without an observation store
 	Trend        *TrendView     // rows and bytes over time; nil without an observation store
 	Refs         *LanceRefsView // LANCE tables: tags and branches
+	Protection   ProtectionView
+	// Hold is how long a drop keeps the table recently deleted ("7d";
+	// "0": a drop deletes the data at once).
+	Hold      string
+	CanManage bool // may force past protection
 }
 
 // ConnectView is /connect.

@@ -29,8 +29,11 @@ type serveConfig struct {
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
 	HistoryRetention           time.Duration // kept observations for trend charts; 0 = none
-	S3                         s3tablesConfig
-	S3Store                    s3Flags // an s3:// --warehouse
+	// SoftDeleteHold is --soft-delete-hold as typed ("7d", "0"); serve
+	// records it as the catalog's default hold at start.
+	SoftDeleteHold string
+	S3             s3tablesConfig
+	S3Store        s3Flags // an s3:// --warehouse
 	// MaxConnections is the connection budget of every listener together:
 	// 0 derives it from the open-file limit, -1 is no limit.
 	MaxConnections int
@@ -108,6 +111,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
 	f.DurationVar(&c.HistoryRetention, "history-retention", observe.DefaultHistoryRetention,
 		"how long each table's past figures are kept for the console's trend charts (e.g. 720h; 0 = keep none)")
+	f.StringVar(&c.SoftDeleteHold, "soft-delete-hold", catalog.FormatHold(catalog.DefaultSoftDeleteHold),
+		"how long a dropped table stays recently deleted (undroppable) before its data is deleted, for buckets without their own: 7d, 36h, 90m, or 0 to delete at once")
 	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
 	c.S3.addFlags(f)
 	c.Audit.addFlags(f)
@@ -185,7 +190,19 @@ func (c serveConfig) check() error {
 	if c.HistoryRetention < 0 || (c.HistoryRetention > 0 && c.HistoryRetention < time.Hour) {
 		return usageError{"--history-retention must be 0 (keep no history) or at least 1h, e.g. 720h"}
 	}
+	if _, err := c.hold(); err != nil {
+		return usageError{"--soft-delete-hold: " + err.Error()}
+	}
 	return c.OIDC.check(c.HTTP)
+}
+
+// hold is --soft-delete-hold; unset (a config built in a test) is the
+// default.
+func (c serveConfig) hold() (time.Duration, error) {
+	if c.SoftDeleteHold == "" {
+		return catalog.DefaultSoftDeleteHold, nil
+	}
+	return catalog.ParseHold(c.SoftDeleteHold)
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the
