@@ -69,6 +69,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestOverwriteRepro", Fn: TestOverwriteRepro},
 	{Name: "TestCascadeKeepsForeignData", Fn: TestCascadeKeepsForeignData},
 	{Name: "TestBucketCascadeUndrop", Fn: TestBucketCascadeUndrop},
+	{Name: "TestSearchSkipsDeletedBuckets", Fn: TestSearchSkipsDeletedBuckets},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

@@ -129,8 +129,18 @@ func (s *Store) Search(ctx context.Context, query string, opt SearchOptions) (hi
 		more = more || len(sub) > 2*limit
 		found = append(found, sub...)
 	}
+	// A deleted bucket that still holds recently deleted tables keeps its
+	// row (and so its search entry) until the last is purged; search, like
+	// every live listing, skips it.
+	gone, err := s.deletedBucketNames(ctx)
+	if err != nil {
+		return nil, false, err
+	}
 	seen := make(map[string]bool, len(found))
 	for _, h := range found {
+		if gone[h.Bucket] {
+			continue
+		}
 		h.Prefix, h.Exact = strings.HasPrefix(h.Name, q), h.Name == q
 		key := string(h.Kind) + "\x00" + h.Bucket + "\x00" + JoinNamespace(h.Namespace) + "\x00" + h.Name
 		if seen[key] {
@@ -188,4 +198,29 @@ func (s *Store) searchRows(ctx context.Context, query string, args ...any) ([]Se
 // likeEscape escapes LIKE's wildcards ('_' is one, and names hold it).
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// deletedBucketNames are the buckets deleted but kept for their recently
+// deleted tables (few: they go once those are purged).
+func (s *Store) deletedBucketNames(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT name FROM buckets WHERE deleted_at <> 0`)
+	if err != nil {
+		return nil, dbErr("search", err)
+	}
+	defer rows.Close()
+	var gone map[string]bool
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, dbErr("search", err)
+		}
+		if gone == nil {
+			gone = map[string]bool{}
+		}
+		gone[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("search", err)
+	}
+	return gone, nil
 }
