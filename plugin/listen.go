@@ -128,12 +128,21 @@ func (p *Plugin) Serve(ctx context.Context, lis net.Listener, opts ...grpc.Serve
 	}
 	srv := grpc.NewServer(opts...)
 	p.Register(srv)
+	// A Shutdown that ran before Register (Run's context ended first) did
+	// not see srv: serve nothing. Shutdown sets closed before it reads
+	// srv, so one of the two sees the other.
+	if p.closed.Load() {
+		srv.Stop()
+		lis.Close()
+		return nil
+	}
 	shutDown := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(shutDown)
 		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownGrace)
 		defer cancel()
 		_ = p.Shutdown(sctx)
+		srv.Stop() // a no-op after Shutdown's graceful stop; else Serve would wait on
 	})
 	err := srv.Serve(lis)
 	if !stop() {

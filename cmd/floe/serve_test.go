@@ -149,6 +149,35 @@ func TestServeRunWaitsForItsParts(t *testing.T) {
 	}
 }
 
+// TestServeRunCancelledBeforeServing: a Run whose context ends at once
+// (Ctrl-C during start) returns; it used to hang when the plugin channel's
+// Run shut the plugin down before its gRPC server was registered, so the
+// server was never stopped.
+func TestServeRunCancelledBeforeServing(t *testing.T) {
+	for i := range 5 {
+		dir := t.TempDir()
+		cfg := serveConfig{HTTP: "127.0.0.1:0", GRPC: "127.0.0.1:0"}
+		paths := dataPaths{Data: dir, Catalog: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}
+		s, err := startServer(context.Background(), cfg, paths, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan error, 1)
+		go func() { ran <- s.Run(ctx) }()
+		cancel()
+		select {
+		case err := <-ran:
+			if err != nil {
+				t.Fatalf("round %d: Run: %v", i, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("round %d: Run did not return a minute after its context ended", i)
+		}
+		s.Close()
+	}
+}
+
 // waitGet polls url until it answers; the server binds before Run serves.
 func waitGet(url string) (*http.Response, error) {
 	deadline := time.Now().Add(serveStartWait)
