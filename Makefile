@@ -35,7 +35,7 @@ FUZZ_TARGETS := \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
-	./lancemeta:FuzzDecodeManifest \
+	./lancemeta:FuzzDecodeManifest ./lancemeta:FuzzFragmentSet \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \
 	./form:FuzzValidate ./tasks:FuzzValidateParams
 

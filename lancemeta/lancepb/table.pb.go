@@ -5,7 +5,10 @@
 // under the Apache License, Version 2.0
 // (http://www.apache.org/licenses/LICENSE-2.0). Trimmed to the fields floe
 // reads; message, field names and numbers are Lance's, so the wire format is
-// the same, and fields left out here are skipped when decoding.
+// the same, and fields left out here are skipped when decoding. Field 10
+// of IndexMetadata (the index's files and their sizes) is newer than the
+// source this was derived from: its number and shape are what Lance 12
+// (LanceDB 0.39) writes, its names are floe's.
 //
 // A manifest file (_versions/*.manifest) ends with a 16-byte footer: the
 // little-endian i64 position of the manifest message, two u16 format
@@ -23,6 +26,7 @@ package lancepb
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -41,8 +45,11 @@ type Manifest struct {
 	Fragments      []*DataFragment        `protobuf:"bytes,2,rep,name=fragments,proto3" json:"fragments,omitempty"`
 	Version        uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	SchemaMetadata map[string][]byte      `protobuf:"bytes,5,rep,name=schema_metadata,json=schemaMetadata,proto3" json:"schema_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// If present, the file position of the IndexSection: a little-endian u32
+	// length and the message, in the same manifest file.
+	IndexSection  *uint64 `protobuf:"varint,6,opt,name=index_section,json=indexSection,proto3,oneof" json:"index_section,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Manifest) Reset() {
@@ -103,6 +110,272 @@ func (x *Manifest) GetSchemaMetadata() map[string][]byte {
 	return nil
 }
 
+func (x *Manifest) GetIndexSection() uint64 {
+	if x != nil && x.IndexSection != nil {
+		return *x.IndexSection
+	}
+	return 0
+}
+
+// UUID is 16 bytes.
+type UUID struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uuid          []byte                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UUID) Reset() {
+	*x = UUID{}
+	mi := &file_lance_table_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UUID) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UUID) ProtoMessage() {}
+
+func (x *UUID) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UUID.ProtoReflect.Descriptor instead.
+func (*UUID) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *UUID) GetUuid() []byte {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
+// IndexMetadata describes one index segment; segments of one index share
+// its name.
+type IndexMetadata struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Uuid  *UUID                  `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	// The indexed columns, as file.Field ids.
+	Fields []int32 `protobuf:"varint,2,rep,packed,name=fields,proto3" json:"fields,omitempty"`
+	Name   string  `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The dataset version the segment was built from.
+	DatasetVersion uint64 `protobuf:"varint,4,opt,name=dataset_version,json=datasetVersion,proto3" json:"dataset_version,omitempty"`
+	// The fragment ids the segment covers, as a 32-bit Roaring bitmap in its
+	// portable serialization.
+	FragmentBitmap []byte `protobuf:"bytes,5,opt,name=fragment_bitmap,json=fragmentBitmap,proto3" json:"fragment_bitmap,omitempty"`
+	// Type-specific details; the type URL names the index type.
+	IndexDetails *anypb.Any `protobuf:"bytes,6,opt,name=index_details,json=indexDetails,proto3" json:"index_details,omitempty"`
+	IndexVersion *int32     `protobuf:"varint,7,opt,name=index_version,json=indexVersion,proto3,oneof" json:"index_version,omitempty"`
+	// Milliseconds since the Unix epoch, UTC; absent for old indices.
+	CreatedAt     *uint64      `protobuf:"varint,8,opt,name=created_at,json=createdAt,proto3,oneof" json:"created_at,omitempty"`
+	Files         []*IndexFile `protobuf:"bytes,10,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexMetadata) Reset() {
+	*x = IndexMetadata{}
+	mi := &file_lance_table_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexMetadata) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexMetadata) ProtoMessage() {}
+
+func (x *IndexMetadata) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexMetadata.ProtoReflect.Descriptor instead.
+func (*IndexMetadata) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *IndexMetadata) GetUuid() *UUID {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetFields() []int32 {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *IndexMetadata) GetDatasetVersion() uint64 {
+	if x != nil {
+		return x.DatasetVersion
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetFragmentBitmap() []byte {
+	if x != nil {
+		return x.FragmentBitmap
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetIndexDetails() *anypb.Any {
+	if x != nil {
+		return x.IndexDetails
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetIndexVersion() int32 {
+	if x != nil && x.IndexVersion != nil {
+		return *x.IndexVersion
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetCreatedAt() uint64 {
+	if x != nil && x.CreatedAt != nil {
+		return *x.CreatedAt
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetFiles() []*IndexFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// IndexFile is one file of an index segment.
+type IndexFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	SizeBytes     uint64                 `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexFile) Reset() {
+	*x = IndexFile{}
+	mi := &file_lance_table_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexFile) ProtoMessage() {}
+
+func (x *IndexFile) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexFile.ProtoReflect.Descriptor instead.
+func (*IndexFile) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *IndexFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *IndexFile) GetSizeBytes() uint64 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+// IndexSection lists the index segments of one dataset version.
+type IndexSection struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Indices       []*IndexMetadata       `protobuf:"bytes,1,rep,name=indices,proto3" json:"indices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexSection) Reset() {
+	*x = IndexSection{}
+	mi := &file_lance_table_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexSection) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexSection) ProtoMessage() {}
+
+func (x *IndexSection) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexSection.ProtoReflect.Descriptor instead.
+func (*IndexSection) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *IndexSection) GetIndices() []*IndexMetadata {
+	if x != nil {
+		return x.Indices
+	}
+	return nil
+}
+
 type DataFragment struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Id           uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -116,7 +389,7 @@ type DataFragment struct {
 
 func (x *DataFragment) Reset() {
 	*x = DataFragment{}
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -128,7 +401,7 @@ func (x *DataFragment) String() string {
 func (*DataFragment) ProtoMessage() {}
 
 func (x *DataFragment) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -141,7 +414,7 @@ func (x *DataFragment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFragment.ProtoReflect.Descriptor instead.
 func (*DataFragment) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{1}
+	return file_lance_table_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DataFragment) GetId() uint64 {
@@ -182,7 +455,7 @@ type DataFile struct {
 
 func (x *DataFile) Reset() {
 	*x = DataFile{}
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -194,7 +467,7 @@ func (x *DataFile) String() string {
 func (*DataFile) ProtoMessage() {}
 
 func (x *DataFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -207,7 +480,7 @@ func (x *DataFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFile.ProtoReflect.Descriptor instead.
 func (*DataFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{2}
+	return file_lance_table_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DataFile) GetPath() string {
@@ -235,7 +508,7 @@ type DeletionFile struct {
 
 func (x *DeletionFile) Reset() {
 	*x = DeletionFile{}
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +520,7 @@ func (x *DeletionFile) String() string {
 func (*DeletionFile) ProtoMessage() {}
 
 func (x *DeletionFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +533,7 @@ func (x *DeletionFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletionFile.ProtoReflect.Descriptor instead.
 func (*DeletionFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{3}
+	return file_lance_table_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DeletionFile) GetReadVersion() uint64 {
@@ -288,15 +561,39 @@ var File_lance_table_proto protoreflect.FileDescriptor
 
 const file_lance_table_proto_rawDesc = "" +
 	"\n" +
-	"\x11lance/table.proto\x12\vlance.table\x1a\x10lance/file.proto\"\x9f\x02\n" +
+	"\x11lance/table.proto\x12\vlance.table\x1a\x19google/protobuf/any.proto\x1a\x10lance/file.proto\"\xdb\x02\n" +
 	"\bManifest\x12)\n" +
 	"\x06fields\x18\x01 \x03(\v2\x11.lance.file.FieldR\x06fields\x127\n" +
 	"\tfragments\x18\x02 \x03(\v2\x19.lance.table.DataFragmentR\tfragments\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12R\n" +
-	"\x0fschema_metadata\x18\x05 \x03(\v2).lance.table.Manifest.SchemaMetadataEntryR\x0eschemaMetadata\x1aA\n" +
+	"\x0fschema_metadata\x18\x05 \x03(\v2).lance.table.Manifest.SchemaMetadataEntryR\x0eschemaMetadata\x12(\n" +
+	"\rindex_section\x18\x06 \x01(\x04H\x00R\findexSection\x88\x01\x01\x1aA\n" +
 	"\x13SchemaMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xb0\x01\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\x10\n" +
+	"\x0e_index_section\"\x1a\n" +
+	"\x04UUID\x12\x12\n" +
+	"\x04uuid\x18\x01 \x01(\fR\x04uuid\"\x8c\x03\n" +
+	"\rIndexMetadata\x12%\n" +
+	"\x04uuid\x18\x01 \x01(\v2\x11.lance.table.UUIDR\x04uuid\x12\x16\n" +
+	"\x06fields\x18\x02 \x03(\x05R\x06fields\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12'\n" +
+	"\x0fdataset_version\x18\x04 \x01(\x04R\x0edatasetVersion\x12'\n" +
+	"\x0ffragment_bitmap\x18\x05 \x01(\fR\x0efragmentBitmap\x129\n" +
+	"\rindex_details\x18\x06 \x01(\v2\x14.google.protobuf.AnyR\findexDetails\x12(\n" +
+	"\rindex_version\x18\a \x01(\x05H\x00R\findexVersion\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"created_at\x18\b \x01(\x04H\x01R\tcreatedAt\x88\x01\x01\x12,\n" +
+	"\x05files\x18\n" +
+	" \x03(\v2\x16.lance.table.IndexFileR\x05filesB\x10\n" +
+	"\x0e_index_versionB\r\n" +
+	"\v_created_at\">\n" +
+	"\tIndexFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\x02 \x01(\x04R\tsizeBytes\"D\n" +
+	"\fIndexSection\x124\n" +
+	"\aindices\x18\x01 \x03(\v2\x1a.lance.table.IndexMetadataR\aindices\"\xb0\x01\n" +
 	"\fDataFragment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12+\n" +
 	"\x05files\x18\x02 \x03(\v2\x15.lance.table.DataFileR\x05files\x12>\n" +
@@ -322,26 +619,35 @@ func file_lance_table_proto_rawDescGZIP() []byte {
 	return file_lance_table_proto_rawDescData
 }
 
-var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_lance_table_proto_goTypes = []any{
-	(*Manifest)(nil),     // 0: lance.table.Manifest
-	(*DataFragment)(nil), // 1: lance.table.DataFragment
-	(*DataFile)(nil),     // 2: lance.table.DataFile
-	(*DeletionFile)(nil), // 3: lance.table.DeletionFile
-	nil,                  // 4: lance.table.Manifest.SchemaMetadataEntry
-	(*Field)(nil),        // 5: lance.file.Field
+	(*Manifest)(nil),      // 0: lance.table.Manifest
+	(*UUID)(nil),          // 1: lance.table.UUID
+	(*IndexMetadata)(nil), // 2: lance.table.IndexMetadata
+	(*IndexFile)(nil),     // 3: lance.table.IndexFile
+	(*IndexSection)(nil),  // 4: lance.table.IndexSection
+	(*DataFragment)(nil),  // 5: lance.table.DataFragment
+	(*DataFile)(nil),      // 6: lance.table.DataFile
+	(*DeletionFile)(nil),  // 7: lance.table.DeletionFile
+	nil,                   // 8: lance.table.Manifest.SchemaMetadataEntry
+	(*Field)(nil),         // 9: lance.file.Field
+	(*anypb.Any)(nil),     // 10: google.protobuf.Any
 }
 var file_lance_table_proto_depIdxs = []int32{
-	5, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
-	1, // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
-	4, // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
-	2, // 3: lance.table.DataFragment.files:type_name -> lance.table.DataFile
-	3, // 4: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	9,  // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
+	5,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
+	8,  // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
+	1,  // 3: lance.table.IndexMetadata.uuid:type_name -> lance.table.UUID
+	10, // 4: lance.table.IndexMetadata.index_details:type_name -> google.protobuf.Any
+	3,  // 5: lance.table.IndexMetadata.files:type_name -> lance.table.IndexFile
+	2,  // 6: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
+	6,  // 7: lance.table.DataFragment.files:type_name -> lance.table.DataFile
+	7,  // 8: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_lance_table_proto_init() }
@@ -350,13 +656,15 @@ func file_lance_table_proto_init() {
 		return
 	}
 	file_lance_file_proto_init()
+	file_lance_table_proto_msgTypes[0].OneofWrappers = []any{}
+	file_lance_table_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lance_table_proto_rawDesc), len(file_lance_table_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
