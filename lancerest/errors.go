@@ -15,26 +15,28 @@ import (
 // Code is a Lance Namespace error code (the spec's ErrorResponse.code).
 type Code int
 
-// The codes floe answers with; the spec defines more (index, tag,
-// transaction, column, state, schema, branch) that a metadata-only catalog
-// never produces.
+// The codes floe answers with; the spec defines more (transaction, state,
+// schema, branch) that floe never produces.
 const (
-	CodeUnsupported            Code = 0
-	CodeNamespaceNotFound      Code = 1
-	CodeNamespaceAlreadyExists Code = 2
-	CodeNamespaceNotEmpty      Code = 3
-	CodeTableNotFound          Code = 4
-	CodeTableAlreadyExists     Code = 5
-	CodeTableTagNotFound       Code = 8
-	CodeTableTagAlreadyExists  Code = 9
-	CodeTableVersionNotFound   Code = 11
-	CodeInvalidInput           Code = 13
-	CodeConcurrentModification Code = 14
-	CodePermissionDenied       Code = 15
-	CodeUnauthenticated        Code = 16
-	CodeServiceUnavailable     Code = 17
-	CodeInternal               Code = 18
-	CodeThrottling             Code = 21
+	CodeUnsupported             Code = 0
+	CodeNamespaceNotFound       Code = 1
+	CodeNamespaceAlreadyExists  Code = 2
+	CodeNamespaceNotEmpty       Code = 3
+	CodeTableNotFound           Code = 4
+	CodeTableAlreadyExists      Code = 5
+	CodeTableIndexNotFound      Code = 6
+	CodeTableIndexAlreadyExists Code = 7
+	CodeTableTagNotFound        Code = 8
+	CodeTableTagAlreadyExists   Code = 9
+	CodeTableVersionNotFound    Code = 11
+	CodeTableColumnNotFound     Code = 12
+	CodeInvalidInput            Code = 13
+	CodeConcurrentModification  Code = 14
+	CodePermissionDenied        Code = 15
+	CodeUnauthenticated         Code = 16
+	CodeServiceUnavailable      Code = 17
+	CodeInternal                Code = 18
+	CodeThrottling              Code = 21
 )
 
 // Status is the HTTP status the spec pairs with a code.
@@ -42,9 +44,9 @@ func (c Code) Status() int {
 	switch c {
 	case CodeUnsupported:
 		return http.StatusNotAcceptable
-	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableIndexNotFound, CodeTableTagNotFound, CodeTableVersionNotFound, CodeTableColumnNotFound:
 		return http.StatusNotFound
-	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification:
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableIndexAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification:
 		return http.StatusConflict
 	case CodeInvalidInput:
 		return http.StatusBadRequest

@@ -45,6 +45,13 @@ func (s *Server) routes() {
 		{"POST /v1/table/{id}/tags/update", updateTableTag},
 		{"POST /v1/table/{id}/tags/delete", deleteTableTag},
 		{"POST /v1/table/{id}/restore", restoreTable},
+		{"POST /v1/table/{id}/stats", getTableStats},
+		{"POST /v1/table/{id}/count_rows", countTableRows},
+		{"POST /v1/table/{id}/index/list", listTableIndices},
+		{"POST /v1/table/{id}/index/{index}/stats", describeTableIndexStats},
+		{"POST /v1/table/{id}/create_index", createTableIndex},
+		{"POST /v1/table/{id}/create_scalar_index", createTableScalarIndex},
+		{"POST /v1/table/{id}/index/{index}/drop", dropTableIndex},
 	} {
 		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")))
 	}
@@ -55,8 +62,8 @@ func (s *Server) routes() {
 	}
 }
 
-// unsupportedRoutes are the spec's data-plane, index, branch,
-// transaction and view operations: floe's catalog records metadata only.
+// unsupportedRoutes are the spec's data-plane, branch, transaction and
+// view operations: floe's catalog records metadata only.
 var unsupportedRoutes = []string{
 	"/v1/table/batch-commit",
 	"/v1/table/{id}/create",
@@ -66,21 +73,14 @@ var unsupportedRoutes = []string{
 	"/v1/table/{id}/update",
 	"/v1/table/{id}/delete",
 	"/v1/table/{id}/query",
-	"/v1/table/{id}/count_rows",
 	"/v1/table/{id}/explain_plan",
 	"/v1/table/{id}/analyze_plan",
-	"/v1/table/{id}/stats",
 	"/v1/table/{id}/add_columns",
 	"/v1/table/{id}/alter_columns",
 	"/v1/table/{id}/drop_columns",
 	"/v1/table/{id}/update_field_metadata",
 	"/v1/table/{id}/backfill_column",
 	"/v1/table/{id}/schema_metadata/update",
-	"/v1/table/{id}/create_index",
-	"/v1/table/{id}/create_scalar_index",
-	"/v1/table/{id}/index/list",
-	"/v1/table/{id}/index/{index}/stats",
-	"/v1/table/{id}/index/{index}/drop",
 	"/v1/table/{id}/branches/list",
 	"/v1/table/{id}/branches/create",
 	"/v1/table/{id}/branches/delete",
@@ -94,7 +94,7 @@ var unsupportedRoutes = []string{
 func unsupported(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	return NewError(CodeUnsupported,
 		"operation not supported: "+r.Method+" "+r.URL.Path,
-		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
+		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, plans, columns, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
 }
 
 // refuseDotSegments answers an identifier of "." or ".." (which no name

@@ -3,10 +3,11 @@
 // detailed metadata lancemeta reads from the manifest, rename, drop,
 // deregister); table versions and tags from the dataset's own _versions/ and
 // _refs/tags/ files, or from the catalog's record for tables whose commits
-// go through floe (managed versioning); and restore, run as a job on a Lance
-// worker. Data-plane operations answer Unsupported, because LanceDB and
-// Lance write datasets straight to storage at the location the catalog
-// hands out.
+// go through floe (managed versioning); stats, row counts and indices read
+// from the manifest; and restore, index builds and index drops, run as jobs
+// on a Lance worker. Data-plane operations answer Unsupported, because
+// LanceDB and Lance write datasets straight to storage at the location the
+// catalog hands out.
 //
 // The surface runs behind the edge (request id, access log, metrics, body
 // cap, one API-key authentication step): routes.go is its one route table,
@@ -41,9 +42,12 @@ type Config struct {
 	// Auth authenticates every request; nil builds floe's API-key check
 	// from Store, Anonymous and Tokens (tests pass one with their clock).
 	Auth edge.Authenticator
-	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
-	// spec's Unsupported.
+	// Jobs runs RestoreTable and DropTableIndex on a worker; nil answers
+	// them with the spec's Unsupported.
 	Jobs JobRunner
+	// Tasks submits CreateTableIndex and CreateTableScalarIndex as the task
+	// API's index tasks; nil answers them with the spec's Unsupported.
+	Tasks IndexTasks
 	// Observer gives DescribeTable a fallback when a manifest cannot be
 	// read; nil means no fallback.
 	Observer Observer
@@ -60,6 +64,8 @@ type Server struct {
 	observer Observer
 	// jobs: see Config.Jobs.
 	jobs JobRunner
+	// tasks: see Config.Tasks.
+	tasks IndexTasks
 	// commits runs managed versioning (CreateTableVersion and the version
 	// reads) over the same store.
 	commits *lancecommit.Service
@@ -82,6 +88,7 @@ func New(cfg Config) *Server {
 		storage:  cfg.Storage,
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
+		tasks:    cfg.Tasks,
 		commits:  lancecommit.New(cfg.Store),
 	}
 	auth := cfg.Auth

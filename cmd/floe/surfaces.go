@@ -23,7 +23,7 @@ const taskAPIPrefix = "/lance/oss/v1/"
 // surfaces accept them in place of the key they stand for. They are two
 // edge surfaces (lance, taskapi) counted in the one metrics.
 func lanceHandler(st *catalog.Store, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens, metrics *edge.Metrics) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin, Metrics: metrics}
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, Observer: svc.observe, Jobs: svc.plugin, Tasks: svc.tasks, Metrics: metrics}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}
