@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
@@ -225,7 +226,7 @@ func asError(err error, notFound Code) *Error {
 		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
 	case fault.Invalid:
 		if ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table" {
-			return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
+			return invalid(msg, catalog.NameRule)
 		}
 		return invalid(msg, "Correct the request as the message says and send it again.")
 	case fault.Unavailable:

@@ -3,6 +3,8 @@ package lancerest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/floe/floe/catalog"
 )
 
 // routes is the surface's one route table: every route of the Lance
@@ -104,7 +106,7 @@ func (s *Server) refuseDotSegments(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.EscapedPath(); strings.Contains(p, "/.") && hasDotSegment(p) {
 			s.encode(w, r, invalid("identifier is a dot segment",
-				"Names are 1-255 of a-z, 0-9, _ and -; . and .. are not names."))
+				catalog.NameRule))
 			return
 		}
 		next.ServeHTTP(w, r)
