@@ -137,8 +137,10 @@ func (s *Server) serve(op opFunc, withID bool) http.Handler {
 }
 
 // parse reads the delimiter and the identifier. ServeMux matches {id} as
-// one segment of the escaped path (a %2F or %24 stays inside it) and
-// PathValue hands it over unescaped, so it is split, not decoded again.
+// one segment of the escaped path (a %2F or %24 stays inside it); the
+// segment is read from the escaped path and decoded as the clients encode
+// it (parseIdentifier: a + is a space), which PathValue, decoding as a path,
+// would not.
 func (c *call) parse(r *http.Request, withID bool) *Error {
 	delim, e := parseDelimiter(c.query("delimiter"))
 	if e != nil {
@@ -146,7 +148,7 @@ func (c *call) parse(r *http.Request, withID bool) *Error {
 	}
 	c.delim = delim
 	if withID {
-		c.id, e = splitIdentifier(r.PathValue("id"), delim)
+		c.id, e = parseIdentifier(idSegment(r.URL.EscapedPath()), delim)
 	}
 	return e
 }
