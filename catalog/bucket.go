@@ -149,7 +149,8 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 	if err := validateBucket("bucket", name); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *persist.Tx) error {
+	var dropped []Table
+	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
 		if _, err := s.getBucket(ctx, tx, name); err != nil {
 			return err
 		}
@@ -164,7 +165,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 			return newErr(fault.NotEmpty, "bucket",
 				"bucket %q is not empty (%d namespaces, %d tables); drop them first or delete with cascade, which deletes their data", name, nsCount, tblCount)
 		}
-		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {
+		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ?`, name); err != nil {
 			return err
 		}
 		// Views hold no data of their own: a cascade forgets them.
@@ -188,5 +189,5 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		}
 		_ = s.wh.Delete(ctx, s.BucketRoot(name))
 		return nil
-	})
+	}), dropped)
 }

@@ -260,7 +260,8 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 	}
 	name := JoinNamespace(levels)
 	lo, hi := subtreeBounds(name)
-	return s.inTx(ctx, func(tx *persist.Tx) error {
+	var dropped []Table
+	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
 		if err := s.requireNamespace(ctx, tx, bucket, name); err != nil {
 			return err
 		}
@@ -287,7 +288,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
 				name, bucket, children, tbls)
 		}
-		if err := s.dropTablesWhere(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
+		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
 			bucket, name, lo, hi); err != nil {
 			return err
 		}
@@ -308,7 +309,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 			_ = s.wh.Delete(ctx, s.namespaceDir(bucket, ns))
 		}
 		return nil
-	})
+	}), dropped)
 }
 
 // namespaceNames lists namespace names matching a condition.

@@ -60,18 +60,28 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 		return User{}, Invalid("password", "password cannot be hashed: "+err.Error())
 	}
 	u := User{Name: name, Role: role, CreatedAt: s.now().UTC()}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
-		name, string(hash), string(role), micros(u.CreatedAt))
-	if s.isUniqueViolation(err) {
-		return User{}, newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
-	}
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
+			name, string(hash), string(role), micros(u.CreatedAt))
+		if s.isUniqueViolation(err) {
+			return newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
+		}
+		if err != nil {
+			return dbErr("insert user", err)
+		}
+		// The role is the user's first grant (admin: manage everything;
+		// readonly: read everything); grants decide from then on.
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: name}, role, "", u.CreatedAt)
+	})
 	if err != nil {
-		return User{}, dbErr("insert user", err)
+		return User{}, err
 	}
 	return u, nil
 }
 
-// SetUserPassword replaces a user's password.
+// SetUserPassword replaces a local user's password. A user of the
+// identity provider has none and gets none: its sign-in stays the
+// provider's.
 func (s *Store) SetUserPassword(ctx context.Context, name, password string) error {
 	if err := validatePassword(password); err != nil {
 		return err
@@ -80,72 +90,92 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 	if err != nil {
 		return Invalid("password", "password cannot be hashed: "+err.Error())
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE name = ?`, string(hash), name)
+	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE name = ? AND idp_subject = ''`, string(hash), name)
 	if err != nil {
 		return dbErr("update user", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(fault.NotFound, "username", "user %q does not exist", name)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	u, err := s.GetUser(ctx, name)
+	if err != nil {
+		return err
+	}
+	if u.FromIdP() {
+		return newErr(fault.Conflict, "username", "user %q signs in through the identity provider %s and has no password; change it there, or add a local user for break-glass access", name, u.Issuer)
+	}
+	return newErr(fault.NotFound, "username", "user %q does not exist", name)
 }
 
 // Authenticate checks a password in constant time against the stored hash.
-// Unknown user or wrong password both give fault.NotFound.
+// Unknown user or wrong password both give fault.NotFound, and so does a
+// user of the identity provider (it has no password; its sign-in is the
+// provider's), after the same bcrypt work.
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
-	var u User
-	var hash, role string
-	var created int64
-	err := s.ro.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
-		Scan(&u.Name, &hash, &role, &created)
-	if errors.Is(err, sql.ErrNoRows) {
+	var hash string
+	u, err := s.getUser(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE name = ?`, name, &hash)
+	if errors.Is(err, fault.NotFound) || (err == nil && hash == "") {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, errBadCredentials()
 	}
 	if err != nil {
-		return User{}, dbErr("get user", err)
+		return User{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return User{}, errBadCredentials()
 	}
-	u.Role = Role(role)
-	u.CreatedAt = fromMicros(created)
 	return u, nil
 }
 
-// GetUser returns a user.
-func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
+// userColumns are what scanUser reads, in its order.
+const userColumns = `name, role, created_at, idp_issuer, idp_subject, idp_groups, last_sign_in_at`
+
+// scanUser reads the userColumns of one row, then extra.
+func scanUser(sc interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
-	var role string
-	var created int64
-	err := s.ro.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
+	var role, groups string
+	var created, signedIn int64
+	if err := sc.Scan(append([]any{&u.Name, &role, &created, &u.Issuer, &u.Subject, &groups, &signedIn}, extra...)...); err != nil {
+		return User{}, err
+	}
+	u.Role, u.CreatedAt = Role(role), fromMicros(created)
+	if signedIn != 0 {
+		u.LastSignInAt = fromMicros(signedIn)
+	}
+	u.Groups = decodeGroups(groups)
+	return u, nil
+}
+
+// getUser runs a one-row user query (userColumns first, then extra).
+func (s *Store) getUser(ctx context.Context, query, name string, extra ...any) (User, error) {
+	u, err := scanUser(s.ro.QueryRowContext(ctx, query, name), extra...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
 	if err != nil {
 		return User{}, dbErr("get user", err)
 	}
-	u.Role = Role(role)
-	u.CreatedAt = fromMicros(created)
 	return u, nil
+}
+
+// GetUser returns a user.
+func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
+	return s.getUser(ctx, `SELECT `+userColumns+` FROM users WHERE name = ?`, name)
 }
 
 // ListUsers lists users by name.
 func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
+	rows, err := s.ro.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY name`)
 	if err != nil {
 		return nil, dbErr("list users", err)
 	}
 	defer rows.Close()
 	out := []User{}
 	for rows.Next() {
-		var u User
-		var role string
-		var created int64
-		if err := rows.Scan(&u.Name, &role, &created); err != nil {
+		u, err := scanUser(rows)
+		if err != nil {
 			return nil, dbErr("list users", err)
 		}
-		u.Role, u.CreatedAt = Role(role), fromMicros(created)
 		out = append(out, u)
 	}
 	return out, rows.Err()
@@ -196,12 +226,13 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 		if n > 0 {
 			return nil
 		}
+		now := s.now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES ('admin', ?, ?, ?)`,
-			string(hash), string(RoleAdmin), micros(s.now())); err != nil {
+			string(hash), string(RoleAdmin), micros(now)); err != nil {
 			return dbErr("insert admin", err)
 		}
 		created = true
-		return nil
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: "admin"}, RoleAdmin, "", now)
 	})
 	if err != nil || !created {
 		return "", false, err

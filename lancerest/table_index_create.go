@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancemeta"
 	"github.com/floe/floe/tasks"
 )
@@ -50,6 +51,15 @@ func createTableScalarIndex(s *Server, w http.ResponseWriter, r *http.Request, c
 // checked now: an index of that name (409 code 7) and a column the table
 // does not have (404 code 12).
 func (s *Server) createIndex(w http.ResponseWriter, r *http.Request, c *call, scalarOnly bool) *Error {
+	// An index build or drop is a maintenance job, as the task API asks:
+	// decided before anything else is said.
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	if e := c.require(identity.Maintain, tableResource(ref)); e != nil {
+		return e
+	}
 	if s.tasks == nil {
 		return unsupported(s, w, r, c)
 	}
@@ -82,13 +92,6 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request, c *call, sc
 	}
 	typ, e := indexTaskType(req.IndexType, scalarOnly)
 	if e != nil {
-		return e
-	}
-	ref, e := tableRef(c.id)
-	if e != nil {
-		return e
-	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
 		return e
 	}
 	ctx := r.Context()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 )
 
@@ -18,6 +19,15 @@ const DropIndexJobType = "lance_drop_index"
 // worker drops it, and the answer comes when its job ends, with the job id
 // as transaction_id, as RestoreTable answers.
 func dropTableIndex(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	// An index build or drop is a maintenance job, as the task API asks:
+	// decided before anything else is said.
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	if e := c.require(identity.Maintain, tableResource(ref)); e != nil {
+		return e
+	}
 	if s.jobs == nil {
 		return unsupported(s, w, r, c)
 	}
@@ -34,13 +44,6 @@ func dropTableIndex(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 		return invalid("index_name in the body does not match the path", "Name the index in the URL only; the spec's REST binding sends no body.")
 	}
 	if e := branchParam(c, req.Branch); e != nil {
-		return e
-	}
-	ref, e := tableRef(c.id)
-	if e != nil {
-		return e
-	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
 		return e
 	}
 	ctx := r.Context()

@@ -48,8 +48,10 @@ catalog and are safe to run while the server is up.`,
 		newTableCmd(),
 		newUserCmd(),
 		newTokenCmd(),
+		newGrantCmd(),
 		newWorkerTokenCmd(),
 		newWorkerCmd(),
+		newAuditCmd(),
 	)
 	return root
 }

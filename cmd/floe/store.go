@@ -125,7 +125,8 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 	return db, st, nil
 }
 
-// withStore opens the catalog for one CLI command, runs fn and closes it.
+// withStore opens the catalog for one CLI command, runs fn and closes it;
+// a command that changes state is recorded in the audit trail.
 func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
 	db, st, _, err := openStore(cmd.Context(), cmd)
 	if err != nil {
@@ -133,7 +134,10 @@ func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
 	}
 	defer db.Close()
 	defer st.Close()
-	return fn(st)
+	rec := watchCLI(cmd, st)
+	err = fn(st)
+	rec.finish(cmd.Context(), db, cmd.Flags().Args(), err)
+	return err
 }
 
 // exitCode maps errors to exit statuses: 2 for a user's mistake, 1 otherwise.

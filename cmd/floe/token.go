@@ -17,13 +17,13 @@ func newTokenCmd() *cobra.Command {
 func newTokenCreateCmd() *cobra.Command {
 	var role, bucket, name string
 	cmd := &cobra.Command{
-		Use:   "create --role readwrite|readonly [--bucket B]",
+		Use:   "create --role readwrite|readonly|none [--bucket B]",
 		Short: "Create an API key; the key is printed once, on its own last line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := catalog.Role(role)
-			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly {
-				return usageError{"--role must be readwrite or readonly"}
+			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly && r != catalog.RoleNone {
+				return usageError{"--role must be readwrite, readonly or none (a key whose rights are only the grants given to it: floe grant add apikey:ID …)"}
 			}
 			return withStore(cmd, func(st *catalog.Store) error {
 				if bucket != "" {
@@ -50,7 +50,7 @@ func newTokenCreateCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&role, "role", "", "readwrite or readonly")
+	cmd.Flags().StringVar(&role, "role", "", "readwrite (manage its bucket or everything), readonly (read it) or none (only what floe grant add gives it)")
 	cmd.Flags().StringVar(&bucket, "bucket", "", "limit the key to one bucket")
 	cmd.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
 	return cmd

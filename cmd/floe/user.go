@@ -14,7 +14,7 @@ import (
 
 func newUserCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Manage console users"}
-	cmd.AddCommand(newUserAddCmd(), newUserPasswdCmd())
+	cmd.AddCommand(newUserAddCmd(), newUserPasswdCmd(), newUserListCmd())
 	return cmd
 }
 
