@@ -120,7 +120,8 @@ func (s *Server) createIndex(w http.ResponseWriter, r *http.Request, c *call, sc
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}
-	task, err := s.tasks.Submit(ctx, t, typ, body)
+	// The job is the caller's: the queue checks and records who submits it.
+	task, err := s.tasks.Submit(identity.NewContext(ctx, c.principal), t, typ, body)
 	if err != nil {
 		return asError(err, CodeTableNotFound)
 	}

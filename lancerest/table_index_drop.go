@@ -69,6 +69,7 @@ func dropTableIndex(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 			"bucket":     t.Bucket, "namespace": catalog.JoinNamespace(t.Namespace), "table": t.Name,
 		},
 		Summary: "drop index " + name + " of " + t.Name,
+		By:      c.principal, Need: identity.Maintain, // an index drop is maintenance, as building one
 	})
 	switch {
 	case errors.Is(err, plugin.ErrDuplicateJob):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/internal/lancetest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
@@ -49,12 +50,14 @@ type fakeTasks struct {
 	body  string
 	err   error
 	noJob bool
+	by    identity.Principal // who the context says submits
 }
 
-func (f *fakeTasks) Submit(_ context.Context, _ catalog.Table, typ tasks.Type, body []byte) (tasks.Task, error) {
+func (f *fakeTasks) Submit(ctx context.Context, _ catalog.Table, typ tasks.Type, body []byte) (tasks.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.typ, f.body = typ, string(body)
+	f.by, _ = identity.FromContext(ctx)
 	if f.err != nil {
 		return tasks.Task{}, f.err
 	}
@@ -177,6 +180,9 @@ func TestCreateIndex(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &params); err != nil {
 		t.Fatal(err)
 	}
+	if ft.by.Kind != identity.APIKey || ft.by.ID == "" {
+		t.Fatalf("the task was submitted as %+v, not as the caller's key", ft.by)
+	}
 	if typ != tasks.TypeVectorIndex || params["index_type"] != "IVF_FLAT" || params["column"] != "vec" || params["distance_type"] != "cosine" ||
 		params["num_partitions"] != 2.0 || params["id"] != nil {
 		t.Fatalf("submitted %s %s", typ, body)
@@ -224,7 +230,8 @@ func TestDropIndex(t *testing.T) {
 		{name: "readonly key", path: t1 + "/index/text_idx/drop", key: "ro", status: 403, code: 15},
 		{name: "body names another index", path: t1 + "/index/text_idx/drop", body: `{"index_name":"id_idx"}`, status: 400, code: 13},
 	})
-	if s := fj.lastSpec; s.Type != DropIndexJobType || s.Parameters["index_name"] != "text_idx" || s.Parameters["table"] != "t1" || s.ObjectID == "" {
+	if s := fj.lastSpec; s.Type != DropIndexJobType || s.Parameters["index_name"] != "text_idx" || s.Parameters["table"] != "t1" || s.ObjectID == "" ||
+		s.By.Kind != identity.APIKey || s.Need != identity.Maintain {
 		t.Fatalf("job spec = %+v", s)
 	}
 	fj.mu.Lock()
