@@ -97,6 +97,7 @@ func validateNamespace(levels []string) error {
 //   - . in a namespace level, because floe names a multi-level namespace
 //     by its levels joined with . (console URLs, the catalog's keys, the
 //     warehouse's directory).
+//
 // Control and other non-printing characters (which render as nothing or
 // reorder text), leading or trailing spaces, and the names . and .. are
 // refused. The warehouse directory a name gets is DirName's, so names

@@ -25,6 +25,7 @@ const icebergLane = "iceberg"
 
 // icebergActions are the jobs the tab offers, in the order they matter.
 var icebergActions = []views.IcebergAction{
+	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots (dry run)", Help: "Lists the snapshots past retention and the files and bytes expiring them would delete; deletes nothing.", DryRun: true},
 	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots", Help: "Removes snapshots past retention (never a branch or tag head) and the files only they needed."},
 	{Type: "iceberg_remove_orphans", Title: "Remove orphans (dry run)", Help: "Lists the files no metadata references; deletes nothing.", DryRun: true},
 	{Type: "iceberg_remove_orphans", Title: "Remove orphan files", Help: "Deletes unreferenced files older than the job type's threshold."},

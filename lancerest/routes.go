@@ -57,6 +57,8 @@ func (s *Server) routes() {
 		{"POST /v1/table/{id}/create_index", "CreateTableIndex", edge.Writes, createTableIndex},
 		{"POST /v1/table/{id}/create_scalar_index", "CreateTableScalarIndex", edge.Writes, createTableScalarIndex},
 		{"POST /v1/table/{id}/index/{index}/drop", "DropTableIndex", edge.Writes, dropTableIndex},
+		{"POST /v1/table/{id}/undrop", "UndropTable", edge.Writes, undropTable},      // floe's extension: soft delete
+		{"POST /v1/table/{id}/cleanup_plan", "CleanupPlan", edge.Reads, cleanupPlan}, // floe's extension: a cleanup's dry run
 	} {
 		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")), edge.Op(rt.name, rt.access))
 	}

@@ -32,7 +32,7 @@ func TestPagesRender(t *testing.T) {
 		{"/buckets", []string{"buckets-table", "open-create-bucket", "format-card-LANCE", "format-card-ICEBERG", "nav-buckets"},
 			[]string{"LanceDB, pylance, lance-spark, lance-ray", "Spark, Trino, DuckDB, PyIceberg", `htmx.min.js?v=`, `includeIndicatorStyles&#34;:false`}, nil},
 		{"/buckets/vec", []string{"namespaces-table", "create-namespace-form", "snippet-lancedb-js", "delete-bucket-form", "breadcrumb"},
-			[]string{"prod.eu", "deleting their data", "connectNamespace"}, []string{"pyiceberg"}},
+			[]string{"prod.eu", "then their data is deleted", "connectNamespace"}, []string{"pyiceberg"}},
 		{"/buckets/lake", []string{"snippet-pyiceberg", "snippet-spark-iceberg"}, []string{`warehouse=&#34;lake&#34;`}, []string{"connectNamespace"}},
 		{"/buckets/vec/namespaces/prod", []string{"tables-table", "declare-table-form", "child-namespaces", "table-filter"},
 			[]string{"items", "prod.eu"}, []string{"iceberg-create-note"}},

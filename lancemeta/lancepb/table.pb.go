@@ -39,17 +39,67 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type DeletionFile_DeletionFileType int32
+
+const (
+	DeletionFile_ARROW_ARRAY DeletionFile_DeletionFileType = 0 // a .arrow file
+	DeletionFile_BITMAP      DeletionFile_DeletionFileType = 1 // a .bin file
+)
+
+// Enum value maps for DeletionFile_DeletionFileType.
+var (
+	DeletionFile_DeletionFileType_name = map[int32]string{
+		0: "ARROW_ARRAY",
+		1: "BITMAP",
+	}
+	DeletionFile_DeletionFileType_value = map[string]int32{
+		"ARROW_ARRAY": 0,
+		"BITMAP":      1,
+	}
+)
+
+func (x DeletionFile_DeletionFileType) Enum() *DeletionFile_DeletionFileType {
+	p := new(DeletionFile_DeletionFileType)
+	*p = x
+	return p
+}
+
+func (x DeletionFile_DeletionFileType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeletionFile_DeletionFileType) Descriptor() protoreflect.EnumDescriptor {
+	return file_lance_table_proto_enumTypes[0].Descriptor()
+}
+
+func (DeletionFile_DeletionFileType) Type() protoreflect.EnumType {
+	return &file_lance_table_proto_enumTypes[0]
+}
+
+func (x DeletionFile_DeletionFileType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeletionFile_DeletionFileType.Descriptor instead.
+func (DeletionFile_DeletionFileType) EnumDescriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{8, 0}
+}
+
 type Manifest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Fields         []*Field               `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty"`
 	Fragments      []*DataFragment        `protobuf:"bytes,2,rep,name=fragments,proto3" json:"fragments,omitempty"`
 	Version        uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	SchemaMetadata map[string][]byte      `protobuf:"bytes,5,rep,name=schema_metadata,json=schemaMetadata,proto3" json:"schema_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// If present, the file position of the IndexSection: a little-endian u32
-	// length and the message, in the same manifest file.
-	IndexSection  *uint64 `protobuf:"varint,6,opt,name=index_section,json=indexSection,proto3,oneof" json:"index_section,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Where the IndexSection message sits in the manifest file (the same
+	// framing: a u32 length, then the message); absent without indices.
+	IndexSection *uint64 `protobuf:"varint,6,opt,name=index_section,json=indexSection,proto3,oneof" json:"index_section,omitempty"`
+	// When the version was committed.
+	Timestamp *Timestamp `protobuf:"bytes,7,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// The transaction file of this version, relative to _transactions/.
+	TransactionFile string `protobuf:"bytes,12,opt,name=transaction_file,json=transactionFile,proto3" json:"transaction_file,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Manifest) Reset() {
@@ -117,6 +167,74 @@ func (x *Manifest) GetIndexSection() uint64 {
 	return 0
 }
 
+func (x *Manifest) GetTimestamp() *Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+func (x *Manifest) GetTransactionFile() string {
+	if x != nil {
+		return x.TransactionFile
+	}
+	return ""
+}
+
+// google.protobuf.Timestamp's wire form, declared here rather than
+// imported.
+type Timestamp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	Nanos         int32                  `protobuf:"varint,2,opt,name=nanos,proto3" json:"nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Timestamp) Reset() {
+	*x = Timestamp{}
+	mi := &file_lance_table_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Timestamp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Timestamp) ProtoMessage() {}
+
+func (x *Timestamp) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Timestamp.ProtoReflect.Descriptor instead.
+func (*Timestamp) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Timestamp) GetSeconds() int64 {
+	if x != nil {
+		return x.Seconds
+	}
+	return 0
+}
+
+func (x *Timestamp) GetNanos() int32 {
+	if x != nil {
+		return x.Nanos
+	}
+	return 0
+}
+
 // UUID is 16 bytes.
 type UUID struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -127,7 +245,7 @@ type UUID struct {
 
 func (x *UUID) Reset() {
 	*x = UUID{}
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -139,7 +257,7 @@ func (x *UUID) String() string {
 func (*UUID) ProtoMessage() {}
 
 func (x *UUID) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -152,7 +270,7 @@ func (x *UUID) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UUID.ProtoReflect.Descriptor instead.
 func (*UUID) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{1}
+	return file_lance_table_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *UUID) GetUuid() []byte {
@@ -187,7 +305,7 @@ type IndexMetadata struct {
 
 func (x *IndexMetadata) Reset() {
 	*x = IndexMetadata{}
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -199,7 +317,7 @@ func (x *IndexMetadata) String() string {
 func (*IndexMetadata) ProtoMessage() {}
 
 func (x *IndexMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -212,7 +330,7 @@ func (x *IndexMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexMetadata.ProtoReflect.Descriptor instead.
 func (*IndexMetadata) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{2}
+	return file_lance_table_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *IndexMetadata) GetUuid() *UUID {
@@ -289,7 +407,7 @@ type IndexFile struct {
 
 func (x *IndexFile) Reset() {
 	*x = IndexFile{}
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +419,7 @@ func (x *IndexFile) String() string {
 func (*IndexFile) ProtoMessage() {}
 
 func (x *IndexFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +432,7 @@ func (x *IndexFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexFile.ProtoReflect.Descriptor instead.
 func (*IndexFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{3}
+	return file_lance_table_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *IndexFile) GetPath() string {
@@ -341,7 +459,7 @@ type IndexSection struct {
 
 func (x *IndexSection) Reset() {
 	*x = IndexSection{}
-	mi := &file_lance_table_proto_msgTypes[4]
+	mi := &file_lance_table_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -353,7 +471,7 @@ func (x *IndexSection) String() string {
 func (*IndexSection) ProtoMessage() {}
 
 func (x *IndexSection) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[4]
+	mi := &file_lance_table_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,7 +484,7 @@ func (x *IndexSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexSection.ProtoReflect.Descriptor instead.
 func (*IndexSection) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{4}
+	return file_lance_table_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *IndexSection) GetIndices() []*IndexMetadata {
@@ -389,7 +507,7 @@ type DataFragment struct {
 
 func (x *DataFragment) Reset() {
 	*x = DataFragment{}
-	mi := &file_lance_table_proto_msgTypes[5]
+	mi := &file_lance_table_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +519,7 @@ func (x *DataFragment) String() string {
 func (*DataFragment) ProtoMessage() {}
 
 func (x *DataFragment) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[5]
+	mi := &file_lance_table_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +532,7 @@ func (x *DataFragment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFragment.ProtoReflect.Descriptor instead.
 func (*DataFragment) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{5}
+	return file_lance_table_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DataFragment) GetId() uint64 {
@@ -455,7 +573,7 @@ type DataFile struct {
 
 func (x *DataFile) Reset() {
 	*x = DataFile{}
-	mi := &file_lance_table_proto_msgTypes[6]
+	mi := &file_lance_table_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -467,7 +585,7 @@ func (x *DataFile) String() string {
 func (*DataFile) ProtoMessage() {}
 
 func (x *DataFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[6]
+	mi := &file_lance_table_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -480,7 +598,7 @@ func (x *DataFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFile.ProtoReflect.Descriptor instead.
 func (*DataFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{6}
+	return file_lance_table_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DataFile) GetPath() string {
@@ -498,17 +616,18 @@ func (x *DataFile) GetFileSizeBytes() uint64 {
 }
 
 type DeletionFile struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ReadVersion    uint64                 `protobuf:"varint,2,opt,name=read_version,json=readVersion,proto3" json:"read_version,omitempty"`
-	Id             uint64                 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
-	NumDeletedRows uint64                 `protobuf:"varint,4,opt,name=num_deleted_rows,json=numDeletedRows,proto3" json:"num_deleted_rows,omitempty"`
+	state          protoimpl.MessageState        `protogen:"open.v1"`
+	FileType       DeletionFile_DeletionFileType `protobuf:"varint,1,opt,name=file_type,json=fileType,proto3,enum=lance.table.DeletionFile_DeletionFileType" json:"file_type,omitempty"`
+	ReadVersion    uint64                        `protobuf:"varint,2,opt,name=read_version,json=readVersion,proto3" json:"read_version,omitempty"`
+	Id             uint64                        `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	NumDeletedRows uint64                        `protobuf:"varint,4,opt,name=num_deleted_rows,json=numDeletedRows,proto3" json:"num_deleted_rows,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DeletionFile) Reset() {
 	*x = DeletionFile{}
-	mi := &file_lance_table_proto_msgTypes[7]
+	mi := &file_lance_table_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -520,7 +639,7 @@ func (x *DeletionFile) String() string {
 func (*DeletionFile) ProtoMessage() {}
 
 func (x *DeletionFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[7]
+	mi := &file_lance_table_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -533,7 +652,14 @@ func (x *DeletionFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletionFile.ProtoReflect.Descriptor instead.
 func (*DeletionFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{7}
+	return file_lance_table_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DeletionFile) GetFileType() DeletionFile_DeletionFileType {
+	if x != nil {
+		return x.FileType
+	}
+	return DeletionFile_ARROW_ARRAY
 }
 
 func (x *DeletionFile) GetReadVersion() uint64 {
@@ -561,17 +687,22 @@ var File_lance_table_proto protoreflect.FileDescriptor
 
 const file_lance_table_proto_rawDesc = "" +
 	"\n" +
-	"\x11lance/table.proto\x12\vlance.table\x1a\x19google/protobuf/any.proto\x1a\x10lance/file.proto\"\xdb\x02\n" +
+	"\x11lance/table.proto\x12\vlance.table\x1a\x19google/protobuf/any.proto\x1a\x10lance/file.proto\"\xbc\x03\n" +
 	"\bManifest\x12)\n" +
 	"\x06fields\x18\x01 \x03(\v2\x11.lance.file.FieldR\x06fields\x127\n" +
 	"\tfragments\x18\x02 \x03(\v2\x19.lance.table.DataFragmentR\tfragments\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12R\n" +
 	"\x0fschema_metadata\x18\x05 \x03(\v2).lance.table.Manifest.SchemaMetadataEntryR\x0eschemaMetadata\x12(\n" +
-	"\rindex_section\x18\x06 \x01(\x04H\x00R\findexSection\x88\x01\x01\x1aA\n" +
+	"\rindex_section\x18\x06 \x01(\x04H\x00R\findexSection\x88\x01\x01\x124\n" +
+	"\ttimestamp\x18\a \x01(\v2\x16.lance.table.TimestampR\ttimestamp\x12)\n" +
+	"\x10transaction_file\x18\f \x01(\tR\x0ftransactionFile\x1aA\n" +
 	"\x13SchemaMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\x10\n" +
-	"\x0e_index_section\"\x1a\n" +
+	"\x0e_index_section\";\n" +
+	"\tTimestamp\x12\x18\n" +
+	"\aseconds\x18\x01 \x01(\x03R\aseconds\x12\x14\n" +
+	"\x05nanos\x18\x02 \x01(\x05R\x05nanos\"\x1a\n" +
 	"\x04UUID\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\fR\x04uuid\"\x8c\x03\n" +
 	"\rIndexMetadata\x12%\n" +
@@ -601,11 +732,16 @@ const file_lance_table_proto_rawDesc = "" +
 	"\rphysical_rows\x18\x04 \x01(\x04R\fphysicalRows\"F\n" +
 	"\bDataFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12&\n" +
-	"\x0ffile_size_bytes\x18\x06 \x01(\x04R\rfileSizeBytes\"k\n" +
-	"\fDeletionFile\x12!\n" +
+	"\x0ffile_size_bytes\x18\x06 \x01(\x04R\rfileSizeBytes\"\xe5\x01\n" +
+	"\fDeletionFile\x12G\n" +
+	"\tfile_type\x18\x01 \x01(\x0e2*.lance.table.DeletionFile.DeletionFileTypeR\bfileType\x12!\n" +
 	"\fread_version\x18\x02 \x01(\x04R\vreadVersion\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x04R\x02id\x12(\n" +
-	"\x10num_deleted_rows\x18\x04 \x01(\x04R\x0enumDeletedRowsB(Z&github.com/floe/floe/lancemeta/lancepbb\x06proto3"
+	"\x10num_deleted_rows\x18\x04 \x01(\x04R\x0enumDeletedRows\"/\n" +
+	"\x10DeletionFileType\x12\x0f\n" +
+	"\vARROW_ARRAY\x10\x00\x12\n" +
+	"\n" +
+	"\x06BITMAP\x10\x01B(Z&github.com/floe/floe/lancemeta/lancepbb\x06proto3"
 
 var (
 	file_lance_table_proto_rawDescOnce sync.Once
@@ -619,35 +755,40 @@ func file_lance_table_proto_rawDescGZIP() []byte {
 	return file_lance_table_proto_rawDescData
 }
 
-var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_lance_table_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_lance_table_proto_goTypes = []any{
-	(*Manifest)(nil),      // 0: lance.table.Manifest
-	(*UUID)(nil),          // 1: lance.table.UUID
-	(*IndexMetadata)(nil), // 2: lance.table.IndexMetadata
-	(*IndexFile)(nil),     // 3: lance.table.IndexFile
-	(*IndexSection)(nil),  // 4: lance.table.IndexSection
-	(*DataFragment)(nil),  // 5: lance.table.DataFragment
-	(*DataFile)(nil),      // 6: lance.table.DataFile
-	(*DeletionFile)(nil),  // 7: lance.table.DeletionFile
-	nil,                   // 8: lance.table.Manifest.SchemaMetadataEntry
-	(*Field)(nil),         // 9: lance.file.Field
-	(*anypb.Any)(nil),     // 10: google.protobuf.Any
+	(DeletionFile_DeletionFileType)(0), // 0: lance.table.DeletionFile.DeletionFileType
+	(*Manifest)(nil),                   // 1: lance.table.Manifest
+	(*Timestamp)(nil),                  // 2: lance.table.Timestamp
+	(*UUID)(nil),                       // 3: lance.table.UUID
+	(*IndexMetadata)(nil),              // 4: lance.table.IndexMetadata
+	(*IndexFile)(nil),                  // 5: lance.table.IndexFile
+	(*IndexSection)(nil),               // 6: lance.table.IndexSection
+	(*DataFragment)(nil),               // 7: lance.table.DataFragment
+	(*DataFile)(nil),                   // 8: lance.table.DataFile
+	(*DeletionFile)(nil),               // 9: lance.table.DeletionFile
+	nil,                                // 10: lance.table.Manifest.SchemaMetadataEntry
+	(*Field)(nil),                      // 11: lance.file.Field
+	(*anypb.Any)(nil),                  // 12: google.protobuf.Any
 }
 var file_lance_table_proto_depIdxs = []int32{
-	9,  // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
-	5,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
-	8,  // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
-	1,  // 3: lance.table.IndexMetadata.uuid:type_name -> lance.table.UUID
-	10, // 4: lance.table.IndexMetadata.index_details:type_name -> google.protobuf.Any
-	3,  // 5: lance.table.IndexMetadata.files:type_name -> lance.table.IndexFile
-	2,  // 6: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
-	6,  // 7: lance.table.DataFragment.files:type_name -> lance.table.DataFile
-	7,  // 8: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	11, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
+	7,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
+	10, // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
+	2,  // 3: lance.table.Manifest.timestamp:type_name -> lance.table.Timestamp
+	3,  // 4: lance.table.IndexMetadata.uuid:type_name -> lance.table.UUID
+	12, // 5: lance.table.IndexMetadata.index_details:type_name -> google.protobuf.Any
+	5,  // 6: lance.table.IndexMetadata.files:type_name -> lance.table.IndexFile
+	4,  // 7: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
+	8,  // 8: lance.table.DataFragment.files:type_name -> lance.table.DataFile
+	9,  // 9: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
+	0,  // 10: lance.table.DeletionFile.file_type:type_name -> lance.table.DeletionFile.DeletionFileType
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_lance_table_proto_init() }
@@ -657,19 +798,20 @@ func file_lance_table_proto_init() {
 	}
 	file_lance_file_proto_init()
 	file_lance_table_proto_msgTypes[0].OneofWrappers = []any{}
-	file_lance_table_proto_msgTypes[2].OneofWrappers = []any{}
+	file_lance_table_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lance_table_proto_rawDesc), len(file_lance_table_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   9,
+			NumEnums:      1,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_lance_table_proto_goTypes,
 		DependencyIndexes: file_lance_table_proto_depIdxs,
+		EnumInfos:         file_lance_table_proto_enumTypes,
 		MessageInfos:      file_lance_table_proto_msgTypes,
 	}.Build()
 	File_lance_table_proto = out.File
