@@ -35,7 +35,7 @@ FUZZ_TARGETS := \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
-	./lancemeta:FuzzDecodeManifest ./observe:FuzzReadFigures \
+	./lancemeta:FuzzDecodeManifest ./lancemeta:FuzzFragmentSet ./observe:FuzzReadFigures \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \
 	./form:FuzzValidate ./tasks:FuzzValidateParams ./handlers:FuzzActivityFilter \
 	./oidc:FuzzGroupsFrom ./oidc:FuzzParseKeySet

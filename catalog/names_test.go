@@ -48,22 +48,35 @@ func TestValidateBucketName(t *testing.T) {
 func TestValidateNamespaceLevelAndTableName(t *testing.T) {
 	cases := []struct {
 		name, in, rule string
+		tableRule      string // when it differs for a table name ("-" = valid)
 	}{
-		{"simple", "sales", ""},
-		{"underscore and hyphen inside", "eu_west-1", ""},
-		{"single char", "a", ""},
-		{"max length", strings.Repeat("a", 255), ""},
-		{"empty", "", "must be 1–255 characters"},
-		{"too long", strings.Repeat("a", 256), "must be 1–255 characters"},
-		{"upper case", "Sales", "only lower-case letters, digits, underscores and hyphens"},
-		{"dollar", "a$b", "only lower-case letters, digits, underscores and hyphens"},
-		{"slash", "a/b", "only lower-case letters, digits, underscores and hyphens"},
-		{"dot", "a.b", "only lower-case letters, digits, underscores and hyphens"},
-		{"dot dot", "..", "only lower-case letters, digits, underscores and hyphens"},
-		{"NUL", "a\x00b", "only lower-case letters, digits, underscores and hyphens"},
-		{"unicode", "ñame", "only lower-case letters, digits, underscores and hyphens"},
-		{"leading underscore", "_a", "start and end with"},
-		{"trailing hyphen", "a-", "start and end with"},
+		{"simple", "sales", "", ""},
+		{"underscore and hyphen inside", "eu_west-1", "", ""},
+		{"single char", "a", "", ""},
+		{"max length", strings.Repeat("a", 255), "", ""},
+		{"mixed case", "MyTable", "", ""},
+		{"space inside", "My Table", "", ""},
+		{"plus, percent, hash, question mark", "a+b%c#d?e", "", ""},
+		{"leading underscore", "_a", "", ""},
+		{"trailing hyphen", "a-", "", ""},
+		{"unicode", "ñame – 表", "", ""},
+		{"max length in bytes", strings.Repeat("é", 127), "", ""},
+		{"empty", "", "must be 1–255 bytes", ""},
+		{"too long", strings.Repeat("a", 256), "must be 1–255 bytes", ""},
+		{"too long in bytes", strings.Repeat("é", 128), "must be 1–255 bytes", ""},
+		{"dollar", "a$b", `must not contain '$'`, ""},
+		{"slash", "a/b", `must not contain '/'`, ""},
+		{"dot", "a.b", "must not contain .", "-"},
+		{"dot", ".", "must not be . or ..", ""},
+		{"dot dot", "..", "must not be . or ..", ""},
+		{"leading space", " a", "must not start or end with a space", ""},
+		{"trailing space", "a ", "must not start or end with a space", ""},
+		{"NUL", "a\x00b", "non-printing character U+0000", ""},
+		{"tab", "a\tb", "non-printing character U+0009", ""},
+		{"unit separator", "a\x1fb", "non-printing character U+001F", ""},
+		{"right-to-left override", "a\u202eb", "non-printing character U+202E", ""},
+		{"no-break space", "a\u00a0b", "non-printing character U+00A0", ""},
+		{"not UTF-8", "a\xffb", "must be UTF-8", ""},
 	}
 	for _, tc := range cases {
 		t.Run("namespace/"+tc.name, func(t *testing.T) {
@@ -74,13 +87,131 @@ func TestValidateNamespaceLevelAndTableName(t *testing.T) {
 			}
 		})
 		t.Run("table/"+tc.name, func(t *testing.T) {
+			rule := tc.rule
+			switch tc.tableRule {
+			case "-":
+				rule = ""
+			case "":
+			default:
+				rule = tc.tableRule
+			}
 			err := ValidateTableName(tc.in)
-			checkRule(t, err, tc.rule, "name")
-			if tc.rule != "" && !strings.Contains(err.Error(), "table name") {
+			checkRule(t, err, rule, "name")
+			if rule != "" && !strings.Contains(err.Error(), "table name") {
 				t.Errorf("message %q does not say it is about a table name", err)
 			}
 		})
 	}
+}
+
+// TestDirName: plain names keep their directory (existing layouts do not
+// move); every other name gets one of lower-case a-z, 0-9, _ and - that
+// no other name gets, even compared without case, and no "."; long ones
+// are cut within the filesystem's limit.
+func TestDirName(t *testing.T) {
+	for in, want := range map[string]string{
+		"sales": "sales", "eu_west-1": "eu_west-1", "a": "a", "t1": "t1",
+		"MyTable": "__my_table", "mytable": "mytable", "MYTABLE": "__m_y_t_a_b_l_e",
+		"My Table": "__my_032_table", "_x": "__095x", "x_": "_x_095", "-x": "_-x",
+		"a.b": "_a_046b", "é": "__195_169", "q 1": "_q_0321",
+	} {
+		if got := DirName(in); got != want {
+			t.Errorf("DirName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	names := []string{"MyTable", "mytable", "MYTABLE", "myTable", "My Table", "My_Table", "my_table", "my-table", "My-Table",
+		"_my_table", "__my_table", "my_095table", "a.b", "a_046b", "A", "a", "_a", "é", "É", "x y", "x_032y", "x  y",
+		strings.Repeat("Ab", 127), strings.Repeat("aB", 127), strings.Repeat("ab", 127) + "C", strings.Repeat("ab", 127) + "c"}
+	seen := map[string]string{}
+	for _, n := range names {
+		if err := ValidateTableName(n); err != nil {
+			t.Fatalf("%q: %v", n, err)
+		}
+		d := DirName(n)
+		if len(d) > maxDirName {
+			t.Errorf("DirName(%q) is %d bytes, past %d", n, len(d), maxDirName)
+		}
+		for _, c := range []byte(d) {
+			if !isLowerAlnum(c) && c != '_' && c != '-' {
+				t.Errorf("DirName(%q) = %q holds %q", n, d, c)
+			}
+		}
+		folded := strings.ToLower(d)
+		if other, ok := seen[folded]; ok {
+			t.Errorf("%q and %q share the directory %q on a case-insensitive store", n, other, d)
+		}
+		seen[folded] = n
+	}
+}
+
+// TestNamespaceDirName: plain levels join with "." as before; others are
+// encoded level by level, so ["a", "b"] and a level "a.b"-like name never
+// meet.
+func TestNamespaceDirName(t *testing.T) {
+	for _, tc := range []struct {
+		levels []string
+		want   string
+	}{
+		{[]string{"sales"}, "sales"},
+		{[]string{"a", "b"}, "a.b"},
+		{[]string{"Sales", "EU"}, "__sales.__e_u"},
+		{[]string{"a", "B"}, "a.__b"},
+	} {
+		if got := NamespaceDirName(tc.levels); got != tc.want {
+			t.Errorf("NamespaceDirName(%q) = %q, want %q", tc.levels, got, tc.want)
+		}
+	}
+	long := NamespaceDirName([]string{strings.Repeat("A", 200), "b"})
+	if len(long) > maxDirName || long[0] != '-' {
+		t.Errorf("a long namespace's directory = %q (%d bytes)", long, len(long))
+	}
+	plain := NamespaceDirName([]string{strings.Repeat("a", 120), strings.Repeat("b", 120)})
+	if plain != strings.Repeat("a", 120)+"."+strings.Repeat("b", 120) {
+		t.Errorf("plain levels moved: %q", plain)
+	}
+	if d := DirName(strings.Repeat("a", 255)); len(d) > maxDirName || d[0] != '-' {
+		t.Errorf("a 255-byte plain name's directory = %q", d)
+	}
+}
+
+// FuzzDirName: any valid name gets a directory name within bounds, of the
+// allowed bytes, that differs from the directory name of the name with
+// one letter's case changed.
+func FuzzDirName(f *testing.F) {
+	for _, s := range []string{"MyTable", "sales", "a b", "é", strings.Repeat("Zz", 130)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if ValidateTableName(name) != nil {
+			return
+		}
+		d := DirName(name)
+		if len(d) == 0 || len(d) > maxDirName {
+			t.Fatalf("DirName(%q) = %q", name, d)
+		}
+		for _, c := range []byte(d) {
+			if !isLowerAlnum(c) && c != '_' && c != '-' {
+				t.Fatalf("DirName(%q) = %q holds %q", name, d, c)
+			}
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			var flipped byte
+			switch {
+			case c >= 'a' && c <= 'z':
+				flipped = c - 'a' + 'A'
+			case c >= 'A' && c <= 'Z':
+				flipped = c - 'A' + 'a'
+			default:
+				continue
+			}
+			other := name[:i] + string(flipped) + name[i+1:]
+			if strings.EqualFold(DirName(other), d) {
+				t.Fatalf("%q and %q share directory %q without case", name, other, d)
+			}
+			break
+		}
+	})
 }
 
 func TestValidateUserNameAndPassword(t *testing.T) {

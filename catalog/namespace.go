@@ -13,14 +13,15 @@ import (
 	"github.com/floe/floe/warehouse"
 )
 
-// namespaceDir is the namespace's directory: <warehouse>/<bucket>/<a.b>. It
-// is also a LanceDB directory-catalog root.
+// namespaceDir is the namespace's directory (ns is its levels joined by
+// "."): <warehouse>/<bucket>/<NamespaceDirName>, "a.b" for levels a and b.
+// It is also a LanceDB directory-catalog root.
 func (s *Store) namespaceDir(bucket, ns string) warehouse.Location {
-	return join(s.wh.Root(), bucket, ns)
+	return join(s.wh.Root(), bucket, NamespaceDirName(SplitNamespace(ns)))
 }
 
 // subtreeBounds gives the half-open name range of every descendant of ns:
-// names are [a-z0-9_-] levels joined by '.', and '/' sorts right after '.',
+// names are levels (which hold no '.') joined by '.', and '/' sorts right after '.',
 // so [ns+".", ns+"/") holds exactly the descendants and uses the index.
 func subtreeBounds(ns string) (lo, hi string) { return ns + ".", ns + "/" }
 

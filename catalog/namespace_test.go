@@ -40,7 +40,7 @@ func TestCreateNamespace(t *testing.T) {
 		{"missing grandparent", "lake", []string{"sales", "us", "west"}, fault.NotFound, `parent namespace "sales.us"`},
 		{"missing bucket", "nope", []string{"a"}, fault.NotFound, `bucket "nope" does not exist`},
 		{"no levels", "lake", nil, fault.Invalid, "at least one level"},
-		{"bad level", "lake", []string{"sales", "E U"}, fault.Invalid, "namespace level"},
+		{"bad level", "lake", []string{"sales", "e.u"}, fault.Invalid, "namespace level"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 )
 
 // Page tokens are what a listing hands a client for its next page: the
@@ -46,10 +47,14 @@ func ParsePageToken(tok string) (string, error) {
 }
 
 // cursorName reports whether b could be a listing's cursor: bucket,
-// namespace (levels joined by .), table and view names are all [a-z0-9_-].
+// namespace (levels joined by .), table and view names are UTF-8 text
+// without control characters (see NameRule).
 func cursorName(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
 	for _, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+		if c < 0x20 || c == 0x7f {
 			return false
 		}
 	}

@@ -14,17 +14,25 @@ import (
 )
 
 // DefaultLocation is where a table's data lives in the warehouse, in
-// canonical form: <warehouse>/<bucket>/<ns joined by .>/<table>[.lance].
+// canonical form: <warehouse>/<bucket>/<namespace dir>/<table dir>[.lance],
+// the directories named by NamespaceDirName and DirName (a.b/t.lance for
+// plain names).
 func (s *Store) DefaultLocation(ref TableRef, f Format) string {
 	return s.defaultLocation(ref, f).String()
 }
 
 func (s *Store) defaultLocation(ref TableRef, f Format) warehouse.Location {
-	name := ref.Name
+	return s.tableDir(ref, f, "")
+}
+
+// tableDir is a table directory in its namespace's directory: the DirName
+// of the name with suffix, then ".lance" for Lance.
+func (s *Store) tableDir(ref TableRef, f Format, suffix string) warehouse.Location {
+	name := DirName(ref.Name + suffix)
 	if f == FormatLance {
 		name += ".lance"
 	}
-	return join(s.wh.Root(), ref.Bucket, JoinNamespace(ref.Namespace), name)
+	return join(s.wh.Root(), ref.Bucket, NamespaceDirName(ref.Namespace), name)
 }
 
 func (s *Store) tableARN(bucket, id string) string { return s.bucketARN(bucket) + "/table/" + id }

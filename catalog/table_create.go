@@ -129,11 +129,7 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 			return Table{}, err
 		}
 		if len(users) > 0 || len(held) > 0 {
-			name := in.Name + "-" + id[:8]
-			if in.Format == FormatLance {
-				name += ".lance"
-			}
-			loc = join(s.wh.Root(), in.Bucket, JoinNamespace(in.Namespace), name)
+			loc = s.tableDir(in.TableRef, in.Format, "-"+id[:8])
 		}
 	}
 	if err := s.checkFree(ctx, tx, loc, id); err != nil {

@@ -395,7 +395,7 @@ func TestRenameTable(t *testing.T) {
 	}{
 		{"name taken", []string{"ns"}, "taken", fault.AlreadyExists},
 		{"missing namespace", []string{"zz"}, "x", fault.NotFound},
-		{"bad name", []string{"ns"}, "X", fault.Invalid},
+		{"bad name", []string{"ns"}, "x/y", fault.Invalid},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

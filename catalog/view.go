@@ -107,7 +107,7 @@ func (s *Store) DefaultViewLocation(ctx context.Context, ref TableRef) (string, 
 		return "", err
 	}
 	if len(users) > 0 {
-		loc = join(s.wh.Root(), ref.Bucket, JoinNamespace(ref.Namespace), ref.Name+"-"+uuid.NewString()[:8])
+		loc = s.tableDir(ref, FormatIceberg, "-"+uuid.NewString()[:8])
 	}
 	return loc.String(), nil
 }

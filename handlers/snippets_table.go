@@ -132,8 +132,8 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 		{ID: "duckdb-lance", Engine: "DuckDB " + duckdbVersion + " (lance extension)", Surface: "lance", Language: "python", Code: lines(append(duckdbStart(in, k),
 			`con.sql("INSTALL lance FROM community; LOAD lance;")`,
 			`# The namespace id is bucket$namespace.`,
-			`con.sql(f"ATTACH '`+strings.Join(append([]string{in.Bucket}, in.Namespace...), "$")+`' AS floe (TYPE LANCE, ENDPOINT '`+in.LanceURL+`', API_KEY '{key}')")`,
-			`print(con.sql('SELECT count(*) FROM floe.main.`+sqlIdent(in.Table)+`').fetchone()[0], "rows")`,
+			`con.sql(`+pyStr("ATTACH "+sqlString(strings.Join(append([]string{in.Bucket}, in.Namespace...), "$"))+" AS floe (TYPE LANCE, ENDPOINT '"+in.LanceURL+"', API_KEY '")+` + key + "')")`,
+			`print(con.sql(`+pyStr("SELECT count(*) FROM floe.main."+sqlIdent(in.Table))+`).fetchone()[0], "rows")`,
 		)...)},
 		{ID: "lance-spark", Engine: "Spark 3.5 (lance-spark " + lanceSparkBundle + ")", Surface: "lance", Language: "shell", Code: lines(
 			keyNote("#", in.Key),
@@ -143,7 +143,7 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 			`  --conf spark.sql.catalog.lance.impl=rest \`,
 			`  --conf spark.sql.catalog.lance.uri=`+in.LanceURL+` \`,
 			`  --conf spark.sql.catalog.lance.header.x-api-key=`+k.shell+` \`,
-			`  -e 'SELECT count(*) AS rows FROM `+sparkName+`'`,
+			`  -e `+shellQuote("SELECT count(*) AS rows FROM "+sparkName),
 		)},
 	}
 }
@@ -209,7 +209,7 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 			`con.sql("INSTALL iceberg; LOAD iceberg;")`,
 			`con.sql(f"CREATE SECRET floe_key (TYPE iceberg, TOKEN '{key}')")`,
 			`con.sql("ATTACH '`+in.Bucket+`' AS floe (TYPE iceberg, ENDPOINT '`+in.IcebergURL+`', SECRET floe_key)")`,
-			`print(con.sql('SELECT count(*) FROM `+duckName+`').fetchone()[0], "rows")`,
+			`print(con.sql(`+pyStr("SELECT count(*) FROM "+duckName)+`).fetchone()[0], "rows")`,
 		)...)},
 		{ID: "spark-iceberg", Engine: "Spark 3.5 (Iceberg " + icebergSparkRuntime + ")", Surface: "iceberg", Language: "shell", Code: lines(
 			keyNote("#", in.Key),
@@ -221,7 +221,7 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 			`  --conf spark.sql.catalog.floe.uri=`+in.IcebergURL+` \`,
 			`  --conf spark.sql.catalog.floe.warehouse=`+in.Bucket+` \`,
 			`  --conf spark.sql.catalog.floe.token=`+k.shell+` \`,
-			`  -e 'SELECT count(*) AS rows FROM `+sparkName+`'`,
+			`  -e `+shellQuote("SELECT count(*) AS rows FROM "+sparkName),
 		)},
 	}
 }
@@ -261,14 +261,32 @@ func goList(list string) string {
 	return "{" + strings.TrimSuffix(strings.TrimPrefix(list, "["), "]") + "}"
 }
 
-// sparkIdent joins backquoted Spark SQL identifiers; catalog names never
-// hold a backquote, so none is escaped.
+// sparkIdent joins backquoted Spark SQL identifiers (a backquote in a
+// name doubled, as Spark reads it).
 func sparkIdent(parts ...string) string {
 	q := make([]string, len(parts))
 	for i, p := range parts {
-		q[i] = "`" + p + "`"
+		q[i] = "`" + strings.ReplaceAll(p, "`", "``") + "`"
 	}
 	return strings.Join(q, ".")
+}
+
+// shellQuote is one single-quoted shell word: a quote inside closes the
+// word, is escaped and opens it again.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// sqlString is a single-quoted SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// pyStr is a Python string literal (names are printable text: only \
+// and the quote need escaping), in double quotes unless the text holds a
+// double quote and no single one, so SQL inside reads as it is.
+func pyStr(s string) string {
+	q := `"`
+	if strings.Contains(s, `"`) && !strings.Contains(s, "'") {
+		q = "'"
+	}
+	return q + strings.NewReplacer(`\`, `\\`, q, `\`+q).Replace(s) + q
 }
 
 // sqlIdent is a double-quoted SQL identifier, for DuckDB.

@@ -73,6 +73,20 @@ func TestTableSnippets(t *testing.T) {
 			notWant: []string{"sigv4"},
 		},
 		{
+			name: "names with spaces, quotes and case are quoted for each language",
+			in:   TableSnippetInput{LanceURL: lance, IcebergURL: ice, Bucket: "lake", Namespace: []string{"Raw Data"}, Table: `It's "T"`, Format: catalog.FormatIceberg},
+			ids:  []string{"iceberg-go", "pyiceberg", "duckdb-iceberg", "spark-iceberg"},
+			want: []string{`print(con.sql("SELECT count(*) FROM floe.\"Raw Data\".\"It's \"\"T\"\"\"").fetchone()[0], "rows")`,
+				"-e 'SELECT count(*) AS rows FROM `floe`.`Raw Data`.`It'\\''s \"T\"`'"},
+		},
+		{
+			name: "lance names with spaces and case",
+			in:   TableSnippetInput{LanceURL: lance, Bucket: "vec", Namespace: []string{"My NS"}, Table: "O'Brien", Format: catalog.FormatLance},
+			ids:  []string{"lancedb-js", "lancedb-python", "pylance", "duckdb-lance", "lance-spark"},
+			want: []string{`con.sql("ATTACH 'vec$My NS' AS floe (TYPE LANCE, ENDPOINT '` + lance + `', API_KEY '" + key + "')")`,
+				`print(con.sql("SELECT count(*) FROM floe.main.\"O'Brien\"").fetchone()[0], "rows")`},
+		},
+		{
 			name:    "surface off gives nothing",
 			in:      TableSnippetInput{LanceURL: lance, Bucket: "lake", Namespace: []string{"raw"}, Table: "events", Format: catalog.FormatIceberg},
 			ids:     nil,

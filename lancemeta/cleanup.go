@@ -339,14 +339,6 @@ func readMessage[T any, P interface {
 	return msg, nil
 }
 
-// uuidString writes 16 bytes the way Lance names an index directory.
-func uuidString(b []byte) string {
-	if len(b) != 16 {
-		return fmt.Sprintf("%x", b)
-	}
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 func cmpU64(a, b uint64) int {
 	switch {
 	case a < b:

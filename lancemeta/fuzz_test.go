@@ -8,8 +8,10 @@ import (
 // FuzzDecodeManifest feeds arbitrary files to the manifest reader: it must
 // answer a Manifest or an error, within MaxManifestBytes, never panic.
 func FuzzDecodeManifest(f *testing.F) {
-	if b, err := os.ReadFile("testdata/v3.manifest"); err == nil {
-		f.Add(b)
+	for _, name := range []string{"testdata/v3.manifest", "testdata/indexed.manifest"} {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Add([]byte("LANC"))
 	f.Fuzz(func(t *testing.T, file []byte) {

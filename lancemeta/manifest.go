@@ -50,6 +50,33 @@ type Manifest struct {
 	Fragments   int
 	PhysicalRow uint64 // rows written, deleted ones included
 	DeletedRows uint64
+	// FragmentList holds each fragment's id and row counts, in the
+	// manifest's order.
+	FragmentList []Fragment
+	// DataBytes sums the sizes the manifest records for the fragments'
+	// data files (a file written before Lance recorded sizes counts 0).
+	DataBytes uint64
+	// Indices are the indices LanceDB lists (see Index), in the order of
+	// their first segment in the manifest.
+	Indices []Index
+	// IndexBytes sums the recorded file sizes of every index segment,
+	// those of index types not in Indices included.
+	IndexBytes uint64
+}
+
+// Fragment is one fragment's figures.
+type Fragment struct {
+	ID           uint64
+	PhysicalRows uint64 // rows written, deleted ones included
+	DeletedRows  uint64
+}
+
+// Rows is the fragment's live rows.
+func (f Fragment) Rows() uint64 {
+	if f.DeletedRows > f.PhysicalRows {
+		return 0
+	}
+	return f.PhysicalRows - f.DeletedRows
 }
 
 // Rows is the number of live rows.
@@ -147,16 +174,57 @@ func decode(r io.ReaderAt, size int64) (Manifest, error) {
 		return Manifest{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	m := Manifest{Version: pb.GetVersion(), Fragments: len(pb.GetFragments())}
+	m.FragmentList = make([]Fragment, 0, len(pb.GetFragments()))
 	for _, fr := range pb.GetFragments() {
-		m.PhysicalRow += fr.GetPhysicalRows()
-		m.DeletedRows += fr.GetDeletionFile().GetNumDeletedRows()
+		f := Fragment{ID: fr.GetId(), PhysicalRows: fr.GetPhysicalRows(), DeletedRows: fr.GetDeletionFile().GetNumDeletedRows()}
+		m.FragmentList = append(m.FragmentList, f)
+		m.PhysicalRow += f.PhysicalRows
+		m.DeletedRows += f.DeletedRows
+		for _, df := range fr.GetFiles() {
+			m.DataBytes += df.GetFileSizeBytes()
+		}
 	}
 	schema, err := schemaOf(pb.GetFields(), pb.GetSchemaMetadata())
 	if err != nil {
 		return Manifest{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	m.Schema = schema
+	if pb.IndexSection != nil {
+		sec, err := readIndexSection(r, int64(pb.GetIndexSection()), pos)
+		if err != nil {
+			return Manifest{}, err
+		}
+		if err := m.readIndices(sec, pb.GetFields()); err != nil {
+			return Manifest{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	}
 	return m, nil
+}
+
+// readIndexSection reads the IndexSection message at pos: a little-endian
+// u32 length and the message, which Lance writes before the manifest
+// message (at manifestPos), so it must end there.
+func readIndexSection(r io.ReaderAt, pos, manifestPos int64) (*lancepb.IndexSection, error) {
+	if pos < 0 || pos+4 > manifestPos {
+		return nil, fmt.Errorf("%w: index section at %d is outside the file's metadata", ErrCorrupt, pos)
+	}
+	var head [4]byte
+	if _, err := r.ReadAt(head[:], pos); err != nil {
+		return nil, err
+	}
+	n := int64(binary.LittleEndian.Uint32(head[:]))
+	if n > MaxManifestBytes || pos+4+n > manifestPos {
+		return nil, fmt.Errorf("%w: index section of %d bytes does not fit before the manifest", ErrCorrupt, n)
+	}
+	buf := make([]byte, n)
+	if _, err := r.ReadAt(buf, pos+4); err != nil {
+		return nil, err
+	}
+	var sec lancepb.IndexSection
+	if err := proto.Unmarshal(buf, &sec); err != nil {
+		return nil, fmt.Errorf("%w: index section: %v", ErrCorrupt, err)
+	}
+	return &sec, nil
 }
 
 // metadataStrings turns protobuf byte maps into string maps (nil when empty).

@@ -25,7 +25,7 @@ func TestSpecConformance(t *testing.T) {
 	// RestoreTable runs as a worker job: a stand-in plugin channel whose
 	// worker finishes every job (floe serve passes the real one).
 	srv := httptest.NewServer(New(Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs: &fakeJobs{worker: true, end: plugin.JobSucceeded}}).Handler())
+		Jobs: &fakeJobs{worker: true, end: plugin.JobSucceeded}, Tasks: &fakeTasks{}}).Handler())
 	t.Cleanup(srv.Close)
 	e.srv = srv
 	e.seed()
@@ -33,6 +33,9 @@ func TestSpecConformance(t *testing.T) {
 	e.must("POST", "/v1/table/lnc$ns$t2/declare", "")
 	e.must("POST", "/v1/table/lnc$ns$t5/declare", "")
 	writeVersions(t, filepath.Join(e.warehouse, "lnc", "ns", "t1.lance"), v2(1), v2(2))
+	// Version 2 is a real manifest with indices, for the stats and index
+	// operations.
+	writeManifest(t, filepath.Join(e.warehouse, "lnc", "ns", "t1.lance"), 2, indexedManifest(t))
 	// A dataset the catalog does not know yet, for RegisterTable.
 	writeVersions(t, filepath.Join(e.warehouse, "lnc", "ns", "found.lance"), v2(1))
 	// The version-creating operations serve buckets with managed versioning.
@@ -76,13 +79,13 @@ func TestSpecConformance(t *testing.T) {
 		{"AlterTableAlterColumns", "POST", tbl + "/alter_columns", `{}`, false, nil},
 		{"UpdateFieldMetadata", "POST", tbl + "/update_field_metadata", `{}`, false, nil},
 		{"AlterTableDropColumns", "POST", tbl + "/drop_columns", `{}`, false, nil},
-		{"GetTableStats", "POST", tbl + "/stats", `{}`, false, nil},
+		{"GetTableStats", "POST", tbl + "/stats", `{}`, true, []string{"total_bytes", "num_rows", "num_indices", "fragment_stats"}},
 		{"InsertIntoTable", "POST", tbl + "/insert", `{}`, false, nil},
 		{"MergeInsertIntoTable", "POST", tbl + "/merge_insert", `{}`, false, nil},
 		{"UpdateTable", "POST", tbl + "/update", `{}`, false, nil},
 		{"DeleteFromTable", "POST", tbl + "/delete", `{}`, false, nil},
 		{"QueryTable", "POST", tbl + "/query", `{}`, false, nil},
-		{"CountTableRows", "POST", tbl + "/count_rows", `{}`, false, nil},
+		{"CountTableRows", "POST", tbl + "/count_rows", `{}`, true, nil},
 		{"CreateTable", "POST", tbl + "/create", `{}`, false, nil},
 		{"ExplainTableQueryPlan", "POST", tbl + "/explain_plan", `{}`, false, nil},
 		{"AnalyzeTableQueryPlan", "POST", tbl + "/analyze_plan", `{}`, false, nil},
@@ -90,11 +93,11 @@ func TestSpecConformance(t *testing.T) {
 		{"AlterTableBackfillColumns", "POST", tbl + "/backfill_column", `{}`, false, nil},
 		{"RefreshMaterializedView", "POST", "/v1/materialized_view/lnc$ns$mv/refresh", `{}`, false, nil},
 		{"CreateMaterializedView", "POST", "/v1/materialized_view/lnc$ns$mv/create", `{}`, false, nil},
-		{"CreateTableIndex", "POST", tbl + "/create_index", `{}`, false, nil},
-		{"CreateTableScalarIndex", "POST", tbl + "/create_scalar_index", `{}`, false, nil},
-		{"ListTableIndices", "POST", tbl + "/index/list", `{}`, false, nil},
-		{"DescribeTableIndexStats", "POST", tbl + "/index/idx/stats", `{}`, false, nil},
-		{"DropTableIndex", "POST", tbl + "/index/idx/drop", `{}`, false, nil},
+		{"CreateTableIndex", "POST", tbl + "/create_index", `{"column":"vec","index_type":"IVF_FLAT","name":"v2_idx"}`, true, []string{"transaction_id"}},
+		{"CreateTableScalarIndex", "POST", tbl + "/create_scalar_index", `{"column":"text","index_type":"BITMAP","name":"t2_idx"}`, true, []string{"transaction_id"}},
+		{"ListTableIndices", "POST", tbl + "/index/list", `{}`, true, []string{"indexes"}},
+		{"DescribeTableIndexStats", "POST", tbl + "/index/id_idx/stats", `{}`, true, []string{"index_type", "num_indexed_rows", "num_unindexed_rows", "num_indices"}},
+		{"DropTableIndex", "POST", tbl + "/index/id_idx/drop", ``, true, []string{"transaction_id"}},
 		{"ListTableTags", "POST", tbl + "/tags/list", `{}`, true, []string{"tags"}},
 		{"GetTableTagVersion", "POST", tbl + "/tags/version", `{"tag":"prod"}`, true, []string{"version"}},
 		{"DeclareTable", "POST", "/v1/table/lnc$ns$t4/declare", `{}`, true, []string{"location"}},

@@ -112,7 +112,10 @@ func typeName(goType string) string {
 // checkBodyID enforces that an id in the body, when present, is the path's.
 func checkBodyID(body, path []string) *Error {
 	if body != nil && !sameID(body, path) {
-		return invalid("id in the body does not match the path", "Send the same identifier in the URL and in the body's id, or leave id out of the body.")
+		b, _ := json.Marshal(body)
+		p, _ := json.Marshal(path)
+		return invalid("id in the body does not match the path: the body names "+string(b)+", the path "+string(p),
+			"Send the same identifier in the URL and in the body's id, or leave id out of the body. The path's identifier is form-encoded: a + there is a space, so write a + in a name as %2B.")
 	}
 	return nil
 }

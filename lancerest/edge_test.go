@@ -188,23 +188,39 @@ func TestEdgeMetricsPerRoute(t *testing.T) {
 	}
 }
 
-// TestPathValueIsTheDecodedSegment: ServeMux keeps a percent-encoded $ or
-// / inside the {id} segment and hands it over decoded once, which is what
-// parseIdentifier makes of the raw segment; so splitting PathValue parses
-// every identifier as the escaped path would.
-func TestPathValueIsTheDecodedSegment(t *testing.T) {
+// TestIDSegmentParse: the identifier is the {id} segment ServeMux matched
+// (a percent-encoded $ or / stays inside it), read from the escaped path
+// and form-decoded: PathValue agrees with it except that a + in the
+// segment is a space, as LanceDB encodes one.
+func TestIDSegmentParse(t *testing.T) {
 	mux := http.NewServeMux()
-	var got string
-	mux.HandleFunc("POST /v1/table/{id}/describe", func(_ http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
-	for _, raw := range []string{"a$b$c", "a%24b%24c", "a%2Fb$c", "a%252Fb", "%C3%A9$x", "a%00b", "a::b", "%2E%2E", "a+b", "a%20b"} {
-		got = "<no match>"
-		u := &url.URL{Scheme: "http", Host: "x", Path: mustUnescape(t, raw), RawPath: "/v1/table/" + raw + "/describe"}
-		u.Path = "/v1/table/" + u.Path + "/describe"
+	var got, pathValue string
+	var perr *Error
+	mux.HandleFunc("POST /v1/table/{id}/describe", func(_ http.ResponseWriter, r *http.Request) {
+		var c call
+		perr = c.parse(r, true)
+		got, pathValue = strings.Join(c.id, "\x00"), r.PathValue("id")
+	})
+	for raw, want := range map[string]string{
+		"a$b$c": "a\x00b\x00c", "a%24b%24c": "a\x00b\x00c", "a%2Fb$c": "a/b\x00c", "a%252Fb": "a%2Fb", "%C3%A9$x": "é\x00x",
+		"a::b": "a::b", "My+Table": "My Table", "a%2Bb": "a+b", "a%20b": "a b", "Ns+X%24B.c%24My+Table": "Ns X\x00B.c\x00My Table",
+	} {
+		got, perr = "<no match>", nil
+		u := &url.URL{Scheme: "http", Host: "x", Path: "/v1/table/" + mustUnescape(t, raw) + "/describe", RawPath: "/v1/table/" + raw + "/describe"}
 		mux.ServeHTTP(httptest.NewRecorder(), &http.Request{Method: "POST", URL: u, Header: http.Header{}})
-		want, e := parseIdentifier(raw, DefaultDelimiter)
-		have, e2 := splitIdentifier(got, DefaultDelimiter)
-		if (e == nil) != (e2 == nil) || strings.Join(want, "\x00") != strings.Join(have, "\x00") {
-			t.Errorf("segment %q: PathValue %q splits to %q (%v), the raw segment parses to %q (%v)", raw, got, have, e2, want, e)
+		if perr != nil || got != want {
+			t.Errorf("segment %q: parsed %q (%v), want %q", raw, got, perr, want)
+		}
+		if !strings.Contains(raw, "+") && strings.ReplaceAll(pathValue, "$", "\x00") != want && !strings.Contains(raw, "%24") && !strings.Contains(raw, "%2F") {
+			t.Errorf("segment %q: PathValue %q disagrees with %q", raw, pathValue, want)
+		}
+	}
+	for _, bad := range []string{"a%00b", "a%2B%00"} {
+		perr = nil
+		u := &url.URL{Scheme: "http", Host: "x", Path: "/v1/table/" + mustUnescape(t, bad) + "/describe", RawPath: "/v1/table/" + bad + "/describe"}
+		mux.ServeHTTP(httptest.NewRecorder(), &http.Request{Method: "POST", URL: u, Header: http.Header{}})
+		if perr == nil {
+			t.Errorf("segment %q parsed without an error", bad)
 		}
 	}
 }

@@ -16,25 +16,27 @@ import (
 // Code is a Lance Namespace error code (the spec's ErrorResponse.code).
 type Code int
 
-// The codes floe answers with; the spec defines more (index, tag,
-// transaction, column, state, schema, branch) that a metadata-only catalog
-// never produces.
+// The codes floe answers with; the spec defines more (transaction, state,
+// schema, branch) that floe never produces.
 const (
-	CodeUnsupported            Code = 0
-	CodeNamespaceNotFound      Code = 1
-	CodeNamespaceAlreadyExists Code = 2
-	CodeNamespaceNotEmpty      Code = 3
-	CodeTableNotFound          Code = 4
-	CodeTableAlreadyExists     Code = 5
-	CodeTableTagNotFound       Code = 8
-	CodeTableTagAlreadyExists  Code = 9
-	CodeTableVersionNotFound   Code = 11
-	CodeInvalidInput           Code = 13
-	CodeConcurrentModification Code = 14
-	CodePermissionDenied       Code = 15
-	CodeUnauthenticated        Code = 16
-	CodeServiceUnavailable     Code = 17
-	CodeInternal               Code = 18
+	CodeUnsupported             Code = 0
+	CodeNamespaceNotFound       Code = 1
+	CodeNamespaceAlreadyExists  Code = 2
+	CodeNamespaceNotEmpty       Code = 3
+	CodeTableNotFound           Code = 4
+	CodeTableAlreadyExists      Code = 5
+	CodeTableIndexNotFound      Code = 6
+	CodeTableIndexAlreadyExists Code = 7
+	CodeTableTagNotFound        Code = 8
+	CodeTableTagAlreadyExists   Code = 9
+	CodeTableVersionNotFound    Code = 11
+	CodeTableColumnNotFound     Code = 12
+	CodeInvalidInput            Code = 13
+	CodeConcurrentModification  Code = 14
+	CodePermissionDenied        Code = 15
+	CodeUnauthenticated         Code = 16
+	CodeServiceUnavailable      Code = 17
+	CodeInternal                Code = 18
 	// CodeInvalidTableState: the table (or namespace) is in a state that
 	// refuses the operation — protected (floe.protected), or its location
 	// held by a recently deleted table.
@@ -47,9 +49,9 @@ func (c Code) Status() int {
 	switch c {
 	case CodeUnsupported:
 		return http.StatusNotAcceptable
-	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableIndexNotFound, CodeTableTagNotFound, CodeTableVersionNotFound, CodeTableColumnNotFound:
 		return http.StatusNotFound
-	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification,
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableIndexAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification,
 		CodeInvalidTableState:
 		return http.StatusConflict
 	case CodeInvalidInput:
@@ -269,7 +271,7 @@ func asError(err error, notFound Code) *Error {
 		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
 	case fault.Invalid:
 		if ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table" {
-			return invalid(msg, "Names are 1-255 of a-z, 0-9, _ and - (buckets 3-63 of a-z, 0-9 and -), starting and ending with a letter or digit.")
+			return invalid(msg, catalog.NameRule)
 		}
 		return invalid(msg, "Correct the request as the message says and send it again.")
 	case fault.Unavailable:

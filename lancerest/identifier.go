@@ -37,18 +37,36 @@ func parseDelimiter(raw string) (string, *Error) {
 }
 
 // parseIdentifier splits the {id} path segment (still percent-encoded) into
-// names. The delimiter alone is the root and yields an empty, non-nil slice.
-// Empty names are refused rather than merged.
+// names. The segment is decoded as a form value, as the Lance Namespace
+// clients encode it: LanceDB (and the spec's Java client) send a space as +
+// and a + as %2B, the spec's Python client a space as %20; so a + in the
+// segment is a space. The delimiter alone is the root and yields an empty,
+// non-nil slice. Empty names are refused rather than merged.
 func parseIdentifier(rawSegment, delim string) ([]string, *Error) {
 	seg := rawSegment
-	if strings.IndexByte(seg, '%') >= 0 {
+	if strings.ContainsAny(seg, "%+") {
 		var err error
-		seg, err = url.PathUnescape(rawSegment)
+		seg, err = url.QueryUnescape(rawSegment)
 		if err != nil {
 			return nil, invalid("identifier is not valid URL encoding", "Percent-encode each identifier in the path, e.g. %24 for $.")
 		}
 	}
 	return splitIdentifier(seg, delim)
+}
+
+// idSegment is the {id} segment of an escaped path: every identifier route
+// is /v1/<kind>/{id}/….
+func idSegment(escapedPath string) string {
+	rest := escapedPath
+	for range 3 { // "", "v1", the kind
+		_, after, ok := strings.Cut(rest, "/")
+		if !ok {
+			return ""
+		}
+		rest = after
+	}
+	seg, _, _ := strings.Cut(rest, "/")
+	return seg
 }
 
 // splitIdentifier splits a decoded identifier string.
@@ -77,7 +95,7 @@ func splitIdentifier(s, delim string) ([]string, *Error) {
 			return nil, invalid("identifier has an empty name", "Names between delimiters must not be empty (a$$b and a trailing $ are refused).")
 		}
 		if !utf8.ValidString(part) || strings.IndexByte(part, 0) >= 0 {
-			return nil, invalid("identifier name is not valid text", "Names are UTF-8 without NUL; floe names use a-z, 0-9, _ and -.")
+			return nil, invalid("identifier name is not valid text", "Names are UTF-8 without NUL.")
 		}
 		parts = append(parts, part)
 		if i < 0 {

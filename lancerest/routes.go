@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 )
 
@@ -49,6 +50,13 @@ func (s *Server) routes() {
 		{"POST /v1/table/{id}/tags/update", "UpdateTableTag", edge.Writes, updateTableTag},
 		{"POST /v1/table/{id}/tags/delete", "DeleteTableTag", edge.Writes, deleteTableTag},
 		{"POST /v1/table/{id}/restore", "RestoreTable", edge.Writes, restoreTable},
+		{"POST /v1/table/{id}/stats", "GetTableStats", edge.Reads, getTableStats},
+		{"POST /v1/table/{id}/count_rows", "CountTableRows", edge.Reads, countTableRows},
+		{"POST /v1/table/{id}/index/list", "ListTableIndices", edge.Reads, listTableIndices},
+		{"POST /v1/table/{id}/index/{index}/stats", "DescribeTableIndexStats", edge.Reads, describeTableIndexStats},
+		{"POST /v1/table/{id}/create_index", "CreateTableIndex", edge.Writes, createTableIndex},
+		{"POST /v1/table/{id}/create_scalar_index", "CreateTableScalarIndex", edge.Writes, createTableScalarIndex},
+		{"POST /v1/table/{id}/index/{index}/drop", "DropTableIndex", edge.Writes, dropTableIndex},
 		{"POST /v1/table/{id}/undrop", "UndropTable", edge.Writes, undropTable},      // floe's extension: soft delete
 		{"POST /v1/table/{id}/cleanup_plan", "CleanupPlan", edge.Reads, cleanupPlan}, // floe's extension: a cleanup's dry run
 	} {
@@ -63,8 +71,8 @@ func (s *Server) routes() {
 	}
 }
 
-// unsupportedRoutes are the spec's data-plane, index, branch,
-// transaction and view operations: floe's catalog records metadata only.
+// unsupportedRoutes are the spec's data-plane, branch, transaction and
+// view operations: floe's catalog records metadata only.
 var unsupportedRoutes = []string{
 	"/v1/table/batch-commit",
 	"/v1/table/{id}/create",
@@ -74,21 +82,14 @@ var unsupportedRoutes = []string{
 	"/v1/table/{id}/update",
 	"/v1/table/{id}/delete",
 	"/v1/table/{id}/query",
-	"/v1/table/{id}/count_rows",
 	"/v1/table/{id}/explain_plan",
 	"/v1/table/{id}/analyze_plan",
-	"/v1/table/{id}/stats",
 	"/v1/table/{id}/add_columns",
 	"/v1/table/{id}/alter_columns",
 	"/v1/table/{id}/drop_columns",
 	"/v1/table/{id}/update_field_metadata",
 	"/v1/table/{id}/backfill_column",
 	"/v1/table/{id}/schema_metadata/update",
-	"/v1/table/{id}/create_index",
-	"/v1/table/{id}/create_scalar_index",
-	"/v1/table/{id}/index/list",
-	"/v1/table/{id}/index/{index}/stats",
-	"/v1/table/{id}/index/{index}/drop",
 	"/v1/table/{id}/branches/list",
 	"/v1/table/{id}/branches/create",
 	"/v1/table/{id}/branches/delete",
@@ -102,7 +103,7 @@ var unsupportedRoutes = []string{
 func unsupported(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	return NewError(CodeUnsupported,
 		"operation not supported: "+r.Method+" "+r.URL.Path,
-		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, count_rows, plans, columns, indices, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
+		"floe's catalog records metadata only; data-plane work (create with data, insert, merge_insert, update, delete, query, plans, columns, branches, transactions) goes straight to storage through the Lance SDK at the location DescribeTable returns.")
 }
 
 // refuseDotSegments answers an identifier of "." or ".." (which no name
@@ -112,7 +113,7 @@ func (s *Server) refuseDotSegments(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.EscapedPath(); strings.Contains(p, "/.") && hasDotSegment(p) {
 			s.encode(w, r, invalid("identifier is a dot segment",
-				"Names are 1-255 of a-z, 0-9, _ and -; . and .. are not names."))
+				catalog.NameRule))
 			return
 		}
 		next.ServeHTTP(w, r)

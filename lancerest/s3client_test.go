@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -110,5 +111,33 @@ func lanceDBOnS3(t *testing.T, mode warehouse.VendMode) {
 	}
 	if n, _ := count("items.lance"); n == 0 {
 		t.Errorf("items.lance has no objects in the store")
+	}
+
+	// MyTable, mytable and My Table in namespace "Sales EU": the store holds
+	// one namespace prefix and three table prefixes of its own, of lower
+	// case only, so a case-insensitive listing cannot merge them.
+	tables := map[string]bool{}
+	nsDir := whRoot.MustJoin("s3b", catalog.NamespaceDirName([]string{"Sales EU"}))
+	if err := b.List(ctx, nsDir, func(e warehouse.Entry) error {
+		rel := strings.TrimPrefix(e.Loc.String(), nsDir.String()+"/")
+		dir, _, _ := strings.Cut(rel, "/")
+		tables[dir] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, n := range []string{"MyTable", "mytable", "My Table"} {
+		want[catalog.DirName(n)+".lance"] = true
+	}
+	folded := map[string]bool{}
+	for d := range tables {
+		folded[strings.ToLower(d)] = true
+		if d != strings.ToLower(d) {
+			t.Errorf("table prefix %q holds upper case", d)
+		}
+	}
+	if len(tables) != 3 || len(folded) != 3 || !maps.Equal(tables, want) {
+		t.Errorf("table prefixes under %s: %v, want %v", nsDir, tables, want)
 	}
 }

@@ -3,10 +3,11 @@
 // detailed metadata lancemeta reads from the manifest, rename, drop,
 // deregister); table versions and tags from the dataset's own _versions/ and
 // _refs/tags/ files, or from the catalog's record for tables whose commits
-// go through floe (managed versioning); and restore, run as a job on a Lance
-// worker. Data-plane operations answer Unsupported, because LanceDB and
-// Lance write datasets straight to storage at the location the catalog
-// hands out.
+// go through floe (managed versioning); stats, row counts and indices read
+// from the manifest; and restore, index builds and index drops, run as jobs
+// on a Lance worker. Data-plane operations answer Unsupported, because
+// LanceDB and Lance write datasets straight to storage at the location the
+// catalog hands out.
 //
 // The surface runs behind the edge (request id, access log, metrics, body
 // cap, one API-key authentication step): routes.go is its one route table,
@@ -49,9 +50,12 @@ type Config struct {
 	// Auth authenticates every request; nil builds floe's API-key check
 	// from Store, Anonymous, Tokens and IdP (tests pass one with their clock).
 	Auth edge.Authenticator
-	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
-	// spec's Unsupported.
+	// Jobs runs RestoreTable and DropTableIndex on a worker; nil answers
+	// them with the spec's Unsupported.
 	Jobs JobRunner
+	// Tasks submits CreateTableIndex and CreateTableScalarIndex as the task
+	// API's index tasks; nil answers them with the spec's Unsupported.
+	Tasks IndexTasks
 	// Observer gives DescribeTable a fallback when a manifest cannot be
 	// read; nil means no fallback.
 	Observer Observer
@@ -76,6 +80,8 @@ type Server struct {
 	observer Observer
 	// jobs: see Config.Jobs.
 	jobs JobRunner
+	// tasks: see Config.Tasks.
+	tasks IndexTasks
 	// commits runs managed versioning (CreateTableVersion and the version
 	// reads) over the same store.
 	commits *lancecommit.Service
@@ -101,6 +107,7 @@ func New(cfg Config) *Server {
 		storage:  cfg.Storage,
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
+		tasks:    cfg.Tasks,
 		commits:  lancecommit.New(cfg.Store),
 		authz:    cfg.Authz,
 		manager:  cfg.Manager,
@@ -185,8 +192,10 @@ func (s *Server) serve(op opFunc, withID bool) http.Handler {
 }
 
 // parse reads the delimiter and the identifier. ServeMux matches {id} as
-// one segment of the escaped path (a %2F or %24 stays inside it) and
-// PathValue hands it over unescaped, so it is split, not decoded again.
+// one segment of the escaped path (a %2F or %24 stays inside it); the
+// segment is read from the escaped path and decoded as the clients encode
+// it (parseIdentifier: a + is a space), which PathValue, decoding as a path,
+// would not.
 func (c *call) parse(r *http.Request, withID bool) *Error {
 	delim, e := parseDelimiter(c.query("delimiter"))
 	if e != nil {
@@ -194,7 +203,7 @@ func (c *call) parse(r *http.Request, withID bool) *Error {
 	}
 	c.delim = delim
 	if withID {
-		c.id, e = splitIdentifier(r.PathValue("id"), delim)
+		c.id, e = parseIdentifier(idSegment(r.URL.EscapedPath()), delim)
 	}
 	return e
 }

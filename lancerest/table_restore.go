@@ -25,10 +25,11 @@ type JobRunner interface {
 }
 
 const (
-	// restoreWait bounds how long RestoreTable holds the request for its
-	// job. A restore writes one manifest and takes seconds; a client's HTTP
-	// timeout is usually a minute or more, so past this it is told the job
-	// is still running rather than left hanging.
+	// restoreWait bounds how long RestoreTable (and DropTableIndex) holds
+	// the request for its job. A restore or an index drop writes one
+	// manifest and takes seconds; a client's HTTP timeout is usually a
+	// minute or more, so past this it is told the job is still running
+	// rather than left hanging.
 	restoreWait = 50 * time.Second
 	// restorePoll is how often the job is looked at while waiting: a job
 	// read is one map lookup, and a quarter second adds little to a restore.
@@ -81,7 +82,7 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 		return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
 			"List the table's versions with ListTableVersions; cleanup may have removed old ones.")
 	}
-	if !s.canRestore() {
+	if !s.canRun(RestoreJobType) {
 		return NewError(CodeServiceUnavailable, "no connected worker can restore Lance tables",
 			"RestoreTable runs as a job on the Lance worker; start one (floe serve --with-worker, or workers/lance) and retry.")
 	}
@@ -103,17 +104,17 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	case err != nil:
 		return asError(err, CodeInternal)
 	}
-	return s.awaitRestore(ctx, w, job.ID)
+	return s.awaitJob(ctx, w, job.ID, "restore", "Nothing was restored by it")
 }
 
-// canRestore says whether a connected worker executes restore jobs.
-func (s *Server) canRestore() bool {
+// canRun says whether a connected worker executes jobs of that type.
+func (s *Server) canRun(jobType string) bool {
 	for _, wk := range s.jobs.Snapshot() {
 		if !wk.DisconnectedAt.IsZero() {
 			continue
 		}
 		for _, c := range wk.Capabilities {
-			if c.JobType == RestoreJobType && c.CanExecute {
+			if c.JobType == jobType && c.CanExecute {
 				return true
 			}
 		}
@@ -121,8 +122,10 @@ func (s *Server) canRestore() bool {
 	return false
 }
 
-// awaitRestore waits (bounded) for the job and answers for it.
-func (s *Server) awaitRestore(ctx context.Context, w http.ResponseWriter, id string) *Error {
+// awaitJob waits (bounded) for a job that does what (a restore, an index
+// drop) and answers for it: its id as transaction_id when it succeeded.
+// undone is the sentence a failed job's answer starts with.
+func (s *Server) awaitJob(ctx context.Context, w http.ResponseWriter, id, what, undone string) *Error {
 	deadline := time.NewTimer(restoreWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(restorePoll)
@@ -140,14 +143,14 @@ func (s *Server) awaitRestore(ctx context.Context, w http.ResponseWriter, id str
 		case plugin.JobFailed, plugin.JobCanceled, plugin.JobExpired:
 			// The worker's message can name storage paths: it stays on the
 			// job, which the console shows to operators.
-			return NewError(CodeInternal, "the restore job "+j.ID+" ended "+string(j.State),
-				"Nothing was restored by it; the console's Jobs page (/jobs/"+j.ID+") has the worker's reason.")
+			return NewError(CodeInternal, "the "+what+" job "+j.ID+" ended "+string(j.State),
+				undone+"; the console's Jobs page (/jobs/"+j.ID+") has the worker's reason.")
 		}
 		select {
 		case <-ctx.Done():
 			return asError(ctx.Err(), CodeServiceUnavailable)
 		case <-deadline.C:
-			return NewError(CodeServiceUnavailable, "the restore is still running as job "+j.ID,
+			return NewError(CodeServiceUnavailable, "the "+what+" is still running as job "+j.ID,
 				"Its result will show on the console's Jobs page (/jobs/"+j.ID+"); check the table's latest version before retrying.")
 		case <-tick.C:
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/floe/floe/plugin"
 )
 
-// fakeJobs plays the plugin channel: one worker offering lance_restore (or
-// none), jobs ending in the state the test picks.
+// fakeJobs plays the plugin channel: one worker offering lance_restore and
+// lance_drop_index (or none), jobs ending in the state the test picks.
 type fakeJobs struct {
 	mu       sync.Mutex
 	worker   bool
@@ -42,7 +42,7 @@ func (f *fakeJobs) Snapshot() []plugin.WorkerInfo {
 	if !f.worker {
 		return nil
 	}
-	return []plugin.WorkerInfo{{ID: "w", Capabilities: []plugin.Capability{{JobType: RestoreJobType, CanExecute: true}}}}
+	return []plugin.WorkerInfo{{ID: "w", Capabilities: []plugin.Capability{{JobType: RestoreJobType, CanExecute: true}, {JobType: DropIndexJobType, CanExecute: true}}}}
 }
 
 // TestRestoreTable: RestoreTable submits a lance_restore job for the table

@@ -84,7 +84,7 @@ func TestTableOperations(t *testing.T) {
 		{name: "old name gone", path: "/v1/table/lnc$ns$t1/exists", status: 404, code: 4},
 		{name: "new name keeps the location", path: "/v1/table/lnc$ns$t2/describe", status: 200, code: -1, want: []string{jsonString(uri)}},
 		{name: "rename without name", path: "/v1/table/lnc$ns$t2/rename", body: `{}`, status: 400, code: 13},
-		{name: "rename bad name", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"Bad Name"}`, status: 400, code: 13},
+		{name: "rename bad name", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"bad/name"}`, status: 400, code: 13},
 		{name: "rename to another bucket", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"t3","new_namespace_id":["mix","ns"]}`, status: 400, code: 13},
 		{name: "rename to missing namespace", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"t3","new_namespace_id":["lnc","nope"]}`, status: 404, code: 1},
 		{name: "rename into sub namespace", path: "/v1/table/lnc$ns$t2/rename", body: `{"new_table_name":"t3","new_namespace_id":["lnc","ns","sub"]}`, status: 200, code: -1},

@@ -13,4 +13,4 @@ protoc -I proto \
 protoc -I proto \
   --plugin=protoc-gen-go="$(go tool -n protoc-gen-go)" \
   --go_out=. --go_opt=module=github.com/floe/floe \
-  proto/lance/file.proto proto/lance/table.proto
+  proto/lance/file.proto proto/lance/table.proto proto/lance/index.proto

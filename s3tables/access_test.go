@@ -62,7 +62,7 @@ func TestErrors(t *testing.T) {
 			return err
 		}, "BadRequestException", new(*types.BadRequestException), "lower-case letters, digits and hyphens"},
 		{"bad namespace name", func(ctx context.Context) error {
-			_, err := e.client(e.rw).CreateNamespace(ctx, &sdk.CreateNamespaceInput{TableBucketARN: &shared, Namespace: []string{"-x"}})
+			_, err := e.client(e.rw).CreateNamespace(ctx, &sdk.CreateNamespaceInput{TableBucketARN: &shared, Namespace: []string{"a/x"}})
 			return err
 		}, "BadRequestException", new(*types.BadRequestException), "namespace"},
 		{"bad table format", func(ctx context.Context) error {

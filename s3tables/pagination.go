@@ -3,6 +3,7 @@ package s3tables
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
 )
@@ -48,24 +49,25 @@ func decodeToken(t string) (string, error) {
 }
 
 // issuedCursor reports whether c could be a cursor this server put in a
-// token: a name ([a-z0-9_-], namespaces joined by .) or the catalog's own
-// base64url cursor of a listing across namespaces.
+// token: a name (UTF-8 text without control characters, namespaces joined
+// by .; see catalog.NameRule) or the catalog's own base64url cursor of a
+// listing across namespaces.
 func issuedCursor(c string) bool {
-	if c == "" {
+	if c == "" || !utf8.ValidString(c) {
 		return false
 	}
 	for i := 0; i < len(c); i++ {
-		ch := c[i]
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-' || ch == '.') {
+		if ch := c[i]; ch < 0x20 || ch == 0x7f {
 			return false
 		}
 	}
 	return true
 }
 
-// beforePrefix is a string that sorts just below every name starting with
-// prefix and above every smaller name (names are [a-z0-9_-]), so a listing
-// with a prefix can start at the prefix instead of the beginning.
+// beforePrefix is a string that sorts below every name starting with
+// prefix (its last byte is one less), so a listing with a prefix can start
+// near the prefix instead of the beginning; the prefix still filters what
+// follows.
 func beforePrefix(prefix string) string {
 	if prefix == "" {
 		return ""

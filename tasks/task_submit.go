@@ -45,7 +45,7 @@ func (s *Service) submit(ctx context.Context, table catalog.Table, typ Type, par
 		return Task{}, err
 	}
 	// The hand-over outlives a client that hangs up: the task is stored.
-	s.dispatchTo(context.WithoutCancel(ctx), t, table)
+	t.JobID = s.dispatchTo(context.WithoutCancel(ctx), t, table)
 	t.Note = note
 	return t, nil
 }
@@ -62,20 +62,21 @@ func (s *Service) dispatch(ctx context.Context, t Task) bool {
 		s.log.Warn("tasks: cannot look up the table of a submitted task", "task_id", t.ID, "table_id", t.TableID, "err", err)
 		return false
 	}
-	return s.dispatchTo(ctx, t, table)
+	return s.dispatchTo(ctx, t, table) != ""
 }
 
-// dispatchTo hands t to the runner and links the job id. A task id is
-// claimed while it is being handed over so Resume and Submit never hand the
-// same task over twice.
-func (s *Service) dispatchTo(ctx context.Context, t Task, table catalog.Table) bool {
+// dispatchTo hands t to the runner and links the job id, which it
+// returns ("" when the task was not handed over). A task id is claimed
+// while it is being handed over so Resume and Submit never hand the same
+// task over twice.
+func (s *Service) dispatchTo(ctx context.Context, t Task, table catalog.Table) string {
 	if s.runner == nil {
-		return false
+		return ""
 	}
 	s.mu.Lock()
 	if s.claimed[t.ID] {
 		s.mu.Unlock()
-		return false
+		return ""
 	}
 	s.claimed[t.ID] = true
 	s.mu.Unlock()
@@ -89,21 +90,21 @@ func (s *Service) dispatchTo(ctx context.Context, t Task, table catalog.Table) b
 	// Resume's listing and this claim.
 	if err := s.db.QueryRowContext(ctx, `SELECT job_id FROM lance_tasks WHERE id = ? AND status = 'submitted'`,
 		t.ID).Scan(&jobID); err != nil || jobID != "" {
-		return false
+		return ""
 	}
 	sctx, cancel := context.WithTimeout(ctx, submitTimeout)
 	defer cancel()
 	jobID, err := s.runner.SubmitJob(sctx, string(t.Type), t.TableID, jobParams(t, table))
 	if err != nil {
 		s.log.Warn("tasks: runner did not take the task; it waits as submitted", "task_id", t.ID, "type", t.Type, "err", err)
-		return false
+		return ""
 	}
 	if jobID == "" {
 		s.log.Warn("tasks: runner returned an empty job id; the task waits as submitted", "task_id", t.ID)
-		return false
+		return ""
 	}
 	s.link(ctx, t.ID, jobID)
-	return true
+	return jobID
 }
 
 // jobParams flattens a task's params for the runner: strings as they are,

@@ -159,7 +159,7 @@ func TestIcebergCreateValidation(t *testing.T) {
 		{"bucket N too large", with(icebergForm("t1"), "part_transform", "bucket", "part_source", "id", "part_n", "1025"), "part_n", "1 to 1024"},
 		{"bucket N not a number", with(icebergForm("t1"), "part_transform", "bucket", "part_source", "id", "part_n", "ten"), "part_n", "1 to 1024"},
 		{"bucket on a double", with(icebergForm("t1"), "col_type", "double|string|string|string|date", "part_transform", "bucket", "part_source", "id", "part_n", "4"), "part_source", "cannot hash"},
-		{"bad table name", icebergForm("Bad.Name"), "name", "table name"},
+		{"bad table name", icebergForm("Bad/Name"), "name", "table name"},
 		{"empty table name", icebergForm(""), "name", "table name"},
 		{"column name starts with a digit", with(icebergForm("t1"), "col_name", "1id|name|region|amount|ts"), "col-0-name", "letters, digits"},
 		{"column name with a dot", with(icebergForm("t1"), "col_name", "id|a.b|region|amount|ts"), "col-1-name", "letters, digits"},

@@ -139,7 +139,8 @@ func TestNamespaces(t *testing.T) {
 		{"top level", "sales", http.StatusSeeOther, ""},
 		{"child of existing", "sales.eu", http.StatusSeeOther, ""},
 		{"child without parent", "ops.eu", http.StatusUnprocessableEntity, "ops"},
-		{"bad level", "Sales", http.StatusUnprocessableEntity, "lower-case"},
+		{"mixed case and a space", "Sales EU", http.StatusSeeOther, ""},
+		{"bad level", "sa$les", http.StatusUnprocessableEntity, "must not contain"},
 		{"empty level", "a..b", http.StatusUnprocessableEntity, "1–255"},
 		{"exists", "sales", http.StatusConflict, "sales"},
 		{"empty", "", http.StatusUnprocessableEntity, "namespace"},
@@ -151,7 +152,7 @@ func TestNamespaces(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.text("error-namespace"))
 			}
 			if tc.status == http.StatusSeeOther {
-				if r.header.Get("Location") != "/buckets/vec/namespaces/"+tc.input {
+				if r.header.Get("Location") != "/buckets/vec/namespaces/"+url.PathEscape(tc.input) {
 					t.Fatalf("location %q", r.header.Get("Location"))
 				}
 				return
@@ -248,7 +249,7 @@ func TestDeclareDropDeregister(t *testing.T) {
 	e.seed("lake", catalog.FormatIceberg, "raw")
 	c := e.admin()
 
-	if r := e.post(c, "/buckets/vec/namespaces/prod/tables", url.Values{"name": {"Bad Name"}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.text("error-name"), "lower-case") {
+	if r := e.post(c, "/buckets/vec/namespaces/prod/tables", url.Values{"name": {"bad/name"}}); r.status != http.StatusUnprocessableEntity || !strings.Contains(r.text("error-name"), "must not contain") {
 		t.Fatalf("bad table name: %d %q", r.status, r.text("error-name"))
 	}
 	if r := e.post(c, "/buckets/lake/namespaces/raw/tables", url.Values{"name": {"t"}}); r.status != http.StatusConflict {

@@ -25,7 +25,7 @@ const taskAPIPrefix = "/lance/oss/v1/"
 // for none) the identity provider's access tokens. They are two edge
 // surfaces (lance, taskapi) counted in the one metrics.
 func lanceHandler(st *catalog.Store, az *authz.Authorizer, log *slog.Logger, c serveConfig, svc *services, tokens *apikey.Tokens, idp apikey.IdP, metrics *edge.Metrics, aud edge.Auditor) http.Handler {
-	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, IdP: idp, Observer: svc.observe, Jobs: svc.plugin, Metrics: metrics, Auditor: aud, Authz: az}
+	cfg := lancerest.Config{Store: st, Logger: log, Anonymous: c.LanceAnonymous, Tokens: tokens, IdP: idp, Observer: svc.observe, Jobs: svc.plugin, Tasks: svc.tasks, Metrics: metrics, Auditor: aud, Authz: az}
 	if c.clients != nil {
 		cfg.Storage = c.clients
 	}

@@ -5,7 +5,10 @@
 // under the Apache License, Version 2.0
 // (http://www.apache.org/licenses/LICENSE-2.0). Trimmed to the fields floe
 // reads; message, field names and numbers are Lance's, so the wire format is
-// the same, and fields left out here are skipped when decoding.
+// the same, and fields left out here are skipped when decoding. Field 10
+// of IndexMetadata (the index's files and their sizes) is newer than the
+// source this was derived from: its number and shape are what Lance 12
+// (LanceDB 0.39) writes, its names are floe's.
 //
 // A manifest file (_versions/*.manifest) ends with a 16-byte footer: the
 // little-endian i64 position of the manifest message, two u16 format
@@ -23,6 +26,7 @@ package lancepb
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -78,7 +82,7 @@ func (x DeletionFile_DeletionFileType) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DeletionFile_DeletionFileType.Descriptor instead.
 func (DeletionFile_DeletionFileType) EnumDescriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{7, 0}
+	return file_lance_table_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type Manifest struct {
@@ -177,8 +181,8 @@ func (x *Manifest) GetTransactionFile() string {
 	return ""
 }
 
-// google.protobuf.Timestamp's wire form, declared here so the trimmed
-// copy imports nothing.
+// google.protobuf.Timestamp's wire form, declared here rather than
+// imported.
 type Timestamp struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
@@ -231,6 +235,7 @@ func (x *Timestamp) GetNanos() int32 {
 	return 0
 }
 
+// UUID is 16 bytes.
 type UUID struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Uuid          []byte                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
@@ -275,10 +280,25 @@ func (x *UUID) GetUuid() []byte {
 	return nil
 }
 
+// IndexMetadata describes one index segment; segments of one index share
+// its name.
 type IndexMetadata struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Uuid          *UUID                  `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Uuid  *UUID                  `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	// The indexed columns, as file.Field ids.
+	Fields []int32 `protobuf:"varint,2,rep,packed,name=fields,proto3" json:"fields,omitempty"`
+	Name   string  `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The dataset version the segment was built from.
+	DatasetVersion uint64 `protobuf:"varint,4,opt,name=dataset_version,json=datasetVersion,proto3" json:"dataset_version,omitempty"`
+	// The fragment ids the segment covers, as a 32-bit Roaring bitmap in its
+	// portable serialization.
+	FragmentBitmap []byte `protobuf:"bytes,5,opt,name=fragment_bitmap,json=fragmentBitmap,proto3" json:"fragment_bitmap,omitempty"`
+	// Type-specific details; the type URL names the index type.
+	IndexDetails *anypb.Any `protobuf:"bytes,6,opt,name=index_details,json=indexDetails,proto3" json:"index_details,omitempty"`
+	IndexVersion *int32     `protobuf:"varint,7,opt,name=index_version,json=indexVersion,proto3,oneof" json:"index_version,omitempty"`
+	// Milliseconds since the Unix epoch, UTC; absent for old indices.
+	CreatedAt     *uint64      `protobuf:"varint,8,opt,name=created_at,json=createdAt,proto3,oneof" json:"created_at,omitempty"`
+	Files         []*IndexFile `protobuf:"bytes,10,rep,name=files,proto3" json:"files,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -320,6 +340,13 @@ func (x *IndexMetadata) GetUuid() *UUID {
 	return nil
 }
 
+func (x *IndexMetadata) GetFields() []int32 {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 func (x *IndexMetadata) GetName() string {
 	if x != nil {
 		return x.Name
@@ -327,6 +354,102 @@ func (x *IndexMetadata) GetName() string {
 	return ""
 }
 
+func (x *IndexMetadata) GetDatasetVersion() uint64 {
+	if x != nil {
+		return x.DatasetVersion
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetFragmentBitmap() []byte {
+	if x != nil {
+		return x.FragmentBitmap
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetIndexDetails() *anypb.Any {
+	if x != nil {
+		return x.IndexDetails
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetIndexVersion() int32 {
+	if x != nil && x.IndexVersion != nil {
+		return *x.IndexVersion
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetCreatedAt() uint64 {
+	if x != nil && x.CreatedAt != nil {
+		return *x.CreatedAt
+	}
+	return 0
+}
+
+func (x *IndexMetadata) GetFiles() []*IndexFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// IndexFile is one file of an index segment.
+type IndexFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	SizeBytes     uint64                 `protobuf:"varint,2,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexFile) Reset() {
+	*x = IndexFile{}
+	mi := &file_lance_table_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexFile) ProtoMessage() {}
+
+func (x *IndexFile) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexFile.ProtoReflect.Descriptor instead.
+func (*IndexFile) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *IndexFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *IndexFile) GetSizeBytes() uint64 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+// IndexSection lists the index segments of one dataset version.
 type IndexSection struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Indices       []*IndexMetadata       `protobuf:"bytes,1,rep,name=indices,proto3" json:"indices,omitempty"`
@@ -336,7 +459,7 @@ type IndexSection struct {
 
 func (x *IndexSection) Reset() {
 	*x = IndexSection{}
-	mi := &file_lance_table_proto_msgTypes[4]
+	mi := &file_lance_table_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -348,7 +471,7 @@ func (x *IndexSection) String() string {
 func (*IndexSection) ProtoMessage() {}
 
 func (x *IndexSection) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[4]
+	mi := &file_lance_table_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -361,7 +484,7 @@ func (x *IndexSection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IndexSection.ProtoReflect.Descriptor instead.
 func (*IndexSection) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{4}
+	return file_lance_table_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *IndexSection) GetIndices() []*IndexMetadata {
@@ -384,7 +507,7 @@ type DataFragment struct {
 
 func (x *DataFragment) Reset() {
 	*x = DataFragment{}
-	mi := &file_lance_table_proto_msgTypes[5]
+	mi := &file_lance_table_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -396,7 +519,7 @@ func (x *DataFragment) String() string {
 func (*DataFragment) ProtoMessage() {}
 
 func (x *DataFragment) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[5]
+	mi := &file_lance_table_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -409,7 +532,7 @@ func (x *DataFragment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFragment.ProtoReflect.Descriptor instead.
 func (*DataFragment) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{5}
+	return file_lance_table_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DataFragment) GetId() uint64 {
@@ -450,7 +573,7 @@ type DataFile struct {
 
 func (x *DataFile) Reset() {
 	*x = DataFile{}
-	mi := &file_lance_table_proto_msgTypes[6]
+	mi := &file_lance_table_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -462,7 +585,7 @@ func (x *DataFile) String() string {
 func (*DataFile) ProtoMessage() {}
 
 func (x *DataFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[6]
+	mi := &file_lance_table_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -475,7 +598,7 @@ func (x *DataFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFile.ProtoReflect.Descriptor instead.
 func (*DataFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{6}
+	return file_lance_table_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DataFile) GetPath() string {
@@ -504,7 +627,7 @@ type DeletionFile struct {
 
 func (x *DeletionFile) Reset() {
 	*x = DeletionFile{}
-	mi := &file_lance_table_proto_msgTypes[7]
+	mi := &file_lance_table_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +639,7 @@ func (x *DeletionFile) String() string {
 func (*DeletionFile) ProtoMessage() {}
 
 func (x *DeletionFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[7]
+	mi := &file_lance_table_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +652,7 @@ func (x *DeletionFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletionFile.ProtoReflect.Descriptor instead.
 func (*DeletionFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{7}
+	return file_lance_table_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DeletionFile) GetFileType() DeletionFile_DeletionFileType {
@@ -564,7 +687,7 @@ var File_lance_table_proto protoreflect.FileDescriptor
 
 const file_lance_table_proto_rawDesc = "" +
 	"\n" +
-	"\x11lance/table.proto\x12\vlance.table\x1a\x10lance/file.proto\"\xbc\x03\n" +
+	"\x11lance/table.proto\x12\vlance.table\x1a\x19google/protobuf/any.proto\x1a\x10lance/file.proto\"\xbc\x03\n" +
 	"\bManifest\x12)\n" +
 	"\x06fields\x18\x01 \x03(\v2\x11.lance.file.FieldR\x06fields\x127\n" +
 	"\tfragments\x18\x02 \x03(\v2\x19.lance.table.DataFragmentR\tfragments\x12\x18\n" +
@@ -581,10 +704,25 @@ const file_lance_table_proto_rawDesc = "" +
 	"\aseconds\x18\x01 \x01(\x03R\aseconds\x12\x14\n" +
 	"\x05nanos\x18\x02 \x01(\x05R\x05nanos\"\x1a\n" +
 	"\x04UUID\x12\x12\n" +
-	"\x04uuid\x18\x01 \x01(\fR\x04uuid\"J\n" +
+	"\x04uuid\x18\x01 \x01(\fR\x04uuid\"\x8c\x03\n" +
 	"\rIndexMetadata\x12%\n" +
-	"\x04uuid\x18\x01 \x01(\v2\x11.lance.table.UUIDR\x04uuid\x12\x12\n" +
-	"\x04name\x18\x03 \x01(\tR\x04name\"D\n" +
+	"\x04uuid\x18\x01 \x01(\v2\x11.lance.table.UUIDR\x04uuid\x12\x16\n" +
+	"\x06fields\x18\x02 \x03(\x05R\x06fields\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12'\n" +
+	"\x0fdataset_version\x18\x04 \x01(\x04R\x0edatasetVersion\x12'\n" +
+	"\x0ffragment_bitmap\x18\x05 \x01(\fR\x0efragmentBitmap\x129\n" +
+	"\rindex_details\x18\x06 \x01(\v2\x14.google.protobuf.AnyR\findexDetails\x12(\n" +
+	"\rindex_version\x18\a \x01(\x05H\x00R\findexVersion\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"created_at\x18\b \x01(\x04H\x01R\tcreatedAt\x88\x01\x01\x12,\n" +
+	"\x05files\x18\n" +
+	" \x03(\v2\x16.lance.table.IndexFileR\x05filesB\x10\n" +
+	"\x0e_index_versionB\r\n" +
+	"\v_created_at\">\n" +
+	"\tIndexFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\x02 \x01(\x04R\tsizeBytes\"D\n" +
 	"\fIndexSection\x124\n" +
 	"\aindices\x18\x01 \x03(\v2\x1a.lance.table.IndexMetadataR\aindices\"\xb0\x01\n" +
 	"\fDataFragment\x12\x0e\n" +
@@ -618,35 +756,39 @@ func file_lance_table_proto_rawDescGZIP() []byte {
 }
 
 var file_lance_table_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_lance_table_proto_goTypes = []any{
 	(DeletionFile_DeletionFileType)(0), // 0: lance.table.DeletionFile.DeletionFileType
 	(*Manifest)(nil),                   // 1: lance.table.Manifest
 	(*Timestamp)(nil),                  // 2: lance.table.Timestamp
 	(*UUID)(nil),                       // 3: lance.table.UUID
 	(*IndexMetadata)(nil),              // 4: lance.table.IndexMetadata
-	(*IndexSection)(nil),               // 5: lance.table.IndexSection
-	(*DataFragment)(nil),               // 6: lance.table.DataFragment
-	(*DataFile)(nil),                   // 7: lance.table.DataFile
-	(*DeletionFile)(nil),               // 8: lance.table.DeletionFile
-	nil,                                // 9: lance.table.Manifest.SchemaMetadataEntry
-	(*Field)(nil),                      // 10: lance.file.Field
+	(*IndexFile)(nil),                  // 5: lance.table.IndexFile
+	(*IndexSection)(nil),               // 6: lance.table.IndexSection
+	(*DataFragment)(nil),               // 7: lance.table.DataFragment
+	(*DataFile)(nil),                   // 8: lance.table.DataFile
+	(*DeletionFile)(nil),               // 9: lance.table.DeletionFile
+	nil,                                // 10: lance.table.Manifest.SchemaMetadataEntry
+	(*Field)(nil),                      // 11: lance.file.Field
+	(*anypb.Any)(nil),                  // 12: google.protobuf.Any
 }
 var file_lance_table_proto_depIdxs = []int32{
-	10, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
-	6,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
-	9,  // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
+	11, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
+	7,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
+	10, // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
 	2,  // 3: lance.table.Manifest.timestamp:type_name -> lance.table.Timestamp
 	3,  // 4: lance.table.IndexMetadata.uuid:type_name -> lance.table.UUID
-	4,  // 5: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
-	7,  // 6: lance.table.DataFragment.files:type_name -> lance.table.DataFile
-	8,  // 7: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
-	0,  // 8: lance.table.DeletionFile.file_type:type_name -> lance.table.DeletionFile.DeletionFileType
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	12, // 5: lance.table.IndexMetadata.index_details:type_name -> google.protobuf.Any
+	5,  // 6: lance.table.IndexMetadata.files:type_name -> lance.table.IndexFile
+	4,  // 7: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
+	8,  // 8: lance.table.DataFragment.files:type_name -> lance.table.DataFile
+	9,  // 9: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
+	0,  // 10: lance.table.DeletionFile.file_type:type_name -> lance.table.DeletionFile.DeletionFileType
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_lance_table_proto_init() }
@@ -656,13 +798,14 @@ func file_lance_table_proto_init() {
 	}
 	file_lance_file_proto_init()
 	file_lance_table_proto_msgTypes[0].OneofWrappers = []any{}
+	file_lance_table_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lance_table_proto_rawDesc), len(file_lance_table_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

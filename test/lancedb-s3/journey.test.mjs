@@ -89,4 +89,22 @@ test("LanceDB on an S3 warehouse", { skip }, async (t) => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     // The Go test checks the store: gone has no objects left, kept has all.
   });
+
+  await t.test("names differing only in case, and spaced names, are tables of their own on S3", async () => {
+    const ns = [B, "Sales EU"];
+    await db.createNamespace(ns);
+    const tables = { MyTable: 3, mytable: 4, "My Table": 5 };
+    for (const [name, n] of Object.entries(tables)) await db.createTable(name, rows(n), ns);
+    assert.deepEqual(await db.tableNames(ns), Object.keys(tables).sort());
+    const where = new Set();
+    for (const [name, n] of Object.entries(tables)) {
+      // Each opens with its own (vended, when STS: scoped) keys.
+      assert.equal(await (await connect()).openTable(name, ns).then((t) => t.countRows()), n, name);
+      const d = await rest("POST", `/v1/table/${id(...ns, name)}/describe`, { id: [...ns, name] });
+      assert.equal(d.status, 200, JSON.stringify(d.body));
+      where.add(d.body.location.toLowerCase());
+    }
+    assert.equal(where.size, 3, [...where].join(" "));
+    // The Go test lists the store: three table prefixes, none alike without case.
+  });
 });

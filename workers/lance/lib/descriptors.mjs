@@ -1,10 +1,10 @@
-// The six job types this worker offers: their settings forms (with ranges,
+// The seven job types this worker offers: their settings forms (with ranges,
 // defaults and help), runtime defaults, and the capability advertised in
 // Hello. The parameters of a job itself are not here: floe defines them and
 // sends them in Welcome.job_params. Field and job-type names are the task API's vocabulary
 // (/lance/oss/v1), so a scheduled job and a submitted task read alike.
 
-export const DESCRIPTOR_VERSION = '2026-11-30.2';
+export const DESCRIPTOR_VERSION = '2026-12-01.1';
 export const LANE = 'lance';
 
 const int = (name, label, def, min, max, help, extra = {}) => ({
@@ -157,6 +157,14 @@ export const descriptors = {
     can_detect: false,
     form: { sections: [] },
     runtime: { ...onDemand(), retries: 0 }, // a restore that failed is retried by its caller, who sees the table first
+  },
+  lance_drop_index: {
+    job_type: 'lance_drop_index',
+    display_name: 'Lance index drop',
+    description: 'Drops one index (the Lance REST\'s DropTableIndex): a new version without it; the data is untouched. Submitted, not detected.',
+    can_detect: false,
+    form: { sections: [] },
+    runtime: { ...onDemand(), retries: 0 }, // its caller waits for the answer and decides
   },
 };
 

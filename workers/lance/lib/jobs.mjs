@@ -1,4 +1,4 @@
-// Execution of the six job types against a table resolved through floe's
+// Execution of the seven job types against a table resolved through floe's
 // Lance REST for this job alone. Each job reports progress by stage, returns
 // before/after figures, and says exactly which parts of LanceDB's combined
 // optimize() ran. A parameter LanceDB 0.39 cannot honour fails the job with
@@ -490,6 +490,32 @@ const restore = {
   },
 };
 
+// ---- index drop -------------------------------------------------------------------------
+
+// DropTableIndex of the Lance REST: LanceDB 0.39's dropIndex(name), one
+// commit without the index. floe checked the index was there when it made
+// the job; a drop that finds it gone says so instead of succeeding.
+const dropIndex = {
+  plan(p) {
+    const name = p.str('index_name');
+    if (!name) throw new ParamError('index_name is required: the index to drop');
+    return { name };
+  },
+  async run(table, plan, before, { progress }) {
+    if (!before.indices.some((i) => i.name === plan.name)) {
+      throw new ParamError(`the table has no index named ${plan.name} (indices: ${before.indices.map((i) => i.name).join(', ') || 'none'})`);
+    }
+    progress('dropping', 40, `dropping index ${plan.name}`);
+    await table.dropIndex(plan.name);
+    const left = (await table.listIndices()).map((i) => i.name);
+    if (left.includes(plan.name)) throw new Error(`dropIndex returned but index ${plan.name} is still listed`);
+    return {
+      extra: { ran: 'drop_index', index: plan.name, engine_note: 'dropIndex only: nothing was compacted or pruned; the index files stay until cleanup removes old versions.' },
+      summary: () => `dropped index ${plan.name}`,
+    };
+  },
+};
+
 export const executors = {
   lance_compact: compact,
   lance_optimize_indices: optimizeIndices,
@@ -497,4 +523,5 @@ export const executors = {
   lance_scalar_index: scalarIndex,
   lance_vector_index: vectorIndex,
   lance_restore: restore,
+  lance_drop_index: dropIndex,
 };
