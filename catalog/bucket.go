@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
@@ -162,7 +163,8 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		}
 		if (nsCount > 0 || tblCount > 0) && !cascade {
 			return newErr(fault.NotEmpty, "bucket",
-				"bucket %q is not empty (%d namespaces, %d tables); drop them first or delete with cascade, which deletes their data", name, nsCount, tblCount)
+				"bucket %q is not empty (%s, %s); drop them first or delete with cascade, which deletes their data",
+				name, counted(nsCount, "namespace", "namespaces"), counted(tblCount, "table", "tables"))
 		}
 		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {
 			return err
@@ -189,4 +191,21 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		_ = s.wh.Delete(ctx, s.BucketRoot(name))
 		return nil
 	})
+}
+
+// DisplayARN is a catalog ARN ("arn:floe:s3tables:<region>:<account>:…")
+// in the form the S3 Tables API accepts and answers
+// ("arn:aws:s3tables:<region>:<account>:…" with the S3 Tables surface's
+// region and account), so the console, the CLI and the AWS tools name a
+// bucket or table alike. An empty region or account, or a string that is
+// not an S3 Tables ARN, comes back unchanged.
+func DisplayARN(arn, region, account string) string {
+	if region == "" || account == "" {
+		return arn
+	}
+	parts := strings.SplitN(arn, ":", 6) // arn, partition, service, region, account, resource
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "s3tables" {
+		return arn
+	}
+	return "arn:aws:s3tables:" + region + ":" + account + ":" + parts[5]
 }

@@ -123,3 +123,12 @@ func validatePassword(pw string) error {
 	}
 	return nil
 }
+
+// counted is "1 table" or "3 tables": a count with its noun in the right
+// number, for sentences people read.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -279,12 +279,12 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 		}
 		if views > 0 && !cascade {
 			return newErr(fault.NotEmpty, "namespace",
-				"namespace %q in bucket %q holds %d views; drop them first or drop with cascade", name, bucket, views)
+				"namespace %q in bucket %q holds %s; drop them first or drop with cascade", name, bucket, counted(views, "view", "views"))
 		}
 		if (children > 0 || tbls > 0) && !cascade {
 			return newErr(fault.NotEmpty, "namespace",
-				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
-				name, bucket, children, tbls)
+				"namespace %q in bucket %q is not empty (%s, %s); drop them first or drop with cascade, which deletes their data",
+				name, bucket, counted(children, "child namespace", "child namespaces"), counted(tbls, "table", "tables"))
 		}
 		if err := s.dropTablesWhere(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
 			bucket, name, lo, hi); err != nil {
