@@ -134,4 +134,13 @@ type User struct {
 	Name      string
 	Role      Role
 	CreatedAt time.Time
+	// DisabledAt is when an admin disabled the user (zero = enabled): a
+	// disabled user cannot sign in and every session of theirs is refused.
+	DisabledAt time.Time
+	// SessionsAfter refuses every session signed in before it (a password
+	// reset or a disable sets it); zero refuses none.
+	SessionsAfter time.Time
 }
+
+// Disabled reports whether the user may not sign in.
+func (u User) Disabled() bool { return !u.DisabledAt.IsZero() }

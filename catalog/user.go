@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -71,7 +72,8 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 	return u, nil
 }
 
-// SetUserPassword replaces a user's password.
+// SetUserPassword replaces a user's password and signs out every session
+// the user signed in before (whoever knew the old password is out too).
 func (s *Store) SetUserPassword(ctx context.Context, name, password string) error {
 	if err := validatePassword(password); err != nil {
 		return err
@@ -80,7 +82,7 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 	if err != nil {
 		return Invalid("password", "password cannot be hashed: "+err.Error())
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE name = ?`, string(hash), name)
+	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ?, sessions_after = ? WHERE name = ?`, string(hash), micros(s.now()), name)
 	if err != nil {
 		return dbErr("update user", err)
 	}
@@ -91,13 +93,14 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 }
 
 // Authenticate checks a password in constant time against the stored hash.
-// Unknown user or wrong password both give fault.NotFound.
+// Unknown user or wrong password both give fault.NotFound; the right
+// password of a disabled user gives fault.Forbidden (ErrUserDisabled).
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
 	var u User
 	var hash, role string
-	var created int64
-	err := s.ro.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at FROM users WHERE name = ?`, name).
-		Scan(&u.Name, &hash, &role, &created)
+	var created, disabled, after int64
+	err := s.ro.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at, disabled_at, sessions_after FROM users WHERE name = ?`, name).
+		Scan(&u.Name, &hash, &role, &created, &disabled, &after)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, errBadCredentials()
@@ -108,44 +111,59 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return User{}, errBadCredentials()
 	}
-	u.Role = Role(role)
-	u.CreatedAt = fromMicros(created)
+	u.Role, u.CreatedAt, u.DisabledAt, u.SessionsAfter = Role(role), fromMicros(created), fromMicros(disabled), fromMicros(after)
+	if u.Disabled() {
+		return User{}, errUserDisabled(u.Name)
+	}
+	return u, nil
+}
+
+// ErrUserDisabled is the finer reason of the refusal a disabled user gets.
+var ErrUserDisabled = errors.New("user disabled")
+
+func errUserDisabled(name string) error {
+	return &fault.Error{Kind: fault.Forbidden, Field: "username", Err: ErrUserDisabled,
+		Message: fmt.Sprintf("User %s is disabled; ask an admin to enable it (Users page, or floe user enable %s).", name, name)}
+}
+
+const userColumns = `name, role, created_at, disabled_at, sessions_after`
+
+func scanUser(sc interface{ Scan(...any) error }) (User, error) {
+	var u User
+	var role string
+	var created, disabled, after int64
+	if err := sc.Scan(&u.Name, &role, &created, &disabled, &after); err != nil {
+		return User{}, err
+	}
+	u.Role, u.CreatedAt, u.DisabledAt, u.SessionsAfter = Role(role), fromMicros(created), fromMicros(disabled), fromMicros(after)
 	return u, nil
 }
 
 // GetUser returns a user.
 func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
-	var u User
-	var role string
-	var created int64
-	err := s.ro.QueryRowContext(ctx, `SELECT name, role, created_at FROM users WHERE name = ?`, name).Scan(&u.Name, &role, &created)
+	u, err := scanUser(s.ro.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE name = ?`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
 	if err != nil {
 		return User{}, dbErr("get user", err)
 	}
-	u.Role = Role(role)
-	u.CreatedAt = fromMicros(created)
 	return u, nil
 }
 
 // ListUsers lists users by name.
 func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT name, role, created_at FROM users ORDER BY name`)
+	rows, err := s.ro.QueryContext(ctx, `SELECT `+userColumns+` FROM users ORDER BY name`)
 	if err != nil {
 		return nil, dbErr("list users", err)
 	}
 	defer rows.Close()
 	out := []User{}
 	for rows.Next() {
-		var u User
-		var role string
-		var created int64
-		if err := rows.Scan(&u.Name, &role, &created); err != nil {
+		u, err := scanUser(rows)
+		if err != nil {
 			return nil, dbErr("list users", err)
 		}
-		u.Role, u.CreatedAt = Role(role), fromMicros(created)
 		out = append(out, u)
 	}
 	return out, rows.Err()
