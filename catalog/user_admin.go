@@ -61,14 +61,23 @@ func (s *Store) SessionUser(ctx context.Context, name string, signedIn time.Time
 	if err != nil {
 		return User{}, err
 	}
-	if u.Disabled() {
-		return User{}, errUserDisabled(name)
-	}
-	if !u.SessionsAfter.IsZero() && signedIn.Before(u.SessionsAfter) {
-		return User{}, &fault.Error{Kind: fault.Forbidden, Field: "session",
-			Message: "You were signed out: your password was reset or your account changed. Sign in again."}
+	if err := CheckSession(u, signedIn); err != nil {
+		return User{}, err
 	}
 	return u, nil
+}
+
+// CheckSession is SessionUser's rule for a user already read: nil when a
+// session u signed in at signedIn still counts.
+func CheckSession(u User, signedIn time.Time) error {
+	if u.Disabled() {
+		return errUserDisabled(u.Name)
+	}
+	if !u.SessionsAfter.IsZero() && signedIn.Before(u.SessionsAfter) {
+		return &fault.Error{Kind: fault.Forbidden, Field: "session",
+			Message: "You were signed out: your password was reset or your account changed. Sign in again."}
+	}
+	return nil
 }
 
 // changeUser reads a user in a write transaction and applies fn, which
@@ -111,3 +120,7 @@ func (s *Store) keepAnAdmin(ctx context.Context, tx *persist.Tx, name, change st
 	}
 	return nil
 }
+
+// RandomPassword is a password for an admin to hand over (a new user's, a
+// reset one): as long and as random as the first admin's.
+func RandomPassword() string { return randomBase62(generatedPasswordLen) }

@@ -4,6 +4,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -11,8 +12,10 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/tasks"
@@ -80,6 +83,8 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	users    *userCache // what password sessions are checked against
+	now      func() time.Time
 }
 
 // New builds the handlers.
@@ -88,15 +93,25 @@ func New(d Deps) *Handlers {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store)}
 }
 
 // Session keys.
 const (
 	sessionUser = "user"
 	sessionRole = "role"
+	// sessionSignedIn is when a password sign-in made the session (Unix
+	// microseconds). A session carrying it is checked against the users
+	// table on every request (users.go): a disabled, deleted or re-passworded
+	// user's sessions stop at once, and a changed role applies on the next
+	// page. Sessions another sign-in method makes leave it out.
+	sessionSignedIn = "signed_in"
 )
 
 // User is the signed-in console user as the session records it.
@@ -124,11 +139,25 @@ func (u User) Principal() edge.Principal {
 	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Via: "session"}
 }
 
-// SessionUser reads the user recorded in the request's session.
+// SessionUser reads the user recorded in the request's session; a
+// password session whose user is gone, disabled or signed out since (see
+// sessionSignedIn) counts as none.
 func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
 	name := h.sessions.GetString(ctx, sessionUser)
 	if name == "" {
 		return User{}, false
 	}
-	return User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole))}, true
+	u := User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole))}
+	if at := h.sessions.GetInt64(ctx, sessionSignedIn); at != 0 && h.users != nil {
+		cu, err := h.users.check(ctx, name, persist.FromMicros(at))
+		switch {
+		case err == nil:
+			u.Role = cu.Role
+		case errors.Is(err, fault.NotFound), errors.Is(err, fault.Forbidden):
+			return User{}, false
+		}
+		// A database that cannot be read leaves the session as it is: the
+		// page itself then says the database is unavailable.
+	}
+	return u, true
 }
