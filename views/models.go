@@ -193,6 +193,9 @@ type ConnectView struct {
 	Buckets    []string
 	Snippets   []Snippet
 	NoneServed bool
+	// NoBucketOf names the served formats without a bucket yet, whose
+	// snippets would have nothing real to name.
+	NoBucketOf []string
 }
 
 // APIKeyRow is one key in the list.
@@ -204,21 +207,28 @@ type APIKeyRow struct {
 	Bucket      string
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
-	System      string // a badge label when floe made the key for itself ("" for people's keys)
-	Warning     string // the revoke confirmation: what stops working
+	ExpiresAt   time.Time // zero: never
+	System      string    // a badge label when floe made the key for itself ("" for people's keys)
+	Warning     string    // the revoke confirmation: what stops working
 }
 
 // APIKeysView is /api-keys.
 type APIKeysView struct {
 	Page
-	Keys    []APIKeyRow
-	Buckets []string
-	Name    string
-	Role    string
-	Bucket  string
-	Errors  FieldErrors
-	Secret  string // shown once, right after creation
-	Created string // name of the key just created
+	Keys []APIKeyRow // keys people made
+	// SystemKeys are the keys floe made for itself (bundled workers, the
+	// demo seeder, keys minted for jobs), listed apart and folded away.
+	SystemKeys []APIKeyRow
+	Buckets    []string
+	Name       string
+	Role       string
+	Bucket     string
+	ExpiresIn  string // the create form's lifetime, as typed
+	Errors     FieldErrors
+	Secret     string // shown once, right after creation
+	Created    string // name of the key just created
+	// CreatedExpires is when the key just created expires (zero: never).
+	CreatedExpires time.Time
 	// The new key's SigV4 pair for the S3 Tables API, shown once with Secret.
 	AccessKeyID, SecretAccessKey string
 }
