@@ -28,7 +28,7 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 	v := views.BucketView{
 		Page: h.page(r, b.Name, "buckets"), Name: b.Name, Format: string(b.Format), ARN: h.displayARN(b.ARN),
 		CreatedAt: b.CreatedAt, TableCount: b.TableCount,
-		Snippets: h.snippets(r, b.Name, "default", b.Format),
+		Snippets: h.snippets(r, b.Name, b.Format),
 	}
 	for _, n := range nss {
 		v.Namespaces = append(v.Namespaces, views.NamespaceRow{Name: n.Name(), Depth: len(n.Levels) - 1, CreatedAt: n.CreatedAt})

@@ -50,7 +50,9 @@ func (h *Handlers) tableSnippets(r *http.Request, b catalog.Bucket, t catalog.Ta
 }
 
 // CreateTableConnectKey makes a read-only key scoped to the table's bucket
-// and redirects to the Connect tab, which writes it into the snippets once.
+// (as narrow as an API key's scope goes: role and bucket; per-table grants
+// belong to the authorizer, which can then cut this key to the table) and
+// redirects to the Connect tab, which writes it into the snippets once.
 func (h *Handlers) CreateTableConnectKey(w http.ResponseWriter, r *http.Request) {
 	ref := tableRef(r)
 	t, err := h.store.GetTable(r.Context(), ref)
@@ -65,6 +67,6 @@ func (h *Handlers) CreateTableConnectKey(w http.ResponseWriter, r *http.Request)
 	}
 	self := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/connect"
 	h.holdSecret(r, revealed{Name: key.Name, Secret: secret, AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey, For: self})
-	h.flash(r, "Read-only key "+key.Name+" created for bucket "+t.Bucket+"; revoke it under API keys.")
+	h.flash(r, "Read-only key "+key.Name+" created; it reads every table of bucket "+t.Bucket+". Revoke it under API keys.")
 	redirect(w, r, self)
 }
