@@ -238,6 +238,9 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 		for k, v := range updates {
 			ns.Properties[k] = v
 		}
+		if err := CheckProperties("namespace", ns.Properties); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET properties = ? WHERE bucket = ? AND name = ?`,
 			encodeMap(ns.Properties), bucket, ns.Name()); err != nil {
 			return dbErr("update namespace", err)

@@ -55,6 +55,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
+		Properties:    namespaceProperties(ns, canWrite(r)),
 		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
 	}
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}

@@ -31,6 +31,8 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 		v.Iceberg = h.icebergPanel(r.Context(), t)
 		if v.Iceberg.Error == "" {
 			v.Rows = v.Iceberg.Records // the metadata knows; no worker observes Iceberg
+			p := icebergProperties(t, v.Iceberg.Properties, v.CanWrite)
+			v.Properties = &p
 		}
 	}
 	h.render(w, r, http.StatusOK, views.TablePage(v))
@@ -54,6 +56,8 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	if t.Format == catalog.FormatLance {
 		v.Version, v.UpdatingTo = h.lanceFigures(r.Context(), t)
+		p := lanceProperties(t, v.CanWrite)
+		v.Properties = &p
 	}
 	if h.stats != nil {
 		if st, ok := h.stats.TableStats(t.ID, t.Format); ok {

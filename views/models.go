@@ -155,6 +155,7 @@ type NamespaceView struct {
 	Attention, HealthShown bool
 	AttentionHref, AllHref string
 	CanDeclare             bool // Lance or unset bucket
+	Properties             PropertiesView
 	NewTable               string
 	Errors                 FieldErrors
 	Notice                 string
@@ -184,6 +185,9 @@ type TableView struct {
 	Notice       string
 	Iceberg      IcebergPanel  // ICEBERG tables only
 	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
+	// Properties are the table's (an Iceberg table's from its metadata);
+	// nil when they cannot be read.
+	Properties *PropertiesView
 }
 
 // ConnectView is /connect.
