@@ -87,7 +87,8 @@ func (c *liveConn) offer(msg []byte) bool {
 // task's row, a panel refresh (table pages, when j finishes), its detail.
 func (c *liveConn) wants(j plugin.Job) (job, rows, refresh, detail bool) {
 	onTable := c.sub.Table != "" && c.sub.Table == j.ObjectID
-	return slices.Contains(c.sub.Jobs, j.ID), onTable && c.sub.Rows == j.Type && j.Parameters["task_id"] != "",
+	task := j.Parameters["task_id"]
+	return slices.Contains(c.sub.Jobs, j.ID), onTable && c.sub.Rows == j.Type && task != "" && slices.Contains(c.sub.Tasks, task),
 		onTable && c.sub.Refresh && !j.State.Active(), c.sub.Detail == j.ID
 }
 
@@ -202,8 +203,8 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 		refresh = refresh && live
 		var msg bytes.Buffer
 		if rows || refresh {
-			key := "table" + boolKey(c.canWrite) + boolKey(rows) + boolKey(refresh)
-			msg.Write(frag(key, func() ([]byte, error) { return lh.h.LiveTable(ctx, j, rows, refresh, c.canWrite) }))
+			key := "table" + boolKey(c.canWrite) + boolKey(rows) + boolKey(refresh) + "/" + c.sub.Page
+			msg.Write(frag(key, func() ([]byte, error) { return lh.h.LiveTable(ctx, j, c.sub, rows, refresh, c.canWrite) }))
 		}
 		if job {
 			msg.Write(frag("job", func() ([]byte, error) { return handlers.LiveProgress(ctx, j) }))
@@ -233,12 +234,19 @@ func (lh *liveHub) pushObserved(tableID string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
 	defer cancel()
-	b, err := lh.h.LiveRefresh(ctx, tableID)
-	if err != nil || len(b) == 0 {
-		return
-	}
+	byPage := map[string][]byte{}
 	for _, c := range targets {
-		c.offer(b)
+		b, ok := byPage[c.sub.Page]
+		if !ok {
+			var err error
+			if b, err = lh.h.LiveRefresh(ctx, tableID, c.sub); err != nil {
+				b = nil
+			}
+			byPage[c.sub.Page] = b
+		}
+		if len(b) > 0 {
+			c.offer(b)
+		}
 	}
 }
 
@@ -272,7 +280,7 @@ func (lh *liveHub) catchUp(c *liveConn) {
 	for _, j := range jobs {
 		job, rows, _, detail := c.wants(j) // never a refresh: the page was just loaded
 		if rows {
-			if b, err := lh.h.LiveTable(ctx, j, true, false, c.canWrite); err == nil {
+			if b, err := lh.h.LiveTable(ctx, j, c.sub, true, false, c.canWrite); err == nil {
 				msg.Write(b)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,21 +249,50 @@ func TestLiveProgressReachesClient(t *testing.T) {
 	})
 	e.seed("lbk", catalog.FormatLance, "ns", "t1")
 	tb, _ := e.table("lbk", "ns", "t1")
-	ws, _, err := e.dial("table="+tb.ID+"&rows=lance_compact&refresh=1", e.browser(catalog.RoleAdmin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	// The page lists the task (as the Maintenance tab does after the
+	// submit's redirect) and follows its row.
 	task, err := e.tasks.Submit(context.Background(), tb, tasks.TypeCompact, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ws, _, err := e.dial("table="+tb.ID+"&rows=lance_compact&tasks="+task.ID+"&refresh=1", e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
 	msg := readUntil(t, ws, "rewriting fragments", `id="task-`+task.ID+`"`)
 	if !strings.Contains(msg, `value="42.0"`) {
 		t.Errorf("progress fragment without the bar at 42%%: %s", msg)
 	}
 	close(release)
 	readUntil(t, ws, `id="task-`+task.ID+`"`, `data-status="completed"`, `id="table-refresh"`)
+}
+
+// TestLiveRowsOnlyForShownTasks: a page is sent the rows of the tasks it
+// lists and no other (the task a form's submit just made, pushed to the
+// page being left, had no target: htmx:oobErrorNoTarget); a refresh
+// reloads the page the subscription names.
+func TestLiveRowsOnlyForShownTasks(t *testing.T) {
+	c := &liveConn{sub: handlers.LiveSub{Table: "tbl", Rows: "lance_compact", Tasks: []string{"t-shown"}, Refresh: true, Page: handlers.PageMaintenance}}
+	for _, tc := range []struct {
+		task string
+		rows bool
+	}{{"t-shown", true}, {"t-new", false}, {"", false}} {
+		j := plugin.Job{ID: "j", Type: "lance_compact", ObjectID: "tbl", State: plugin.JobSucceeded, Parameters: map[string]string{"task_id": tc.task}}
+		if _, rows, refresh, _ := c.wants(j); rows != tc.rows || !refresh {
+			t.Errorf("task %q: rows %v refresh %v, want rows %v and a refresh", tc.task, rows, refresh, tc.rows)
+		}
+	}
+	sub, err := handlers.ParseLiveSub(url.Values{"table": {"tbl"}, "page": {"maintenance"}, "tasks": {"a,b,a"}})
+	if err != nil || sub.Page != handlers.PageMaintenance || len(sub.Tasks) != 2 {
+		t.Fatalf("ParseLiveSub = %+v, %v", sub, err)
+	}
+	if _, err := handlers.ParseLiveSub(url.Values{"page": {"/jobs"}}); err == nil {
+		t.Fatal("a page other than the table's tabs was accepted")
+	}
+	if got := handlers.LiveURL(sub); !strings.Contains(got, "page=maintenance") || !strings.Contains(got, "tasks=a%2Cb") {
+		t.Fatalf("LiveURL = %s", got)
+	}
 }
 
 // TestLiveSlowClientDropped: a page that stops reading is cut off once its
