@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/plugin"
@@ -34,6 +37,14 @@ type LiveSub struct {
 	// PageMaintenance its Maintenance tab (never the table page swapped
 	// into another tab's #main).
 	Page string
+	// Since is when the page's panels were rendered (zero: unknown). A
+	// (re)connecting page whose table saw a job finish or an observation
+	// land after it is sent one refresh at once: the refresh that event
+	// caused went to the page's previous socket, or to none (a job ending
+	// while the page was loading, between the old socket closing and this
+	// one subscribing). The refreshed page carries a later Since, so the
+	// catch-up cannot loop.
+	Since time.Time
 }
 
 // PageMaintenance is LiveSub.Page for a table's Maintenance tab.
@@ -71,6 +82,9 @@ func LiveURL(s LiveSub) string {
 	if s.Page != "" {
 		q.Set("page", s.Page)
 	}
+	if !s.Since.IsZero() {
+		q.Set("since", strconv.FormatInt(s.Since.UnixMilli(), 10))
+	}
 	return "/live?" + q.Encode()
 }
 
@@ -80,6 +94,11 @@ func ParseLiveSub(q url.Values) (LiveSub, error) {
 	if s.Page != "" && s.Page != PageMaintenance {
 		return LiveSub{}, errors.New("a live page is the table page or its maintenance tab")
 	}
+	since, err := ParseSince(q.Get("since"))
+	if err != nil {
+		return LiveSub{}, err
+	}
+	s.Since = since
 	for id := range strings.SplitSeq(q.Get("jobs"), ",") {
 		if id = strings.TrimSpace(id); id != "" && !slices.Contains(s.Jobs, id) {
 			s.Jobs = append(s.Jobs, id)
@@ -108,6 +127,84 @@ func LiveProgress(ctx context.Context, j plugin.Job) ([]byte, error) {
 	err := views.JobProgress(JobProgress(j), true).Render(ctx, &buf)
 	return buf.Bytes(), err
 }
+
+// maxSinceDigits bounds since=: unix milliseconds have 13 digits until 2286.
+const maxSinceDigits = 13
+
+// sinceSlack is how far in the future a since= may lie (clocks of the
+// browser's server and this one are the same; a replica's may differ a little).
+const sinceSlack = time.Hour
+
+// ParseSince reads since= (unix milliseconds of a page's render; "" is
+// none): digits only, at most 13, not before 2020 nor more than an hour ahead.
+func ParseSince(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	bad := &fault.Error{Kind: fault.Invalid, Field: "since", Message: "since is the unix time in milliseconds a page was rendered at"}
+	if len(v) > maxSinceDigits {
+		return time.Time{}, bad
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return time.Time{}, bad
+		}
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, bad
+	}
+	t := time.UnixMilli(ms)
+	if t.Before(sinceFloor) || t.After(time.Now().Add(sinceSlack)) {
+		return time.Time{}, bad
+	}
+	return t, nil
+}
+
+// sinceFloor is the earliest since= accepted (before floe existed).
+var sinceFloor = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// renderedAt is the since of a page rendered now, to the millisecond
+// since= carries (rounded down: an event in the same millisecond counts
+// as after it and refreshes once more rather than never).
+func renderedAt() time.Time { return time.UnixMilli(time.Now().UnixMilli()) }
+
+// sinceOf reads since= from a slot's query (a table page loading a control).
+func sinceOf(r *http.Request) (time.Time, error) { return ParseSince(r.URL.Query().Get("since")) }
+
+// RefreshDue reports whether a page subscribing for sub shows less of its
+// table than is known: a job on the table finished, or an observation of
+// it landed, after sub.Since. An observation stamped in the future (a
+// worker's clock ahead of ours) is left to the jobs, or the catch-up would
+// refresh on every reconnect until our clock passed it.
+func (h *Handlers) RefreshDue(ctx context.Context, sub LiveSub) bool {
+	if !sub.Refresh || sub.Table == "" || sub.Since.IsZero() {
+		return false
+	}
+	if h.plugin != nil {
+		jobs, _, err := h.plugin.ListJobs(ctx, plugin.JobFilter{ObjectID: sub.Table, Limit: refreshDueJobs})
+		if err == nil {
+			for _, j := range jobs {
+				if !j.State.Active() && j.FinishedAt.After(sub.Since) {
+					return true
+				}
+			}
+		}
+	}
+	if h.health != nil {
+		if t, err := h.store.GetTableByID(ctx, sub.Table); err == nil {
+			at := h.health.Table(t.ID, t.Format, t.ModifiedAt).ObservedAt
+			if at.After(sub.Since) && !at.After(time.Now()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refreshDueJobs is how many of a table's newest jobs RefreshDue reads:
+// more than can finish while one page loads.
+const refreshDueJobs = 25
 
 // LiveDetail renders the job page's changing section for job id (read again,
 // with its activity log).

@@ -52,6 +52,7 @@ var icebergFigures = []struct{ key, label string }{
 
 // icebergMaintenance fills the Iceberg tab: figures as seen, actions, jobs.
 func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView, t catalog.Table) error {
+	since := renderedAt() // before the observation and the jobs are read
 	base := views.TableURL(v.Bucket, v.Namespace, v.Table) + "/maintenance"
 	iv := &views.IcebergMaintView{RunURL: base + "/iceberg", MaintURL: base, Actions: icebergActions, WorkerConnected: h.laneConnected(icebergLane)}
 	if h.observe != nil {
@@ -74,7 +75,7 @@ func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView,
 			}
 		}
 	}
-	live := LiveSub{Table: t.ID, Refresh: true, Page: PageMaintenance}
+	live := LiveSub{Table: t.ID, Refresh: true, Page: PageMaintenance, Since: since}
 	if h.plugin != nil {
 		jobs, _, err := h.plugin.ListJobs(r.Context(), plugin.JobFilter{ObjectID: t.ID, Limit: icebergJobsShown})
 		if err != nil {

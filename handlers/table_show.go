@@ -39,6 +39,7 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
+	since := renderedAt() // before anything shown is read
 	ref := tableRef(r)
 	b, err := h.store.GetBucket(r.Context(), ref.Bucket)
 	if err != nil {
@@ -67,6 +68,7 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	if t.Format != catalog.FormatIceberg {
 		v.Observed = h.observedView(t)
 	}
-	v.Health = h.healthPanel(t)
+	v.RenderedAt = since
+	v.Health = h.healthPanel(t, since)
 	return v, nil
 }

@@ -164,6 +164,9 @@ type NamespaceView struct {
 // TableView is the table page.
 type TableView struct {
 	Page
+	// RenderedAt is when the page's figures were read: the controls it
+	// loads carry it to their live socket (since=).
+	RenderedAt   time.Time
 	Health       *HealthPanelView // nil: no health service
 	Bucket       string
 	BucketFormat string

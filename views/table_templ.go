@@ -143,7 +143,7 @@ func TablePage(v TableView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = CompactNowSlot(TableURL(v.Bucket, v.Namespace, v.Name)).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = CompactNowSlot(TableURL(v.Bucket, v.Namespace, v.Name), v.RenderedAt).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

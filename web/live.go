@@ -258,7 +258,8 @@ func boolKey(b bool) string {
 }
 
 // catchUp sends a new connection the current state of what it follows, so
-// a reconnect after a drop misses nothing.
+// a reconnect after a drop, or a page whose controls subscribe after it
+// was rendered, misses nothing.
 func (lh *liveHub) catchUp(c *liveConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
 	defer cancel()
@@ -277,8 +278,17 @@ func (lh *liveHub) catchUp(c *liveConn) {
 		}
 	}
 	var msg bytes.Buffer
+	// A job's end (or an observation) after the page's panels were rendered
+	// sent its refresh to the page's previous socket, or to no socket at all
+	// (the job ended while the page's controls were loading): send one now.
+	// The refreshed panels carry a later since, so this cannot loop.
+	if lh.h.RefreshDue(ctx, c.sub) {
+		if b, err := lh.h.LiveRefresh(ctx, c.sub.Table, c.sub); err == nil {
+			msg.Write(b)
+		}
+	}
 	for _, j := range jobs {
-		job, rows, _, detail := c.wants(j) // never a refresh: the page was just loaded
+		job, rows, _, detail := c.wants(j) // the refresh, if due, is above
 		if rows {
 			if b, err := lh.h.LiveTable(ctx, j, c.sub, true, false, c.canWrite); err == nil {
 				msg.Write(b)

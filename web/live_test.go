@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,6 +293,73 @@ func TestLiveRowsOnlyForShownTasks(t *testing.T) {
 	}
 	if got := handlers.LiveURL(sub); !strings.Contains(got, "page=maintenance") || !strings.Contains(got, "tasks=a%2Cb") {
 		t.Fatalf("LiveURL = %s", got)
+	}
+}
+
+// TestLiveCatchUpRefreshesPanelsRenderedBeforeAJobEnded: a table page's
+// control subscribes after the page was rendered; a job on the table that
+// ended in between (its refresh went to no socket) is caught up with one
+// refresh, of the page the subscription names; a page rendered after the
+// job ended gets none (the refresh it causes cannot loop). A bad since= is
+// refused.
+func TestLiveCatchUpRefreshesPanelsRenderedBeforeAJobEnded(t *testing.T) {
+	e := newLiveEnv(t)
+	ctx := context.Background()
+	e.seed("lbk", catalog.FormatLance, "ns", "t1")
+	tb, err := e.table("lbk", "ns", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := time.Now().Add(-time.Second).UnixMilli()
+	j, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: "lance_cleanup", ObjectID: tb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err = e.p.CancelJob(ctx, j.ID); err != nil || j.State.Active() || j.FinishedAt.IsZero() {
+		t.Fatalf("cancel: %+v, %v", j, err)
+	}
+	since := func(ms int64) string { return strconv.FormatInt(ms, 10) }
+
+	// Rendered before the job ended: the catch-up reloads the panels.
+	ws, _, err := e.dial("table="+tb.ID+"&refresh=1&since="+since(rendered), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := readUntil(t, ws, `id="table-refresh"`)
+	if !strings.Contains(msg, `hx-get="/buckets/lbk/namespaces/ns/tables/t1"`) {
+		t.Errorf("catch-up refresh of another page: %s", msg)
+	}
+	ws.Close()
+	ws, _, err = e.dial("table="+tb.ID+"&refresh=1&page=maintenance&since="+since(rendered), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, ws, `id="table-refresh"`, `hx-get="/buckets/lbk/namespaces/ns/tables/t1/maintenance"`)
+	ws.Close()
+
+	// Rendered after it: the catch-up (one message, here the followed job's
+	// progress) carries no refresh.
+	after := j.FinishedAt.Add(time.Millisecond).UnixMilli()
+	ws, _, err = e.dial("table="+tb.ID+"&refresh=1&jobs="+j.ID+"&since="+since(after), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg = readUntil(t, ws, `id="job-`+j.ID+`"`)
+	if strings.Contains(msg, "table-refresh") {
+		t.Errorf("a page rendered after the job ended was refreshed: %s", msg)
+	}
+	ws.Close()
+
+	for _, bad := range []string{"soon", "-1", "12345678901234", "1", since(time.Now().Add(48 * time.Hour).UnixMilli())} {
+		ws, resp, err := e.dial("table="+tb.ID+"&refresh=1&since="+bad, e.browser(catalog.RoleAdmin))
+		if err == nil {
+			ws.Close()
+			t.Errorf("since=%s accepted", bad)
+			continue
+		}
+		if resp == nil || resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("since=%s: %v, want 400", bad, resp)
+		}
 	}
 }
 
