@@ -37,7 +37,8 @@ FUZZ_TARGETS := \
 	./handlers:FuzzSafeNext \
 	./lancemeta:FuzzDecodeManifest \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \
-	./form:FuzzValidate ./tasks:FuzzValidateParams
+	./form:FuzzValidate ./tasks:FuzzValidateParams ./handlers:FuzzActivityFilter \
+	./oidc:FuzzGroupsFrom ./oidc:FuzzParseKeySet
 
 ## fuzz: run each fuzz target for a bounded time (FUZZTIME, default 10s)
 fuzz:

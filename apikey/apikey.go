@@ -13,6 +13,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // AnonymousKey is the identity of a request without a key when anonymous
@@ -60,6 +61,15 @@ type Config struct {
 	Now func() time.Time
 	// Tokens, when set, lets access tokens it issued stand in for keys.
 	Tokens *Tokens
+	// IdP, when set, authenticates the bearers shaped as JWTs: access
+	// tokens of the organization's identity provider (package oidc). The
+	// shape decides (see IsJWT), never a failed try of the other check.
+	IdP IdP
+}
+
+// IdP verifies an identity provider's access token.
+type IdP interface {
+	Authenticate(r *http.Request) (identity.Principal, error)
 }
 
 // Checker verifies the key of a request. It is safe for concurrent use.
@@ -67,6 +77,7 @@ type Checker struct {
 	v         *verifier
 	anonymous bool
 	tokens    *Tokens
+	idp       IdP
 }
 
 // New builds a Checker.
@@ -75,7 +86,7 @@ func New(cfg Config) *Checker {
 	if cfg.Now != nil {
 		v.now = cfg.Now
 	}
-	return &Checker{v: v, anonymous: cfg.Anonymous, tokens: cfg.Tokens}
+	return &Checker{v: v, anonymous: cfg.Anonymous, tokens: cfg.Tokens, idp: cfg.IdP}
 }
 
 // secret extracts the key a request sends; ok is false for a malformed

@@ -12,11 +12,18 @@ import (
 
 // Authenticate is the edge's one authentication step for the surfaces that
 // take API keys (Lance REST, the task API, the Iceberg REST): the key or
-// access token the request carries becomes its Principal. A refused
+// access token the request carries becomes its Principal; a bearer shaped
+// as a JWT goes to the identity provider's check instead, when one is
+// configured (Config.IdP). A refused
 // credential is fault.Unauthenticated with the sentence that says what to
 // send; a catalog that cannot be asked is fault.Unavailable (or a server
 // fault), never a refusal.
 func (c *Checker) Authenticate(r *http.Request) (edge.Principal, error) {
+	if c.idp != nil && r.Header.Get("X-Api-Key") == "" {
+		if s, ok := secret(r); ok && IsJWT(s) {
+			return c.idp.Authenticate(r)
+		}
+	}
 	key, f := c.Check(r)
 	if f == nil {
 		return edge.FromKey(key, via(r, key.ID == AnonymousKey.ID && key.Name == AnonymousKey.Name)), nil

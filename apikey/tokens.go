@@ -198,3 +198,21 @@ func (t *Tokens) verify(ctx context.Context, tok string) (catalog.APIKey, error)
 
 // isToken says whether a bearer is one of ours rather than an API key.
 func isToken(s string) bool { return strings.HasPrefix(s, TokenPrefix) }
+
+// IsJWT says whether a bearer is shaped as a JWT (three base64url parts
+// joined by dots) rather than one of floe's own secrets: every floe key and
+// access token starts with "floe_" and has no dot. The shape alone decides
+// which check a bearer gets, so an API key is never sent to the identity
+// provider's check, nor a JWT to the key store.
+func IsJWT(s string) bool {
+	if strings.HasPrefix(s, "floe_") || strings.Count(s, ".") != 2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -67,14 +67,15 @@ func (s *Store) CreateAPIKey(ctx context.Context, name string, role Role, bucket
 }
 
 func (s *Store) createAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole) (APIKey, string, error) {
-	return s.insertAPIKey(ctx, name, role, bucket, ttl, system, "")
+	return s.insertAPIKey(ctx, name, role, bucket, ttl, system, "", nil)
 }
 
 // insertAPIKey creates a key; with underToken set, only while that worker
 // token exists (fault.NotFound otherwise), checked in the insert itself.
-func (s *Store) insertAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole, underToken string) (APIKey, string, error) {
-	if role != RoleReadWrite && role != RoleReadonly {
-		return APIKey{}, "", Invalid("role", "API key role must be readwrite or readonly")
+// The key's grant is scope when given, else its role's on its bucket.
+func (s *Store) insertAPIKey(ctx context.Context, name string, role Role, bucket string, ttl time.Duration, system SystemRole, underToken string, scope *Grant) (APIKey, string, error) {
+	if role != RoleReadWrite && role != RoleReadonly && role != RoleNone {
+		return APIKey{}, "", Invalid("role", "API key role must be readwrite, readonly or none")
 	}
 	if len(name) > maxKeyName {
 		return APIKey{}, "", Invalid("name", fmt.Sprintf("API key name must be at most %d characters", maxKeyName))
@@ -100,12 +101,29 @@ func (s *Store) insertAPIKey(ctx context.Context, name string, role Role, bucket
 		q = insert + `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM worker_tokens WHERE id = ?)`
 		args = append(args, underToken)
 	}
-	res, err := s.db.ExecContext(ctx, q, args...)
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return dbErr("insert API key", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errUnknownWorkerToken()
+		}
+		who := Grantee{Kind: GranteeAPIKey, ID: k.ID}
+		if scope != nil {
+			_, err := tx.ExecContext(ctx, `INSERT INTO grants(`+grantColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, 'role')`,
+				who.Kind, who.ID, scope.Bucket, JoinNamespace(scope.Namespace), scope.Table, scope.Privilege, micros(now))
+			if err != nil {
+				return dbErr("insert the key's grant", err)
+			}
+			return nil
+		}
+		// The role on the bucket scope is the key's first grant
+		// (readwrite: manage; readonly: read; none: nothing).
+		return s.insertRoleGrant(ctx, tx, who, role, bucket, now)
+	})
 	if err != nil {
-		return APIKey{}, "", dbErr("insert API key", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return APIKey{}, "", errUnknownWorkerToken()
+		return APIKey{}, "", err
 	}
 	return k, secret, nil
 }

@@ -150,7 +150,8 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 	if err := validateBucket("bucket", name); err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *persist.Tx) error {
+	var dropped []Table
+	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
 		if _, err := s.getBucket(ctx, tx, name); err != nil {
 			return err
 		}
@@ -166,7 +167,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 				"bucket %q is not empty (%s, %s); drop them first or delete with cascade, which deletes their data",
 				name, counted(nsCount, "namespace", "namespaces"), counted(tblCount, "table", "tables"))
 		}
-		if err := s.dropTablesWhere(ctx, tx, `bucket = ?`, name); err != nil {
+		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ?`, name); err != nil {
 			return err
 		}
 		// Views hold no data of their own: a cascade forgets them.
@@ -190,7 +191,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) err
 		}
 		_ = s.wh.Delete(ctx, s.BucketRoot(name))
 		return nil
-	})
+	}), dropped)
 }
 
 // DisplayARN is a catalog ARN ("arn:floe:s3tables:<region>:<account>:…")

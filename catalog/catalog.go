@@ -50,6 +50,9 @@ const (
 	RoleAdmin     Role = "admin"     // console users: every action
 	RoleReadonly  Role = "readonly"  // console users and API keys: reads only
 	RoleReadWrite Role = "readwrite" // API keys: reads, writes and maintenance
+	// RoleNone: an API key whose rights are only the grants given to it
+	// later (floe grant add, a console Access tab, an S3 Tables policy).
+	RoleNone Role = "none"
 )
 
 // Bucket is a table bucket.

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 // runs on SQLite, the default.
 var postgresInvariants = []persisttest.Test{
 	{Name: "TestUsers", Fn: TestUsers},
+	{Name: "TestIdPUsers", Fn: TestIdPUsers},
 	{Name: "TestEnsureAdmin", Fn: TestEnsureAdmin},
 	{Name: "TestAPIKeys", Fn: TestAPIKeys},
 	{Name: "TestWorkerTokens", Fn: TestWorkerTokens},

@@ -224,6 +224,15 @@ func (s *Store) FinalizeLanceVersions(ctx context.Context, vs []LanceVersion) er
 			s.tableChanged(v.TableID)
 		}
 	}
+	if s.onEvent.Load() != nil {
+		for _, v := range vs {
+			// the entry is read after the commit only when someone listens;
+			// a table dropped meanwhile has no event to tell
+			if t, err := s.GetTableByID(ctx, v.TableID); err == nil {
+				s.tableEvent(TableEvent{Kind: TableCommitted, Table: t, Version: v.Version})
+			}
+		}
+	}
 	return nil
 }
 

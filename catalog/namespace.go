@@ -262,7 +262,8 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 	}
 	name := JoinNamespace(levels)
 	lo, hi := subtreeBounds(name)
-	return s.inTx(ctx, func(tx *persist.Tx) error {
+	var dropped []Table
+	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
 		if err := s.requireNamespace(ctx, tx, bucket, name); err != nil {
 			return err
 		}
@@ -289,7 +290,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 				"namespace %q in bucket %q is not empty (%s, %s); drop them first or drop with cascade, which deletes their data",
 				name, bucket, counted(children, "child namespace", "child namespaces"), counted(tbls, "table", "tables"))
 		}
-		if err := s.dropTablesWhere(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
+		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
 			bucket, name, lo, hi); err != nil {
 			return err
 		}
@@ -310,7 +311,7 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 			_ = s.wh.Delete(ctx, s.namespaceDir(bucket, ns))
 		}
 		return nil
-	})
+	}), dropped)
 }
 
 // namespaceNames lists namespace names matching a condition.

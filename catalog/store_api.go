@@ -60,8 +60,10 @@ type Store struct {
 	// they hold (see KeyGeneration).
 	keyGen  atomic.Uint64
 	revoked revocations // see FollowRevocations
+	grants  grantWatch  // see FollowGrants and GrantStamp
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
+	onEvent  atomic.Pointer[func(TableEvent)]     // see OnTableEvent
 }
 
 // Warehouse returns the warehouse root as configured (for the local
@@ -129,10 +131,11 @@ type ListTablesOptions struct {
 	IncludeDeclared     bool // Lance tables still only declared; default listing includes them when true
 }
 
-// User is a console user.
+// User is a console user: local (a password) or from the identity
+// provider (Issuer and Subject set, no password).
 type User struct {
 	Name      string
-	Role      Role
+	Role      Role // "" for an identity-provider user whose groups give no role
 	CreatedAt time.Time
 	// DisabledAt is when an admin disabled the user (zero = enabled): a
 	// disabled user cannot sign in and every session of theirs is refused.
@@ -140,7 +143,19 @@ type User struct {
 	// SessionsAfter refuses every session signed in before it (a password
 	// reset or a disable sets it); zero refuses none.
 	SessionsAfter time.Time
+	// Issuer and Subject name an identity-provider user at its provider;
+	// both "" for a local user.
+	Issuer, Subject string
+	// Groups are the groups the provider's groups claim named at the
+	// user's last sign-in (never set for local users).
+	Groups []string
+	// LastSignInAt is an identity-provider user's last sign-in; zero for
+	// local users.
+	LastSignInAt time.Time
 }
 
 // Disabled reports whether the user may not sign in.
 func (u User) Disabled() bool { return !u.DisabledAt.IsZero() }
+
+// FromIdP reports whether the user signs in through the identity provider.
+func (u User) FromIdP() bool { return u.Subject != "" }

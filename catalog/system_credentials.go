@@ -42,7 +42,47 @@ func (s *Store) CreateWorkerKey(ctx context.Context, tokenID, workerID string, r
 	if tokenID == "" {
 		return APIKey{}, "", errUnknownWorkerToken()
 	}
-	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, bucket, ttl, "", tokenID)
+	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, bucket, ttl, "", tokenID, nil)
+}
+
+// CreateScopedWorkerKey is CreateWorkerKey for a key that holds exactly
+// scope (its Privilege on its place; the grantee is the new key) instead
+// of a role's grant: what one message to the worker needs.
+func (s *Store) CreateScopedWorkerKey(ctx context.Context, tokenID, workerID string, scope Grant, ttl time.Duration) (APIKey, string, error) {
+	if tokenID == "" {
+		return APIKey{}, "", errUnknownWorkerToken()
+	}
+	role, err := scopeRole(scope)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	return s.insertAPIKey(ctx, WorkerKeyName(tokenID, workerID), role, scope.Bucket, ttl, "", tokenID, &scope)
+}
+
+// CreateScopedAPIKey is CreateAPIKey for a key that holds exactly scope
+// (its Privilege on its place) instead of a role's grant on a bucket: the
+// console's key for one table's Connect snippets reads that table only.
+func (s *Store) CreateScopedAPIKey(ctx context.Context, name string, scope Grant, ttl time.Duration) (APIKey, string, error) {
+	role, err := scopeRole(scope)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	return s.insertAPIKey(ctx, name, role, scope.Bucket, ttl, "", "", &scope)
+}
+
+// scopeRole checks a key's one grant and names the role listings show
+// beside it: readonly for read, readwrite for more.
+func scopeRole(scope Grant) (Role, error) {
+	if err := validatePrivilege(scope.Privilege); err != nil {
+		return "", err
+	}
+	if err := validatePlace(scope.Bucket, scope.Namespace, scope.Table); err != nil {
+		return "", err
+	}
+	if scope.Privilege == "read" {
+		return RoleReadonly, nil
+	}
+	return RoleReadWrite, nil
 }
 
 // MintedFor reports the worker token and worker a minted worker key was

@@ -62,6 +62,7 @@ func (s *Store) CommitTables(ctx context.Context, swaps []TableSwap) ([]Table, e
 	}
 	for _, t := range out {
 		s.tableChanged(t.ID)
+		s.tableEvent(TableEvent{Kind: TableCommitted, Table: t})
 	}
 	return out, nil
 }

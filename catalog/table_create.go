@@ -101,6 +101,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 		return Table{}, false, err
 	}
 	s.tableChanged(t.ID)
+	if created {
+		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
+	}
 	return t, created, nil
 }
 
@@ -277,6 +280,7 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 	})
 	if err == nil {
 		s.tableChanged(t.ID)
+		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	}
 	return t, err
 }

@@ -67,6 +67,7 @@ func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool, 
 	if err != nil {
 		return Table{}, err
 	}
+	s.tableEvent(TableEvent{Kind: TableDropped, Table: t, DataDeleted: deleteData})
 	return t, nil
 }
 
@@ -97,8 +98,9 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 }
 
 // dropTablesWhere drops every table matching a condition, data included
-// (the cascade of bucket and namespace deletes).
-func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where string, args ...any) error {
+// (the cascade of bucket and namespace deletes), and adds the dropped ones
+// to *dropped for the caller to tell once its transaction committed.
+func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, dropped *[]Table, where string, args ...any) error {
 	rows, err := tx.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
 	if err != nil {
 		return dbErr("list tables", err)
@@ -133,7 +135,18 @@ func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, where strin
 	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE `+where, args...); err != nil {
 		return dbErr("delete tables", err)
 	}
+	*dropped = tables // a retried transaction starts over
 	return nil
+}
+
+// tellDropped reports a cascade's dropped tables once it committed.
+func (s *Store) tellDropped(err error, dropped []Table) error {
+	if err == nil {
+		for _, t := range dropped {
+			s.tableEvent(TableEvent{Kind: TableDropped, Table: t, DataDeleted: true})
+		}
+	}
+	return err
 }
 
 // DeregisterTable hides a Lance table: its entry's state becomes
@@ -147,6 +160,7 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		return Table{}, err
 	}
 	var t Table
+	var hidden bool
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		var err error
 		if t, err = s.getTable(ctx, tx, ref); err != nil {
@@ -161,10 +175,14 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		}
 		t.State = StateDeregistered
 		t, err = s.updateEntry(ctx, tx, t)
+		hidden = err == nil
 		return err
 	})
 	if err != nil {
 		return Table{}, err
+	}
+	if hidden {
+		s.tableEvent(TableEvent{Kind: TableDropped, Table: t, Deregistered: true})
 	}
 	return t, nil
 }
@@ -224,7 +242,7 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 			JoinNamespace(t.Namespace), t.Name, t.VersionToken, micros(t.ModifiedAt), t.ID); err != nil {
 			return dbErr("rename table", err)
 		}
-		return nil
+		return moveTableGrants(ctx, tx, from, to)
 	})
 	if err != nil {
 		return Table{}, err
@@ -264,6 +282,7 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 		return Table{}, err
 	}
 	s.tableChanged(t.ID)
+	s.tableEvent(TableEvent{Kind: TableCommitted, Table: t})
 	return t, nil
 }
 

@@ -143,6 +143,11 @@ type allTablesCursor struct {
 	Name      string `json:"t"`
 }
 
+// TableCursor is the ListAllTables cursor that starts the page after t: a
+// listing that filters what it shows names its next page by the last
+// table it showed.
+func TableCursor(t Table) string { return encodeCursor(t) }
+
 func encodeCursor(t Table) string {
 	b, _ := json.Marshal(allTablesCursor{t.Bucket, JoinNamespace(t.Namespace), t.Name})
 	return base64.RawURLEncoding.EncodeToString(b)

@@ -61,19 +61,29 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 		return User{}, Invalid("password", "password cannot be hashed: "+err.Error())
 	}
 	u := User{Name: name, Role: role, CreatedAt: s.now().UTC()}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
-		name, string(hash), string(role), micros(u.CreatedAt))
-	if s.isUniqueViolation(err) {
-		return User{}, newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
-	}
+	err = s.inTx(ctx, func(tx *persist.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES (?, ?, ?, ?)`,
+			name, string(hash), string(role), micros(u.CreatedAt))
+		if s.isUniqueViolation(err) {
+			return newErr(fault.AlreadyExists, "username", "user %q already exists; pick another name", name)
+		}
+		if err != nil {
+			return dbErr("insert user", err)
+		}
+		// The role is the user's first grant (admin: manage everything;
+		// readonly: read everything); grants decide from then on.
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: name}, role, "", u.CreatedAt)
+	})
 	if err != nil {
-		return User{}, dbErr("insert user", err)
+		return User{}, err
 	}
 	return u, nil
 }
 
-// SetUserPassword replaces a user's password and signs out every session
-// the user signed in before (whoever knew the old password is out too).
+// SetUserPassword replaces a local user's password and signs out every
+// session the user signed in before (whoever knew the old password is out
+// too). A user of the identity provider has none and gets none: its
+// sign-in stays the provider's.
 func (s *Store) SetUserPassword(ctx context.Context, name, password string) error {
 	if err := validatePassword(password); err != nil {
 		return err
@@ -82,36 +92,42 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 	if err != nil {
 		return Invalid("password", "password cannot be hashed: "+err.Error())
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ?, sessions_after = ? WHERE name = ?`, string(hash), micros(s.now()), name)
+	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ?, sessions_after = ? WHERE name = ? AND idp_subject = ''`,
+		string(hash), micros(s.now()), name)
 	if err != nil {
 		return dbErr("update user", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return newErr(fault.NotFound, "username", "user %q does not exist", name)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	u, err := s.GetUser(ctx, name)
+	if err != nil {
+		return err
+	}
+	if u.FromIdP() {
+		return newErr(fault.Conflict, "username", "user %q signs in through the identity provider %s and has no password; change it there, or add a local user for break-glass access", name, u.Issuer)
+	}
+	return newErr(fault.NotFound, "username", "user %q does not exist", name)
 }
 
 // Authenticate checks a password in constant time against the stored hash.
-// Unknown user or wrong password both give fault.NotFound; the right
-// password of a disabled user gives fault.Forbidden (ErrUserDisabled).
+// Unknown user or wrong password both give fault.NotFound, and so does a
+// user of the identity provider (it has no password; its sign-in is the
+// provider's), after the same bcrypt work; the right password of a
+// disabled user gives fault.Forbidden (ErrUserDisabled).
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
-	var u User
-	var hash, role string
-	var created, disabled, after int64
-	err := s.ro.QueryRowContext(ctx, `SELECT name, password_hash, role, created_at, disabled_at, sessions_after FROM users WHERE name = ?`, name).
-		Scan(&u.Name, &hash, &role, &created, &disabled, &after)
-	if errors.Is(err, sql.ErrNoRows) {
+	var hash string
+	u, err := s.getUser(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE name = ?`, name, &hash)
+	if errors.Is(err, fault.NotFound) || (err == nil && hash == "") {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, errBadCredentials()
 	}
 	if err != nil {
-		return User{}, dbErr("get user", err)
+		return User{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return User{}, errBadCredentials()
 	}
-	u.Role, u.CreatedAt, u.DisabledAt, u.SessionsAfter = Role(role), fromMicros(created), fromMicros(disabled), fromMicros(after)
 	if u.Disabled() {
 		return User{}, errUserDisabled(u.Name)
 	}
@@ -126,22 +142,28 @@ func errUserDisabled(name string) error {
 		Message: fmt.Sprintf("User %s is disabled; ask an admin to enable it (Users page, or floe user enable %s).", name, name)}
 }
 
-const userColumns = `name, role, created_at, disabled_at, sessions_after`
+// userColumns are what scanUser reads, in its order.
+const userColumns = `name, role, created_at, idp_issuer, idp_subject, idp_groups, last_sign_in_at, disabled_at, sessions_after`
 
-func scanUser(sc interface{ Scan(...any) error }) (User, error) {
+// scanUser reads the userColumns of one row, then extra.
+func scanUser(sc interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
-	var role string
-	var created, disabled, after int64
-	if err := sc.Scan(&u.Name, &role, &created, &disabled, &after); err != nil {
+	var role, groups string
+	var created, signedIn, disabled, after int64
+	if err := sc.Scan(append([]any{&u.Name, &role, &created, &u.Issuer, &u.Subject, &groups, &signedIn, &disabled, &after}, extra...)...); err != nil {
 		return User{}, err
 	}
 	u.Role, u.CreatedAt, u.DisabledAt, u.SessionsAfter = Role(role), fromMicros(created), fromMicros(disabled), fromMicros(after)
+	if signedIn != 0 {
+		u.LastSignInAt = fromMicros(signedIn)
+	}
+	u.Groups = decodeGroups(groups)
 	return u, nil
 }
 
-// GetUser returns a user.
-func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
-	u, err := scanUser(s.ro.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE name = ?`, name))
+// getUser runs a one-row user query (userColumns first, then extra).
+func (s *Store) getUser(ctx context.Context, query, name string, extra ...any) (User, error) {
+	u, err := scanUser(s.ro.QueryRowContext(ctx, query, name), extra...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return User{}, newErr(fault.NotFound, "username", "user %q does not exist", name)
 	}
@@ -149,6 +171,11 @@ func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
 		return User{}, dbErr("get user", err)
 	}
 	return u, nil
+}
+
+// GetUser returns a user.
+func (s *Store) GetUser(ctx context.Context, name string) (User, error) {
+	return s.getUser(ctx, `SELECT `+userColumns+` FROM users WHERE name = ?`, name)
 }
 
 // ListUsers lists users by name.
@@ -214,12 +241,13 @@ func (s *Store) EnsureAdmin(ctx context.Context, password string) (generated str
 		if n > 0 {
 			return nil
 		}
+		now := s.now()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO users(name, password_hash, role, created_at) VALUES ('admin', ?, ?, ?)`,
-			string(hash), string(RoleAdmin), micros(s.now())); err != nil {
+			string(hash), string(RoleAdmin), micros(now)); err != nil {
 			return dbErr("insert admin", err)
 		}
 		created = true
-		return nil
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: "admin"}, RoleAdmin, "", now)
 	})
 	if err != nil || !created {
 		return "", false, err

@@ -22,9 +22,23 @@ func (s *Store) SetUserRole(ctx context.Context, name string, role Role) (User, 
 				return err
 			}
 		}
+		if u.FromIdP() {
+			return newErr(fault.Conflict, "role", "user %q signs in through the identity provider %s, whose groups give the role at each sign-in; change the groups there, or grant on the Access tabs", name, u.Issuer)
+		}
+		if u.Role == role {
+			return nil
+		}
 		u.Role = role
-		_, err := tx.ExecContext(ctx, `UPDATE users SET role = ? WHERE name = ?`, string(role), name)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET role = ? WHERE name = ?`, string(role), name); err != nil {
+			return err
+		}
+		// The role's grant (what CreateUser recorded for it) follows the
+		// role; grants given on the Access tabs stay.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM grants WHERE grantee_kind = ? AND grantee_id = ? AND created_by = 'role'`,
+			GranteeUser, name); err != nil {
+			return err
+		}
+		return s.insertRoleGrant(ctx, tx, Grantee{Kind: GranteeUser, ID: name}, role, "", s.now().UTC())
 	})
 }
 

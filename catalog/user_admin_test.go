@@ -35,6 +35,22 @@ func TestUserDisableAndRole(t *testing.T) {
 	if u, err := s.SetUserRole(ctx, "ana", RoleAdmin); err != nil || u.Role != RoleAdmin {
 		t.Fatalf("SetUserRole = %+v, %v", u, err)
 	}
+	// The role's grant follows the role (grants decide what a user may do).
+	privs := func(name string) []string {
+		t.Helper()
+		gs, err := s.ListGrants(ctx, GrantFilter{Grantee: &Grantee{Kind: GranteeUser, ID: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Bucket+":"+g.Privilege)
+		}
+		return out
+	}
+	if got := privs("ana"); len(got) != 1 || got[0] != ":manage" {
+		t.Fatalf("ana's grants after becoming admin: %v", got)
+	}
 	c.t = c.t.Add(time.Minute)
 	u, err := s.SetUserDisabled(ctx, "root", true)
 	if err != nil || !u.Disabled() {

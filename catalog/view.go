@@ -332,7 +332,7 @@ func (s *Store) RenameView(ctx context.Context, from TableRef, toNamespace []str
 			}
 			return dbErr("rename view", err)
 		}
-		return nil
+		return moveTableGrants(ctx, tx, from, to)
 	})
 	return v, err
 }

@@ -7,12 +7,18 @@
 //     protocol names, e.g. x-amzn-RequestId);
 //  2. panic recovery: a handler's panic answers 500 in the protocol's shape
 //     with the request id, and the process lives;
-//  3. a body cap, checked against Content-Length before anything is read;
+//  3. a body cap, checked against Content-Length before anything is read,
+//     and a read deadline for the body (DefaultBodyTimeout), so no client
+//     holds a connection by trickling it;
 //  4. routing by net/http.ServeMux patterns; an unknown route or a wrong
 //     method (405 with Allow) is answered by the protocol's encoder;
 //  5. one authentication step that yields a Principal for the handler,
-//     before the handler reads the body;
-//  6. one access log line and one metrics series per request.
+//     before the handler reads the body; a refusal (or an unknown route)
+//     is answered at once, without waiting for a body still arriving;
+//  6. one access log line and one metrics series per request;
+//  7. one audit record for every write and every refusal (audit.go): each
+//     route names its operation and whether it writes (Op), the handler
+//     names the resource once it has parsed it (Describe).
 //
 // A surface keeps one route table (Handle calls in one file) and one error
 // Encoder for its protocol; nothing else about requests lives in a surface.
@@ -25,6 +31,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe/floe/fault"
@@ -75,6 +82,12 @@ type Config struct {
 	// Quiet lists route patterns whose access log line is at debug level
 	// (static files, the live socket), so the log is about what people did.
 	Quiet []string
+	// BodyTimeout bounds how long a request body may take to arrive once
+	// the headers are in; zero is DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// Auditor records every write and every refusal (see audit.go); nil
+	// records nothing.
+	Auditor Auditor
 }
 
 // Surface is one protocol's routes behind the edge.
@@ -83,6 +96,13 @@ type Surface struct {
 	mux   *http.ServeMux
 	quiet map[string]bool
 	root  http.Handler
+	// bodyTimeout is Config.BodyTimeout (a time.Duration); SetBodyTimeout
+	// changes it.
+	bodyTimeout atomic.Int64
+	// marked and unmarked list the routes with and without Op, in order.
+	marked     []Marked
+	unmarked   []string
+	auditReads bool
 }
 
 // New builds a surface; register its routes with Handle, then serve
@@ -95,6 +115,10 @@ func New(cfg Config) *Surface {
 		cfg.Log = slog.Default()
 	}
 	s := &Surface{cfg: cfg, mux: http.NewServeMux(), quiet: map[string]bool{}}
+	s.SetBodyTimeout(cfg.BodyTimeout)
+	if cfg.Auditor != nil {
+		s.auditReads = cfg.Auditor.AuditReads()
+	}
 	for _, q := range cfg.Quiet {
 		s.quiet[q] = true
 	}
@@ -112,6 +136,8 @@ type Option func(*routeOpts)
 type routeOpts struct {
 	public bool
 	auth   Authenticator
+	op     string
+	access Access
 }
 
 // Public serves a route without authentication (sign-in, health, the
@@ -135,15 +161,22 @@ func (s *Surface) Handle(pattern string, h http.Handler, opts ...Option) {
 	if o.public {
 		auth = nil
 	}
+	if o.op == "" {
+		s.unmarked = append(s.unmarked, pattern)
+	} else {
+		s.marked = append(s.marked, Marked{Pattern: pattern, Operation: o.op, Access: o.access})
+	}
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := stateOf(r.Context())
 		st.route = pattern
+		st.op, st.access = o.op, o.access
 		st.w.hold = false
 		if auth != nil {
 			p, err := auth.Authenticate(r)
 			if err != nil {
 				st.principal = p // what was learned (a key id), for the log
 				st.refused = true
+				cutBody(st)
 				s.cfg.Encode(w, r, err)
 				return
 			}
@@ -177,12 +210,11 @@ func (s *Surface) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.w = ww
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	defer s.finish(ww, r, st, start)
+	s.startBody(w, r, st)
 	if r.ContentLength > s.cfg.MaxBody {
+		cutBody(st)
 		s.cfg.Encode(ww, r, tooLarge(s.cfg.MaxBody))
 		return
-	}
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(ww, r.Body, s.cfg.MaxBody)
 	}
 	s.root.ServeHTTP(ww, r)
 }
@@ -199,6 +231,7 @@ func (s *Surface) route(w http.ResponseWriter, r *http.Request) {
 	// in the protocol's shape instead.
 	st.route = "unmatched"
 	st.w.hold = false
+	cutBody(st)
 	if allow := st.w.held.Get("Allow"); st.w.heldStatus == http.StatusMethodNotAllowed && allow != "" {
 		w.Header().Set("Allow", allow)
 		s.cfg.Encode(w, r, &fault.Error{Kind: fault.MethodNotAllowed, Field: "method",
@@ -237,6 +270,7 @@ func (s *Surface) finish(ww *writer, r *http.Request, st *state, start time.Time
 	if s.cfg.Metrics != nil {
 		s.cfg.Metrics.observe(s.cfg.Name, route, status, elapsed)
 	}
+	s.audit(r, st, status, start, elapsed)
 	level := slog.LevelInfo
 	if s.quiet[route] {
 		level = slog.LevelDebug
@@ -268,8 +302,9 @@ func tooLarge(limit int64) error {
 }
 
 // BodyError turns a body read's failure into the domain error a surface
-// answers: over the cap is TooLarge; anything else (the client went away,
-// a malformed chunked body) is Invalid.
+// answers: over the cap is TooLarge; a body that did not arrive within the
+// body deadline, and anything else (the client went away, a malformed
+// chunked body), is Invalid.
 func BodyError(err error) error {
 	if err == nil {
 		return nil
@@ -277,6 +312,9 @@ func BodyError(err error) error {
 	var mb *http.MaxBytesError
 	if errors.As(err, &mb) {
 		return tooLarge(mb.Limit)
+	}
+	if isTimeout(err) {
+		return errBodyTimeout // the edge's body deadline passed
 	}
 	if _, ok := fault.As(err); ok {
 		return err

@@ -10,6 +10,9 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // state is what the edge knows of one request; one allocation, carried in
@@ -22,6 +25,14 @@ type state struct {
 	refused   bool // authentication refused the request
 	panicked  bool
 	w         *writer
+	body      body // the request's body as the edge hands it on
+
+	// for the audit record (audit.go)
+	op       string
+	access   Access
+	resource identity.Resource
+	kind     fault.Kind
+	client   string
 }
 
 type stateKey struct{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -64,6 +65,12 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 	role := catalog.Role(r.PostFormValue("role"))
 	bucket := r.PostFormValue("bucket")
 	expiresIn := strings.TrimSpace(r.PostFormValue("expires_in"))
+	// A key's role becomes its grant on its scope: making one is the
+	// scope's managers' to do.
+	if err := h.Require(r.Context(), identity.Manage, identity.Resource{Bucket: bucket}); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 
 	err := validateKey(name, role)
 	var ttl time.Duration
@@ -119,12 +126,17 @@ func validateKey(name string, role catalog.Role) error {
 func (h *Handlers) RevokeAPIKey(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	name := id
+	scope := identity.Resource{} // an unknown key: only a manager of everything learns it is unknown
 	if keys, err := h.store.ListAPIKeys(r.Context()); err == nil {
 		for _, k := range keys {
 			if k.ID == id {
-				name = k.Name
+				name, scope = k.Name, identity.Resource{Bucket: k.Bucket}
 			}
 		}
+	}
+	if err := h.Require(r.Context(), identity.Manage, scope); err != nil {
+		h.Forbidden(w, r, err)
+		return
 	}
 	if err := h.store.RevokeAPIKey(r.Context(), id); err != nil {
 		h.fail(w, r, err)

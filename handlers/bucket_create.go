@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -15,7 +17,12 @@ import (
 func (h *Handlers) CreateBucket(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	format := r.PostFormValue("format")
+	edge.Describe(r.Context(), identity.Resource{Bucket: name}) // the audit trail names what was asked for
 	form := h.newBucketForm(r, name, format)
+	if err := h.mayCreate(r.Context(), identity.Resource{Bucket: name}, catalog.ValidateBucketName(name) == nil); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 
 	f, err := catalog.ParseFormat(format)
 	switch {

@@ -2,11 +2,15 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -29,7 +33,7 @@ func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (vi
 	if len(after) > maxFilterLen {
 		after = after[:maxFilterLen]
 	}
-	items, next, err := h.store.ListBuckets(r.Context(), catalog.ListOptions{After: after, Limit: bucketsPerPage})
+	items, next, err := h.visibleBuckets(r, after)
 	if err != nil {
 		return views.BucketsView{}, err
 	}
@@ -130,5 +134,44 @@ const maxBucketsListed = catalog.MaxPageSize
 
 func (h *Handlers) allBuckets(ctx context.Context) ([]catalog.Bucket, error) {
 	items, _, err := h.store.ListBuckets(ctx, catalog.ListOptions{Limit: maxBucketsListed})
-	return items, err
+	if err != nil {
+		return nil, err
+	}
+	rt, err := h.Rights(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(items, func(b catalog.Bucket) bool { return !rt.Visible(identity.Resource{Bucket: b.Name}) }), nil
+}
+
+// visibleBuckets is one page of the buckets the user may see, after the
+// name after: the catalog's page when it may read everything, else the
+// buckets its grants lie in, each read; next names the last one shown.
+func (h *Handlers) visibleBuckets(r *http.Request, after string) ([]catalog.Bucket, string, error) {
+	rt, err := h.Rights(r.Context())
+	if err != nil {
+		return nil, "", err
+	}
+	all, names := rt.Children(identity.Resource{})
+	if all {
+		return h.store.ListBuckets(r.Context(), catalog.ListOptions{After: after, Limit: bucketsPerPage})
+	}
+	var out []catalog.Bucket
+	for _, name := range names {
+		if name <= after {
+			continue
+		}
+		if len(out) == bucketsPerPage {
+			return out, out[len(out)-1].Name, nil
+		}
+		b, err := h.store.GetBucket(r.Context(), name)
+		if errors.Is(err, fault.NotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, b)
+	}
+	return out, "", nil
 }

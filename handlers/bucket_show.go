@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -30,8 +31,17 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 		CreatedAt: b.CreatedAt, TableCount: b.TableCount,
 		Snippets: h.snippets(r, b.Name, b.Format),
 	}
-	for _, n := range nss {
-		v.Namespaces = append(v.Namespaces, views.NamespaceRow{Name: n.Name(), Depth: len(n.Levels) - 1, CreatedAt: n.CreatedAt})
+	rt, err := h.Rights(r.Context())
+	if err != nil {
+		return views.BucketView{}, err
 	}
+	for _, n := range nss {
+		if rt.Visible(identity.Resource{Bucket: b.Name, Namespace: n.Levels}) {
+			v.Namespaces = append(v.Namespaces, views.NamespaceRow{Name: n.Name(), Depth: len(n.Levels) - 1, CreatedAt: n.CreatedAt})
+		}
+	}
+	// Dropping a bucket takes every grantee's tables in it: a manager of
+	// everything's to do.
+	v.CanDrop = rt.Can(identity.Manage, identity.Resource{})
 	return v, nil
 }

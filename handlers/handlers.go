@@ -10,6 +10,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
@@ -63,8 +64,16 @@ type Deps struct {
 	// SnippetStore is the s3:// warehouse the Connect snippets describe;
 	// nil for a local one.
 	SnippetStore *SnippetStore
+	// Audit reads the audit trail for the Activity pages; nil hides them.
+	Audit ActivityReader
 
 	Now func() time.Time // the sign-in throttle's clock; nil = wall clock (tests inject one)
+	// SSO signs users in through the organization's identity provider;
+	// nil = local users only.
+	SSO SSO
+	// Authz decides what each user may see and do; nil builds one over
+	// Store (floe serve hands every surface the process's one).
+	Authz *authz.Authorizer
 }
 
 // Handlers serves the console pages. Create with New.
@@ -85,6 +94,9 @@ type Handlers struct {
 	health   *health.Service
 	users    *userCache // what password sessions are checked against
 	now      func() time.Time
+	audit    ActivityReader
+	sso      SSO // nil: no identity provider
+	authz    *authz.Authorizer
 }
 
 // New builds the handlers.
@@ -97,31 +109,43 @@ func New(d Deps) *Handlers {
 	if now == nil {
 		now = time.Now
 	}
-	return &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+	h := &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store)}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz}
+	if h.authz == nil {
+		h.authz = authz.New(d.Store)
+	}
+	return h
 }
 
 // Session keys.
 const (
-	sessionUser = "user"
-	sessionRole = "role"
-	// sessionSignedIn is when a password sign-in made the session (Unix
+	sessionUser   = "user"
+	sessionRole   = "role"
+	sessionGroups = "groups" // []string: the identity provider's groups of the user
+	sessionVia    = "via"    // how the user signed in: "" (a password) or viaOIDC
+	// sessionSignedIn is when a sign-in made the session (Unix
 	// microseconds). A session carrying it is checked against the users
 	// table on every request (users.go): a disabled, deleted or re-passworded
 	// user's sessions stop at once, and a changed role applies on the next
-	// page. Sessions another sign-in method makes leave it out.
+	// page. Sessions made before it existed leave it out.
 	sessionSignedIn = "signed_in"
 )
+
+// viaOIDC marks a session signed in through the identity provider.
+const viaOIDC = "oidc"
 
 // User is the signed-in console user as the session records it.
 type User struct {
 	Name string
 	Role catalog.Role
+	// Groups are the identity provider's groups at sign-in (none for a
+	// local user).
+	Groups []string
+	// Via is viaOIDC for a sign-in through the identity provider, "" for
+	// a password.
+	Via string
 }
-
-// CanWrite reports whether the user may change anything.
-func (u User) CanWrite() bool { return u.Role == catalog.RoleAdmin }
 
 // UserFrom returns the signed-in user, if any: the principal the edge's
 // authentication step found in the session (or a public page recorded with
@@ -131,12 +155,21 @@ func UserFrom(ctx context.Context) (User, bool) {
 	if !ok || p.Kind != edge.User || p.ID == "" {
 		return User{}, false
 	}
-	return User{Name: p.ID, Role: p.Role}, true
+	u := User{Name: p.ID, Role: p.Role, Groups: p.Groups}
+	if p.Via == viaOIDC {
+		u.Via = viaOIDC
+	}
+	return u, true
 }
 
-// Principal is u as the edge records it.
+// Principal is u as the edge records it: Via "session" for a password's
+// session, "oidc" for one the identity provider's sign-in started.
 func (u User) Principal() edge.Principal {
-	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Via: "session"}
+	via := "session"
+	if u.Via == viaOIDC {
+		via = viaOIDC
+	}
+	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Groups: u.Groups, Via: via}
 }
 
 // SessionUser reads the user recorded in the request's session; a
@@ -147,7 +180,8 @@ func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
 	if name == "" {
 		return User{}, false
 	}
-	u := User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole))}
+	u := User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole)), Via: h.sessions.GetString(ctx, sessionVia)}
+	u.Groups, _ = h.sessions.Get(ctx, sessionGroups).([]string)
 	if at := h.sessions.GetInt64(ctx, sessionSignedIn); at != 0 && h.users != nil {
 		cu, err := h.users.check(ctx, name, persist.FromMicros(at))
 		switch {

@@ -9,8 +9,10 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -55,7 +57,13 @@ func (h *Handlers) CreateIcebergTable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := parseIcebergCreateForm(r.PostForm)
+	place := identity.Resource{Bucket: v.Bucket, Namespace: catalog.SplitNamespace(v.Namespace), Table: form.Name}
+	if err := h.mayCreate(r.Context(), place, catalog.ValidateTableName(form.Name) == nil); err != nil {
+		h.Forbidden(w, r, err)
+		return
+	}
 	v.Name, v.Columns, v.Partition, v.PartSource, v.PartN = form.Name, form.Columns, form.Partition, form.PartSource, form.PartN
+	edge.Describe(r.Context(), identity.Resource{Bucket: v.Bucket, Namespace: catalog.SplitNamespace(v.Namespace), Table: v.Name}) // what was asked for
 	if len(v.Columns) > maxSchemaColumns {
 		v.Columns = v.Columns[:maxSchemaColumns]
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 )
 
@@ -24,6 +25,14 @@ func (h *Handlers) endJob(w http.ResponseWriter, r *http.Request, end func(*plug
 	if h.plugin == nil {
 		h.showError(w, r, http.StatusNotFound, "No such job", "There is no job "+id+": the plugin channel is not running in this console.")
 		return
+	}
+	// Ending a job is its table's maintainers' (everything's, for a job on
+	// no table); an unknown job is answered as such below.
+	if j, err := h.plugin.GetJob(r.Context(), id); err == nil {
+		if err := h.Require(r.Context(), identity.Maintain, h.jobPlace(r.Context(), j)); err != nil {
+			h.Forbidden(w, r, err)
+			return
+		}
 	}
 	_, err := end(h.plugin, r.Context(), id)
 	if errors.Is(err, plugin.ErrJobNotFound) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -45,7 +46,11 @@ func (h *Handlers) Jobs(w http.ResponseWriter, r *http.Request) {
 	}
 	names := h.tableNamer()
 	ids := make([]string, 0, len(jobs))
+	everything := h.Can(r.Context(), identity.Read, identity.Resource{})
 	for _, j := range jobs {
+		if !everything && !h.Can(r.Context(), identity.Read, h.jobPlace(r.Context(), j)) {
+			continue // a job on a table the user may not read says its name
+		}
 		row := views.JobRowView{ID: j.ID, Type: j.Type, Lane: j.Lane, ObjectID: j.ObjectID, Progress: JobProgress(j),
 			Attempts: j.Attempts, MaxAttempts: j.MaxAttempts, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
 		row.ObjectLabel, row.ObjectHref = names(r.Context(), j.ObjectID)

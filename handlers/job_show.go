@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -30,10 +31,9 @@ func (h *Handlers) ShowJob(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	u, _ := UserFrom(r.Context())
 	v := views.JobView{Page: h.page(r, "Job "+j.ID, "jobs"), ID: j.ID, Type: j.Type, Lane: j.Lane, Source: j.Source,
 		Summary: j.Summary, ObjectID: j.ObjectID, WorkerID: j.WorkerID, Progress: JobProgress(j),
-		Detail: JobDetail(j, u.CanWrite()), LiveURL: LiveURL(LiveSub{Jobs: []string{j.ID}, Detail: j.ID})}
+		Detail: JobDetail(j, h.Can(r.Context(), identity.Maintain, h.jobPlace(r.Context(), j))), LiveURL: LiveURL(LiveSub{Jobs: []string{j.ID}, Detail: j.ID})}
 	v.ObjectLabel, v.ObjectHref = h.tableNamer()(r.Context(), j.ObjectID)
 	for _, k := range slices.Sorted(maps.Keys(j.Parameters)) {
 		v.Params = append(v.Params, views.KV{Key: k, Value: j.Parameters[k]})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/form"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -124,6 +125,8 @@ func (h *Handlers) jobTypeView(r *http.Request, info plugin.JobTypeInfo, st plug
 	v := views.JobTypeView{Page: h.page(r, info.DisplayName, "workers"), Name: info.JobType, DisplayName: info.DisplayName,
 		Description: info.Description, Lane: info.Lane, Workers: info.Workers, Described: info.Descriptor != nil,
 		Stored: st.Stored, UpdatedAt: st.UpdatedAt, Runtime: runtimeForm(st.Runtime)}
+	// A job type's settings and runs are maintenance everywhere.
+	v.CanWrite = h.Can(r.Context(), identity.Maintain, identity.Resource{})
 	if info.Descriptor == nil {
 		return v
 	}

@@ -17,7 +17,7 @@ func (h *Handlers) ShowLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/buckets", http.StatusSeeOther)
 		return
 	}
-	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{Next: safeNext(r.URL.Query().Get("next"))}))
+	h.render(w, r, http.StatusOK, views.LoginPage(views.LoginForm{Next: safeNext(r.URL.Query().Get("next")), SSOLabel: h.ssoLabel()}))
 }
 
 // Login checks the password and starts a session under a fresh token, so a
@@ -29,7 +29,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	if wait := h.signin.wait(name, client); wait > 0 {
 		h.log.Warn("sign-in throttled", "user", name, "client", client, "retry_after", wait, "request_id", edge.RequestID(r.Context()))
 		w.Header().Set("Retry-After", retryAfter(wait))
-		h.render(w, r, http.StatusTooManyRequests, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: retrySentence(wait)}))
+		h.render(w, r, http.StatusTooManyRequests, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: retrySentence(wait), SSOLabel: h.ssoLabel()}))
 		return
 	}
 	var u catalog.User
@@ -49,7 +49,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 			h.log.Warn("sign-in locked after repeated failures", "user", name, "client", client, "lock", lock, "request_id", edge.RequestID(r.Context()))
 			msg += " " + retrySentence(lock)
 		}
-		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: msg}))
+		h.render(w, r, http.StatusUnauthorized, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: msg, SSOLabel: h.ssoLabel()}))
 		return
 	}
 	if err != nil {
@@ -69,6 +69,15 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 		next = "/buckets"
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// ssoLabel names the identity provider on the sign-in page; "" when
+// there is none.
+func (h *Handlers) ssoLabel() string {
+	if h.sso == nil {
+		return ""
+	}
+	return h.sso.Label()
 }
 
 // Logout ends the session.

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -13,7 +15,12 @@ func (h *Handlers) CreateNamespace(w http.ResponseWriter, r *http.Request) {
 	bucket := r.PathValue("bucket")
 	raw := strings.TrimSpace(r.PostFormValue("namespace"))
 	levels := catalog.SplitNamespace(raw)
+	edge.Describe(r.Context(), identity.Resource{Bucket: bucket, Namespace: levels}) // the audit trail names what was asked for
 	err := validateLevels(levels)
+	if perr := h.mayCreate(r.Context(), identity.Resource{Bucket: bucket, Namespace: levels}, err == nil && len(levels) > 0); perr != nil {
+		h.Forbidden(w, r, perr)
+		return
+	}
 	if err == nil {
 		_, err = h.store.CreateNamespace(r.Context(), bucket, levels, nil)
 	}

@@ -1,13 +1,16 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -55,13 +58,19 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
-		Properties:    namespaceProperties(ns, canWrite(r)),
+		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
 		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
 	}
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string
-	if attention {
+	rt, err := h.Rights(ctx)
+	if err != nil {
+		return views.NamespaceView{}, err
+	}
+	if all, names := rt.Tables(identity.Resource{Bucket: b.Name, Namespace: ns.Levels}); !all {
+		tables, next, v.Total, err = h.grantedTablesPage(r, b.Name, ns.Levels, names, q, after, attention)
+	} else if attention {
 		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
 	} else {
 		tables, next, v.Total, err = h.tablesPage(r, b.Name, ns.Levels, opt, after)
@@ -74,12 +83,12 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		return views.NamespaceView{}, err
 	}
 	for _, c := range children {
-		v.Children = append(v.Children, views.NamespaceRow{Name: c.Name(), CreatedAt: c.CreatedAt})
+		if rt.Visible(identity.Resource{Bucket: b.Name, Namespace: c.Levels}) {
+			v.Children = append(v.Children, views.NamespaceRow{Name: c.Name(), CreatedAt: c.CreatedAt})
+		}
 	}
-	u, _ := UserFrom(ctx)
-	fix := u.CanWrite() && h.plugin != nil
 	for _, t := range tables {
-		v.Tables = append(v.Tables, h.tableRow(t, fix))
+		v.Tables = append(v.Tables, h.tableRow(t, h.plugin != nil && h.Can(ctx, identity.Maintain, tablePlace(t))))
 	}
 	if after != "" {
 		v.FirstHref = listHref(b.Name, ns.Name(), q, "", attention)
@@ -112,6 +121,40 @@ func (h *Handlers) tablesPage(r *http.Request, bucket string, ns []string, opt c
 	opt.ListOptions = catalog.ListOptions{After: after, Limit: tablesPerPage}
 	tables, next, err := h.store.ListTables(ctx, bucket, ns, opt)
 	return tables, next, total, err
+}
+
+// grantedTablesPage is tablesPage for a user who may read only some of the
+// namespace's tables: those its grants name (names, sorted), each read,
+// filtered by name and health as the page asks; the total counts only
+// them, so the page says nothing of the others.
+func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names []string, q, after string, attention bool) ([]catalog.Table, string, int, error) {
+	var tables []catalog.Table
+	next, total := "", 0
+	for _, name := range names {
+		if q != "" && !strings.Contains(name, q) {
+			continue
+		}
+		t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: ns, Name: name})
+		if errors.Is(err, fault.NotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, "", 0, err
+		}
+		if attention && !h.health.Table(t.ID, t.Format, t.ModifiedAt).NeedsAttention() {
+			continue
+		}
+		total++
+		if name <= after {
+			continue
+		}
+		if len(tables) == tablesPerPage {
+			next = tables[len(tables)-1].Name
+			continue
+		}
+		tables = append(tables, t)
+	}
+	return tables, next, total, nil
 }
 
 // attentionPage is tablesPage for the "needs attention" filter: health

@@ -11,6 +11,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -95,10 +96,16 @@ func icebergProperties(t catalog.Table, props []views.IcebergProperty, canEdit b
 		Empty: "No table properties are set.", Note: "Each change is a commit of the table's metadata (a new metadata file), as an engine's would be."}
 }
 
-// canWrite reports whether the signed-in user may change things.
-func canWrite(r *http.Request) bool {
-	u, _ := UserFrom(r.Context())
-	return u.CanWrite()
+// mayEditNamespace reports whether the user may change a namespace's
+// properties: manage on it, as the Iceberg REST's updateProperties asks.
+func (h *Handlers) mayEditNamespace(r *http.Request, ns catalog.Namespace) bool {
+	return h.Can(r.Context(), identity.Manage, identity.Resource{Bucket: ns.Bucket, Namespace: ns.Levels})
+}
+
+// mayEditTable reports whether the user may change a table's properties:
+// write on it, as the Iceberg REST's table commit asks.
+func (h *Handlers) mayEditTable(r *http.Request, t catalog.Table) bool {
+	return h.Can(r.Context(), identity.Write, tablePlace(t))
 }
 
 func tableURLOf(t catalog.Table) string {

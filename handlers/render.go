@@ -12,8 +12,10 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -38,7 +40,12 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, c 
 // page fills the layout fields for the signed-in user.
 func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	u, _ := UserFrom(r.Context())
-	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), CanWrite: u.CanWrite(), StorageAlert: h.storageAlert(), Flash: h.popFlash(r)}
+	// The page's write controls (create, delete, grant) are the manager's
+	// of the place it shows; pages whose controls need another privilege
+	// (maintenance, job settings) set their own.
+	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), Groups: u.Groups, CanWrite: h.Can(r.Context(), identity.Manage, PlaceOf(r)),
+		StorageAlert: h.storageAlert(), Flash: h.popFlash(r), Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{}),
+		Users: h.Can(r.Context(), identity.Manage, identity.Resource{})}
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }
@@ -79,6 +86,7 @@ func (h *Handlers) fail(w http.ResponseWriter, r *http.Request, err error) { h.E
 // Anything that is not a *fault.Error (a panic, an unknown error) is a
 // server fault: 500 with the request id, the cause in the log only.
 func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
+	edge.Failed(r.Context(), err)
 	e, ok := fault.As(err)
 	if ok && e.Kind == fault.Unauthenticated {
 		signIn(w, r)
@@ -115,7 +123,7 @@ func (h *Handlers) Encode(w http.ResponseWriter, r *http.Request, err error) {
 			msg = sentence(err, "The console does not do this.")
 		case fault.Forbidden:
 			status, heading = http.StatusForbidden, "Request refused"
-			if e.Field == "role" {
+			if e.Field == "role" || errors.Is(err, authz.ErrReadOnly) {
 				heading = "Read-only access"
 			}
 			msg = sentence(err, "This request is not allowed.")
@@ -250,10 +258,14 @@ func parentOf(p string) (href, label string) {
 	return "/buckets", "Back to buckets"
 }
 
-// Forbidden refuses a write from a read-only user.
-func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request) {
-	h.Encode(w, r, fault.New(fault.Forbidden, "role",
-		"Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change."))
+// Forbidden answers the authorizer's refusal of a request (err), or, with
+// nil, the refusal of a write to someone who may only read.
+func (h *Handlers) Forbidden(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		err = fault.New(fault.Forbidden, "role",
+			"Your account is read-only: it can look at everything but change nothing. Ask an admin to make this change.")
+	}
+	h.Encode(w, r, err)
 }
 
 // CrossOrigin refuses a state-changing request sent from another site.

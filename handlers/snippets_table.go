@@ -69,7 +69,7 @@ func keyNote(c, key string) string {
 	if key == "" {
 		return c + " Reads a key from $" + snippetKeyEnv + " (make a read-only one with the button above)."
 	}
-	return c + " Carries the " + snippetReadonlyLabel + " key just made; it reads every table of this bucket and is shown on this page once."
+	return c + " Carries the " + snippetReadonlyLabel + " key just made; it reads this table alone and is shown on this page once."
 }
 
 // pyList is a Python (and JS) list literal of strings.
@@ -329,10 +329,9 @@ func sparkIdent(parts ...string) string {
 func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // snippetKeyName names the read-only key the Connect tab's button makes
-// for what it reaches: a key's narrowest scope today is a bucket, so the
-// name says the bucket first and the table it was made for after.
+// after the one table it reads (its only grant).
 func snippetKeyName(ref catalog.TableRef) string {
-	name := fmt.Sprintf("%s, bucket %s (made for %s/%s's snippets)", snippetReadonlyLabel, ref.Bucket, catalog.JoinNamespace(ref.Namespace), ref.Name)
+	name := fmt.Sprintf("%s for %s/%s/%s", snippetReadonlyLabel, ref.Bucket, catalog.JoinNamespace(ref.Namespace), ref.Name)
 	if r := []rune(name); len(r) > maxKeyNameLen {
 		name = string(r[:maxKeyNameLen])
 	}

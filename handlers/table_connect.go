@@ -49,10 +49,9 @@ func (h *Handlers) tableSnippets(r *http.Request, b catalog.Bucket, t catalog.Ta
 	return TableSnippets(in)
 }
 
-// CreateTableConnectKey makes a read-only key scoped to the table's bucket
-// (as narrow as an API key's scope goes: role and bucket; per-table grants
-// belong to the authorizer, which can then cut this key to the table) and
-// redirects to the Connect tab, which writes it into the snippets once.
+// CreateTableConnectKey makes a key that reads this one table (its only
+// grant) and redirects to the Connect tab, which writes it into the
+// snippets once.
 func (h *Handlers) CreateTableConnectKey(w http.ResponseWriter, r *http.Request) {
 	ref := tableRef(r)
 	t, err := h.store.GetTable(r.Context(), ref)
@@ -60,13 +59,14 @@ func (h *Handlers) CreateTableConnectKey(w http.ResponseWriter, r *http.Request)
 		h.fail(w, r, err)
 		return
 	}
-	key, secret, err := h.store.CreateAPIKey(r.Context(), snippetKeyName(ref), catalog.RoleReadonly, t.Bucket, 0)
+	key, secret, err := h.store.CreateScopedAPIKey(r.Context(), snippetKeyName(ref),
+		catalog.Grant{Bucket: t.Bucket, Namespace: t.Namespace, Table: t.Name, Privilege: "read"}, 0)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	self := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/connect"
 	h.holdSecret(r, revealed{Name: key.Name, Secret: secret, AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey, For: self})
-	h.flash(r, "Read-only key "+key.Name+" created; it reads every table of bucket "+t.Bucket+". Revoke it under API keys.")
+	h.flash(r, "Read-only key "+key.Name+" created for table "+t.Name+" alone; revoke it under API keys.")
 	redirect(w, r, self)
 }

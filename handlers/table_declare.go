@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -13,7 +15,12 @@ import (
 func (h *Handlers) DeclareTable(w http.ResponseWriter, r *http.Request) {
 	ref := catalog.TableRef{Bucket: r.PathValue("bucket"), Namespace: catalog.SplitNamespace(r.PathValue("ns")),
 		Name: strings.TrimSpace(r.PostFormValue("name"))}
+	edge.Describe(r.Context(), identity.Resource{Bucket: ref.Bucket, Namespace: ref.Namespace, Table: ref.Name}) // what was asked for
 	err := catalog.ValidateTableName(ref.Name)
+	if perr := h.mayCreate(r.Context(), identity.Resource{Bucket: ref.Bucket, Namespace: ref.Namespace, Table: ref.Name}, err == nil); perr != nil {
+		h.Forbidden(w, r, perr)
+		return
+	}
 	if err == nil {
 		var created bool
 		_, created, err = h.store.CreateTable(r.Context(), catalog.CreateTableInput{TableRef: ref, Format: catalog.FormatLance})

@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -80,7 +81,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
 		}
 		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
-			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence()})
+			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
 		switch {
 		case err == nil, errors.Is(err, plugin.ErrDuplicateJob):
 		default:
@@ -131,8 +132,7 @@ const fixListLimit = 20
 
 func (h *Handlers) fixView(ctx context.Context, t catalog.Table, since time.Time) (views.HealthFixView, string) {
 	tableURL := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name)
-	u, _ := UserFrom(ctx)
-	v := views.HealthFixView{URL: tableURL + "/fix", TableURL: tableURL, CanWrite: u.CanWrite() && h.plugin != nil,
+	v := views.HealthFixView{URL: tableURL + "/fix", TableURL: tableURL, CanWrite: h.plugin != nil && h.Can(ctx, identity.Maintain, tablePlace(t)),
 		OwnRefresh: t.Format != catalog.FormatLance} // Lance pages carry it in Compact now
 	if h.health != nil {
 		for _, j := range h.health.Table(t.ID, t.Format, t.ModifiedAt).Jobs() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -53,7 +54,9 @@ func (h *Handlers) maintenanceView(r *http.Request) (views.MaintenanceView, cata
 	}
 	ns := catalog.JoinNamespace(t.Namespace)
 	base := views.TableURL(b.Name, ns, t.Name) + "/maintenance"
-	v := views.MaintenanceView{Page: h.page(r, "Maintenance · "+t.Name, "buckets"), Bucket: b.Name,
+	page := h.page(r, "Maintenance · "+t.Name, "buckets")
+	page.CanWrite = h.Can(r.Context(), identity.Maintain, tablePlace(t)) // the tab's controls are maintenance
+	v := views.MaintenanceView{Page: page, Bucket: b.Name,
 		BucketFormat: string(b.Format), Namespace: ns, Table: t.Name, TableID: t.ID,
 		IsLance: t.Format == catalog.FormatLance, WorkerConnected: h.lanceWorkerConnected(),
 		SubmitURL: base + "/tasks", SelectedType: string(tasks.TypeCompact)}

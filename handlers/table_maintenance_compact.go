@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
@@ -65,7 +66,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	task, err := h.tasks.Submit(r.Context(), t, tasks.TypeCompact, nil)
+	task, err := h.tasks.Submit(identity.NewContext(r.Context(), principalOf(r.Context())), t, tasks.TypeCompact, nil)
 	if err != nil {
 		v.Notice = sentenceOf(err)
 		v.LiveURL = compactLiveURL(t.ID, nil, since)
@@ -98,10 +99,9 @@ func (h *Handlers) compactNowView(r *http.Request) (views.CompactNowView, catalo
 	if err != nil {
 		return views.CompactNowView{}, catalog.Table{}, err
 	}
-	u, _ := UserFrom(r.Context())
 	url := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name)
 	return views.CompactNowView{TableURL: url, URL: url + "/compact",
-		CanWrite: u.CanWrite() && h.tasks != nil && t.Format == catalog.FormatLance, Waiting: !h.lanceWorkerConnected()}, t, nil
+		CanWrite: h.tasks != nil && h.Can(r.Context(), identity.Maintain, tablePlace(t)) && t.Format == catalog.FormatLance, Waiting: !h.lanceWorkerConnected()}, t, nil
 }
 
 // sentenceOf is an error's message for the page.

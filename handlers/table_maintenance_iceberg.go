@@ -10,6 +10,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/views"
 )
@@ -121,8 +122,8 @@ func (h *Handlers) RunIcebergJob(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, &fault.Error{Kind: fault.Invalid, Message: "Iceberg maintenance runs on Iceberg tables only; this one is " + string(t.Format) + "."})
 		return
 	}
-	if u, _ := UserFrom(r.Context()); !u.CanWrite() {
-		h.fail(w, r, &fault.Error{Kind: fault.Invalid, Message: "Your role is read-only; ask an admin to run maintenance."})
+	if err := h.Require(r.Context(), identity.Maintain, tablePlace(t)); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	if h.plugin == nil {
@@ -143,7 +144,7 @@ func (h *Handlers) RunIcebergJob(w http.ResponseWriter, r *http.Request) {
 		params["dry_run"] = "true"
 	}
 	_, err = h.plugin.SubmitJob(r.Context(), plugin.JobSpec{Type: typ, ObjectID: t.ID, Parameters: params,
-		DedupeKey: typ + ":" + t.ID, Summary: "started from the console", Lane: icebergLane})
+		DedupeKey: typ + ":" + t.ID, Summary: "started from the console", Lane: icebergLane, By: principalOf(r.Context())})
 	if errors.Is(err, plugin.ErrDuplicateJob) {
 		h.fail(w, r, &fault.Error{Kind: fault.Conflict, Message: "A " + typ + " job is already active on this table; wait for it to finish."})
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/views"
 )
@@ -44,7 +45,7 @@ func (h *Handlers) SubmitTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := formText(forms[at].Fields, r.PostForm, "")
-	task, err := h.tasks.SubmitForm(r.Context(), t, typ, text)
+	task, err := h.tasks.SubmitForm(identity.NewContext(r.Context(), principalOf(r.Context())), t, typ, text)
 	if errors.Is(err, fault.Invalid) || errors.Is(err, fault.Quota) {
 		status := http.StatusUnprocessableEntity
 		if errors.Is(err, fault.Quota) {

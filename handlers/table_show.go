@@ -31,7 +31,7 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 		v.Iceberg = h.icebergPanel(r.Context(), t)
 		if v.Iceberg.Error == "" {
 			v.Rows = v.Iceberg.Records // the metadata knows; no worker observes Iceberg
-			p := icebergProperties(t, v.Iceberg.Properties, v.CanWrite)
+			p := icebergProperties(t, v.Iceberg.Properties, h.mayEditTable(r, t))
 			v.Properties = &p
 		}
 	}
@@ -57,7 +57,7 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	if t.Format == catalog.FormatLance {
 		v.Version, v.UpdatingTo = h.lanceFigures(r.Context(), t)
-		p := lanceProperties(t, v.CanWrite)
+		p := lanceProperties(t, h.mayEditTable(r, t))
 		v.Properties = &p
 	}
 	if h.stats != nil {

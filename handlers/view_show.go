@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
 
@@ -25,6 +26,9 @@ func (h *Handlers) namespaceViews(ctx context.Context, bucket string, ns []strin
 	}
 	rows := make([]views.ViewRow, 0, len(vs))
 	for _, v := range vs {
+		if !h.Can(ctx, identity.Read, identity.Resource{Bucket: bucket, Namespace: ns, Table: v.Name}) {
+			continue
+		}
 		row := views.ViewRow{Name: v.Name}
 		info, err := iceberg.LoadViewInfo(h.store.Storage(), v)
 		if err != nil {

@@ -3,6 +3,8 @@ package icebergrest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/floe/floe/catalog"
 )
 
 // getConfig answers GET /v1/config?warehouse=<bucket> with the prefix the
@@ -17,14 +19,14 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 		wh = s.defaultBucket
 	}
 	if wh == "" {
-		if err := s.authorize(r, "", read); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
 		s.writeError(w, r, badRequest("name a warehouse: GET /v1/config?warehouse=<bucket> (in clients the catalog property warehouse=<bucket>), or start floe with --iceberg-default-bucket <bucket>"))
 		return
 	}
-	b, err := s.openBucket(r, wh, read)
+	rt, err := s.loadRights(r)
+	var b catalog.Bucket
+	if err == nil {
+		b, err = s.openBucket(r, wh, rt)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -122,6 +122,7 @@ func fromCatalog(err error, notFoundType string) error {
 // internals a client has no business seeing.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := asAPIError(err, typeNotFound)
+	edge.Failed(r.Context(), err)
 	id := edge.RequestID(r.Context())
 	switch {
 	case ae == nil:

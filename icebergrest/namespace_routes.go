@@ -3,12 +3,14 @@ package icebergrest
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // pageParams reads pageToken and pageSize; the token is the catalog's
@@ -52,9 +54,15 @@ func (s *Server) listNamespaces(w http.ResponseWriter, r *http.Request, b catalo
 		if parent, err = parseNamespace(p); err != nil {
 			return err
 		}
+		if err := seeOrRefuse(rightsOf(r), identity.Resource{Bucket: b.Name, Namespace: parent}); err != nil {
+			return err
+		}
 		if _, err := s.store.GetNamespace(r.Context(), b.Name, parent); err != nil {
 			return fromCatalog(err, typeNoSuchNamespace)
 		}
+	}
+	if all, names := rightsOf(r).Children(identity.Resource{Bucket: b.Name, Namespace: parent}); !all {
+		return s.listSomeNamespaces(w, r, b, parent, names, opt)
 	}
 	items, next, err := s.store.ListNamespaces(r.Context(), b.Name, parent, opt)
 	if err != nil {
@@ -79,11 +87,47 @@ func (s *Server) createNamespace(w http.ResponseWriter, r *http.Request, b catal
 	if err := checkLevels(in.Namespace); err != nil {
 		return err
 	}
+	// Creating a place needs manage on it (its parent's managers have it).
+	if err := require(r, identity.Manage, identity.Resource{Bucket: b.Name, Namespace: in.Namespace}); err != nil {
+		return err
+	}
 	n, err := s.store.CreateNamespace(r.Context(), b.Name, in.Namespace, in.Properties)
 	if err != nil {
 		return fromCatalog(err, typeNoSuchNamespace)
 	}
 	writeJSON(w, http.StatusOK, namespaceBody(n))
+	return nil
+}
+
+// listSomeNamespaces lists, for a caller who may not read all of parent,
+// the child namespaces its grants lead into (names, sorted): each looked
+// up, paged by the last one shown.
+func (s *Server) listSomeNamespaces(w http.ResponseWriter, r *http.Request, b catalog.Bucket, parent, names []string, opt catalog.ListOptions) error {
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = catalog.DefaultPageSize
+	}
+	// The cursor is a full name, as the catalog's own listing makes it.
+	after := opt.After[strings.LastIndexByte(opt.After, '.')+1:]
+	out := [][]string{}
+	next := ""
+	for _, name := range names {
+		if name <= after {
+			continue
+		}
+		if len(out) == limit {
+			next = catalog.JoinNamespace(out[len(out)-1])
+			break
+		}
+		levels := append(slices.Clip(parent), name)
+		if _, err := s.store.GetNamespace(r.Context(), b.Name, levels); errors.Is(err, fault.NotFound) {
+			continue
+		} else if err != nil {
+			return fromCatalog(err, typeNoSuchNamespace)
+		}
+		out = append(out, levels)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"namespaces": out, "next-page-token": nextToken(next)})
 	return nil
 }
 

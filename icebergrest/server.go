@@ -11,17 +11,17 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -39,6 +39,10 @@ type Config struct {
 	// nil makes the server its own (pass one to share tokens with other
 	// surfaces).
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// DefaultBucket is the bucket /v1/config hands clients that name no
 	// warehouse; empty means such clients are told to name one.
 	DefaultBucket string
@@ -53,9 +57,13 @@ type Config struct {
 	// Metrics records every request (the one shared set of floe's HTTP
 	// series); nil records nothing.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
 	// PlanLimits bound server-side scan planning; zero fields take the
 	// defaults.
 	PlanLimits iceberg.PlanLimits
+	// Authz decides what each principal may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 // Server is the Iceberg REST catalog.
@@ -70,7 +78,7 @@ type Server struct {
 	defaultBucket   string
 	region, account string
 	edge            *edge.Surface
-	bodyTimeout     time.Duration // bodyReadTimeout; tests shorten it
+	authz           *authz.Authorizer
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -80,12 +88,6 @@ const maxBodyBytes = 8 << 20
 // MaxBody is the surface's body cap, for the SigV4 verifier floe serve
 // hands in (it reads and hashes the body before the handler).
 const MaxBody = maxBodyBytes
-
-// bodyReadTimeout bounds how long a request's body may take to arrive: a
-// client sending at 300 KB/s still gets a full MaxBody through, while one
-// trickling a byte at a time cannot hold a connection (and the SigV4
-// verifier's read of the body) for longer.
-const bodyReadTimeout = 30 * time.Second
 
 // New builds a Server.
 func New(cfg Config) *Server {
@@ -109,36 +111,22 @@ func New(cfg Config) *Server {
 		defaultBucket: cfg.DefaultBucket,
 		region:        cfg.Region,
 		account:       cfg.Account,
-		bodyTimeout:   bodyReadTimeout,
+		authz:         cfg.Authz,
+	}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",
 		Encode:  s.writeError,
-		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens})},
+		Auth:    authenticator{sigv4: cfg.SigV4, keys: apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: tokens, IdP: cfg.IdP})},
 		MaxBody: maxBodyBytes,
 		Log:     log,
 		Metrics: cfg.Metrics,
-		Wrap:    s.bodyDeadline,
+		Auditor: cfg.Auditor,
 	})
 	s.routes(s.edge)
 	return s
-}
-
-// bodyDeadline gives every request's body bodyReadTimeout to arrive,
-// before authentication reads it (the SigV4 check hashes the body).
-// net/http lifts the deadline itself once the body is read to its end
-// (its background read of the connection starts without one), so a long
-// commit is not cut off, and it sets the connection's deadlines afresh for
-// the next request.
-func (s *Server) bodyDeadline(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// Not every ResponseWriter reaches a connection (a recorder in
-			// tests); such a request simply has no deadline.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // Handler serves the Iceberg REST routes, to be mounted at the root of the
@@ -149,17 +137,18 @@ func (s *Server) Handler() http.Handler { return s.edge }
 // handler answers no plan call after it.
 func (s *Server) Close() { s.plans.Close() }
 
-// openBucket authorizes the request's key (checked by the edge before any
-// route runs) for the bucket it names — by name or by the bucket's ARN —
-// then resolves the bucket: a key scoped elsewhere is 403 before anything
-// about the bucket leaks.
-func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.Bucket, error) {
+// openBucket checks that the caller may see the bucket the request names
+// — by name or by the bucket's ARN — then resolves the bucket: a caller
+// with no grant in it is 403 before anything about the bucket leaks.
+func (s *Server) openBucket(r *http.Request, prefix string, rt authz.Rights) (catalog.Bucket, error) {
 	name, arn, err := s.bucketName(prefix)
 	if err != nil {
 		return catalog.Bucket{}, err
 	}
-	if err := s.authorize(r, name, a); err != nil {
-		return catalog.Bucket{}, err
+	if name != "" {
+		if err := seeOrRefuse(rt, identity.Resource{Bucket: name}); err != nil {
+			return catalog.Bucket{}, err
+		}
 	}
 	if name == "" {
 		return catalog.Bucket{}, badRequest("name a bucket: GET /v1/config?warehouse=<bucket> or the prefix /v1/<bucket>/…")
@@ -183,33 +172,11 @@ func (s *Server) openBucket(r *http.Request, prefix string, a access) (catalog.B
 	return b, nil
 }
 
-// authorize checks the request's key (the principal the edge
-// authenticated) against the bucket a route names.
-func (s *Server) authorize(r *http.Request, bucket string, a access) error {
-	p, ok := edge.PrincipalFrom(r.Context())
-	if !ok {
-		return errors.New("icebergrest: a route was served without authentication")
-	}
-	key := p.Key
-	if bucket != "" && !key.CanRead(bucket) {
-		return errorf(http.StatusForbidden, typeForbidden, "this API key is scoped to bucket %q", key.Bucket)
-	}
-	if a == write && (bucket == "" || !key.CanWrite(bucket)) {
-		return errorf(http.StatusForbidden, typeForbidden, "this API key is read-only")
-	}
-	return nil
-}
-
 // decodeBody reads a JSON body; anything malformed is a BadRequest.
 func decodeBody(r *http.Request, v any) error {
 	b, err := io.ReadAll(r.Body)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		// bodyDeadline's, said without the socket's addresses.
-		return badRequest("the request body did not arrive in time; send it whole, without pauses")
-	}
 	if err != nil {
-		return edge.BodyError(err) // over the edge's cap: 413
+		return edge.BodyError(err) // over the edge's cap: 413; past the edge's body deadline: 400
 	}
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return badRequest("the request needs a JSON body")

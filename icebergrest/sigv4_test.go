@@ -311,7 +311,7 @@ func TestSigV4NotConfigured(t *testing.T) {
 func TestSlowBodyIsCut(t *testing.T) {
 	e := newSigV4Env(t)
 	e.bucket(t, "lake", catalog.FormatIceberg)
-	e.srv.bodyTimeout = 200 * time.Millisecond
+	e.srv.edge.SetBodyTimeout(200 * time.Millisecond)
 	_, bearer, err := e.store.CreateAPIKey(context.Background(), "bearer", catalog.RoleReadWrite, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +361,8 @@ func TestSlowBodyIsCut(t *testing.T) {
 // connection and cancel the context.)
 func TestBodyDeadlineLiftedOnceRead(t *testing.T) {
 	e := newSigV4Env(t)
-	e.srv.bodyTimeout = 100 * time.Millisecond
+	const bodyTimeout = 100 * time.Millisecond
+	e.srv.edge.SetBodyTimeout(bodyTimeout)
 	_, bearer, err := e.store.CreateAPIKey(context.Background(), "bearer", catalog.RoleReadWrite, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +375,7 @@ func TestBodyDeadlineLiftedOnceRead(t *testing.T) {
 		select {
 		case <-r.Context().Done():
 			w.WriteHeader(http.StatusServiceUnavailable) // cancelled under the handler
-		case <-time.After(5 * e.srv.bodyTimeout): // well past the deadline
+		case <-time.After(5 * bodyTimeout): // well past the deadline
 			io.WriteString(w, "done")
 		}
 	})

@@ -11,20 +11,21 @@ import (
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/warehouse"
 )
 
 // fakeConfig stands in for warehouse.ClientAccess: keys only when vended.
 type fakeConfig struct{ fail atomic.Bool }
 
-func (f *fakeConfig) IcebergConfig(_ context.Context, location string, vend bool) (map[string]string, error) {
+func (f *fakeConfig) IcebergConfig(_ context.Context, location string, access warehouse.Access, vend bool) (map[string]string, string, error) {
 	if f.fail.Load() {
-		return nil, errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
+		return nil, "", errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
 	}
 	c := map[string]string{"s3.endpoint": "http://127.0.0.1:8333", "s3.path-style-access": "true", "client.region": "us-east-1"}
 	if vend {
 		c["s3.access-key-id"], c["s3.secret-access-key"] = "AK", "SK"
 	}
-	return c, nil
+	return c, "", nil
 }
 
 // CreateTable and LoadTable carry the warehouse's config; keys and

@@ -13,7 +13,9 @@ import (
 // client refreshes before it. Asking here is the request for them, so no
 // header is needed. A warehouse that vends nothing (local disk, or
 // --vend-credentials off) answers an empty list, never keys it would not
-// put in LoadTable.
+// put in LoadTable. Keys are cut to what the caller may do to the table;
+// a reader of a floe that vends its own static keys gets none, and the
+// answer's floe.credentials says why.
 func (s *Server) loadCredentials(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
 	ref, err := tableParam(r)
 	if err != nil {
@@ -26,15 +28,19 @@ func (s *Server) loadCredentials(w http.ResponseWriter, r *http.Request, b catal
 	if err != nil {
 		return err
 	}
-	_, creds, ae := s.storageConfig(r, res.Location(), true)
+	cfg, creds, ae := s.storageConfig(r, res.Location(), tableRes(ref), true)
 	if ae != nil {
 		return ae
 	}
 	if creds == nil {
 		creds = []storageCredential{}
 	}
+	out := map[string]any{"storage-credentials": creds}
+	if why := cfg[CredentialsProperty]; why != "" {
+		out[CredentialsProperty] = why // a reader of a floe vending static keys: why there are none
+	}
 	w.Header().Set("Cache-Control", "no-store") // keys: never kept by a cache on the way
-	writeJSON(w, http.StatusOK, map[string]any{"storage-credentials": creds})
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
-	"github.com/floe/floe/edge"
+	"github.com/floe/floe/identity"
 )
 
 // indexPath lists every Iceberg table an API key may read, across buckets,
@@ -29,16 +29,22 @@ type tableIndexPage struct {
 	NextPageToken string            `json:"next-page-token,omitempty"`
 }
 
-// indexTables answers GET /v1/floe/tables?pageToken=…&pageSize=….
+// indexTables answers GET /v1/floe/tables?pageToken=…&pageSize=…: the
+// tables the caller may read. One who may read everything pages through
+// the catalog as it is; any other looks only in the buckets its grants lie
+// in and names its next page by the last table it was shown, so a token
+// never carries a name it may not read.
 func (s *Server) indexTables(w http.ResponseWriter, r *http.Request) {
-	scope, err := s.keyScope(r)
+	rt, err := s.loadRights(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	var buckets []string
-	if scope != "" {
-		buckets = []string{scope}
+	all, buckets := rt.Children(identity.Resource{})
+	if all {
+		buckets = nil // every bucket
+	} else if buckets == nil {
+		buckets = []string{} // none
 	}
 	limit := 0
 	if v := r.URL.Query().Get("pageSize"); v != "" {
@@ -49,30 +55,42 @@ func (s *Server) indexTables(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	items, next, err := s.store.ListAllTables(r.Context(), catalog.FormatIceberg, buckets, r.URL.Query().Get("pageToken"), limit)
-	if err != nil {
-		s.writeError(w, r, fromCatalog(err, typeNotFound))
-		return
+	want := limit
+	if want <= 0 {
+		want = catalog.DefaultPageSize
 	}
-	page := tableIndexPage{Tables: make([]tableIndexEntry, 0, len(items)), NextPageToken: next}
-	for _, t := range items {
-		if t.MetadataLocation == "" {
-			continue // declared, never committed: nothing to maintain
+	want = min(want, catalog.MaxPageSize)
+	page := tableIndexPage{Tables: []tableIndexEntry{}}
+	cursor := r.URL.Query().Get("pageToken")
+	for {
+		items, next, err := s.store.ListAllTables(r.Context(), catalog.FormatIceberg, buckets, cursor, limit)
+		if err != nil {
+			s.writeError(w, r, fromCatalog(err, typeNotFound))
+			return
 		}
-		page.Tables = append(page.Tables, tableIndexEntry{ID: t.ID, Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name,
-			Location: t.Location, MetadataLocation: t.MetadataLocation, Properties: t.Properties})
+		for i, t := range items {
+			if !all && !rt.VisibleTable(t.Bucket, t.Namespace, t.Name) {
+				continue
+			}
+			if t.MetadataLocation != "" { // declared, never committed: nothing to maintain
+				page.Tables = append(page.Tables, tableIndexEntry{ID: t.ID, Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name,
+					Location: t.Location, MetadataLocation: t.MetadataLocation, Properties: t.Properties})
+			}
+			if !all && len(page.Tables) == want {
+				if i < len(items)-1 || next != "" {
+					page.NextPageToken = catalog.TableCursor(t)
+				}
+				writeJSON(w, http.StatusOK, page)
+				return
+			}
+		}
+		if all || next == "" {
+			page.NextPageToken = next
+			writeJSON(w, http.StatusOK, page)
+			return
+		}
+		cursor = next
 	}
-	writeJSON(w, http.StatusOK, page)
-}
-
-// keyScope returns the bucket the request's key is scoped to ("" for
-// every bucket); the edge has authenticated the key already.
-func (s *Server) keyScope(r *http.Request) (string, error) {
-	if err := s.authorize(r, "", read); err != nil {
-		return "", err
-	}
-	p, _ := edge.PrincipalFrom(r.Context())
-	return p.Key.Bucket, nil
 }
 
 func parsePositive(s string) (int, bool) {

@@ -113,7 +113,11 @@ func (s *Server) writePlan(w http.ResponseWriter, r *http.Request, res iceberg.P
 	case iceberg.PlanCompleted:
 		out.ScanTasks = res.Tasks
 		if wantsVended(r) {
-			_, creds, ae := s.tableConfig(r, res.Location)
+			ref, err := tableParam(r)
+			if err != nil {
+				return err
+			}
+			_, creds, ae := s.tableConfig(r, res.Location, tableRes(ref))
 			if ae != nil {
 				return ae
 			}

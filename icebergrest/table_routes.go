@@ -9,6 +9,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 )
 
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -23,6 +24,12 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bu
 	if _, err := s.store.GetNamespace(r.Context(), b.Name, ns); err != nil {
 		return fromCatalog(err, typeNoSuchNamespace)
 	}
+	if all, names := rightsOf(r).Tables(identity.Resource{Bucket: b.Name, Namespace: ns}); !all {
+		return s.listSomeTables(w, r, names, opt, func(name string) (bool, error) {
+			t, err := s.store.GetTable(r.Context(), catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: name})
+			return err == nil && t.Format == catalog.FormatIceberg, err
+		})
+	}
 	// Lance tables share the namespace but are invisible here.
 	items, next, err := s.store.ListTables(r.Context(), b.Name, ns, catalog.ListTablesOptions{ListOptions: opt, Format: catalog.FormatIceberg})
 	if err != nil {
@@ -31,6 +38,40 @@ func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bu
 	ids := make([]map[string]any, len(items))
 	for i, t := range items {
 		ids[i] = map[string]any{"namespace": t.Namespace, "name": t.Name}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"identifiers": ids, "next-page-token": nextToken(next)})
+	return nil
+}
+
+// listSomeTables lists, for a caller who may not read the whole namespace,
+// the tables or views of it that it holds grants on (names, sorted) and
+// exists says are there, paged by the last one shown.
+func (s *Server) listSomeTables(w http.ResponseWriter, r *http.Request, names []string, opt catalog.ListOptions, exists func(string) (bool, error)) error {
+	ns, _ := namespaceParam(r)
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = catalog.DefaultPageSize
+	}
+	ids := []map[string]any{}
+	next := ""
+	for _, name := range names {
+		if name <= opt.After {
+			continue
+		}
+		if len(ids) == limit {
+			next = ids[len(ids)-1]["name"].(string)
+			break
+		}
+		ok, err := exists(name)
+		if errors.Is(err, fault.NotFound) {
+			continue
+		}
+		if err != nil {
+			return fromCatalog(err, typeNoSuchNamespace)
+		}
+		if ok {
+			ids = append(ids, map[string]any{"namespace": ns, "name": name})
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"identifiers": ids, "next-page-token": nextToken(next)})
 	return nil
@@ -66,7 +107,7 @@ func (s *Server) loadTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 			return err
 		}
 	}
-	return s.writeLoadResult(w, r, res, true)
+	return s.writeLoadResult(w, r, res, new(tableRes(ref)))
 }
 
 func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -96,11 +137,16 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
+	// Creating a table needs manage on its place (the namespace's managers
+	// have it).
+	if err := requireCreate(r, b, ns, in.Name); err != nil {
+		return err
+	}
 	res, err := s.tables.CreateTable(r.Context(), b, ns, in)
 	if err != nil {
 		return err
 	}
-	return s.writeLoadResult(w, r, res, true)
+	return s.writeLoadResult(w, r, res, &identity.Resource{Bucket: b.Name, Namespace: ns, Table: in.Name})
 }
 
 func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -116,7 +162,7 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
-	return s.writeLoadResult(w, r, res, false)
+	return s.writeLoadResult(w, r, res, nil)
 }
 
 func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -165,6 +211,9 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err != nil {
 		return err
 	}
+	if err := requireRename(r, from, to); err != nil {
+		return err
+	}
 	if err := s.tables.RenameTable(r.Context(), from, to.Namespace, to.Name); err != nil {
 		return err
 	}
@@ -185,12 +234,15 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
+	if err := requireCreate(r, b, ns, in.Name); err != nil {
+		return err
+	}
 	ref := catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: in.Name}
 	res, err := s.tables.RegisterTable(r.Context(), b, ref, in.MetadataLocation, in.Overwrite)
 	if err != nil {
 		return err
 	}
-	return s.writeLoadResult(w, r, res, true)
+	return s.writeLoadResult(w, r, res, new(tableRes(ref)))
 }
 
 // transactionBody is CommitTransactionRequest; its entries are decoded one
@@ -242,6 +294,11 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 			Ref:   catalog.TableRef{Bucket: b.Name, Namespace: c.Identifier.Namespace, Name: c.Identifier.Name},
 			Input: c,
 		}
+		// All or none: every table of the transaction must be the
+		// caller's to write before any is committed.
+		if err := require(r, identity.Write, tableRes(changes[i].Ref)); err != nil {
+			return err
+		}
 	}
 	if err := s.tables.CommitTransaction(r.Context(), b, changes); err != nil {
 		return err
@@ -250,9 +307,30 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 	return nil
 }
 
-// writeLoadResult answers a load, create or commit; with config, the
-// storage settings (and vended keys) an engine needs for the table's files.
-func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *iceberg.Loaded, withConfig bool) error {
+// requireCreate: creating (or registering) a table or view needs manage
+// on its place; a name that is not one is left to the library to refuse.
+func requireCreate(r *http.Request, b catalog.Bucket, ns []string, name string) error {
+	res := identity.Resource{Bucket: b.Name, Namespace: ns, Table: name}
+	if catalog.ValidateTableName(name) != nil {
+		res.Table = ""
+	}
+	return require(r, identity.Manage, res)
+}
+
+// requireRename: a rename takes a table or view out of its place (manage
+// on it) and creates it in another namespace (manage there).
+func requireRename(r *http.Request, from catalog.TableRef, to *tableIdent) error {
+	if err := require(r, identity.Manage, tableRes(from)); err != nil {
+		return err
+	}
+	return require(r, identity.Manage, identity.Resource{Bucket: from.Bucket, Namespace: to.Namespace})
+}
+
+// writeLoadResult answers a load, create or commit; with config (the
+// table, so the keys vended are cut to what the caller may do to it), the
+// storage settings an engine needs for the table's files.
+func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *iceberg.Loaded, config *identity.Resource) error {
+	withConfig := config != nil
 	out := map[string]any{"metadata": json.RawMessage(res.Metadata)}
 	if res.MetadataLocation != "" {
 		out["metadata-location"] = res.MetadataLocation
@@ -262,7 +340,7 @@ func (s *Server) writeLoadResult(w http.ResponseWriter, r *http.Request, res *ic
 			Location string `json:"location"`
 		}
 		_ = json.Unmarshal(res.Metadata, &md)
-		cfg, creds, ae := s.tableConfig(r, md.Location)
+		cfg, creds, ae := s.tableConfig(r, md.Location, *config)
 		if ae != nil {
 			return ae
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/iceberg"
+	"github.com/floe/floe/identity"
 )
 
 // The eight view operations of the spec. Parsing and rendering live here;
@@ -32,6 +33,15 @@ func (s *Server) listViews(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
+	if all, names := rightsOf(r).Tables(identity.Resource{Bucket: b.Name, Namespace: ns}); !all {
+		if _, err := s.store.GetNamespace(r.Context(), b.Name, ns); err != nil {
+			return fromCatalog(err, typeNoSuchNamespace)
+		}
+		return s.listSomeTables(w, r, names, opt, func(name string) (bool, error) {
+			_, err := s.store.GetView(r.Context(), catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: name})
+			return err == nil, err
+		})
+	}
 	items, next, err := s.tables.ListViews(r.Context(), b.Name, ns, opt)
 	if err != nil {
 		return err
@@ -51,6 +61,9 @@ func (s *Server) createView(w http.ResponseWriter, r *http.Request, b catalog.Bu
 	}
 	var in iceberg.CreateViewInput
 	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if err := requireCreate(r, b, ns, in.Name); err != nil {
 		return err
 	}
 	res, err := s.tables.CreateView(r.Context(), b, ns, in)
@@ -117,6 +130,9 @@ func (s *Server) renameView(w http.ResponseWriter, r *http.Request, b catalog.Bu
 	if err != nil {
 		return err
 	}
+	if err := requireRename(r, from, to); err != nil {
+		return err
+	}
 	if err := s.tables.RenameView(r.Context(), from, to.Namespace, to.Name); err != nil {
 		return err
 	}
@@ -134,6 +150,9 @@ func (s *Server) registerView(w http.ResponseWriter, r *http.Request, b catalog.
 		MetadataLocation string `json:"metadata-location"`
 	}
 	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if err := requireCreate(r, b, ns, in.Name); err != nil {
 		return err
 	}
 	ref := catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: in.Name}

@@ -7,6 +7,7 @@
 package identity
 
 import (
+	"context"
 	"strings"
 
 	"github.com/floe/floe/catalog"
@@ -156,4 +157,18 @@ func (r Resource) Contains(o Resource) bool {
 		return true
 	}
 	return len(r.Namespace) == len(o.Namespace) && r.Table == o.Table
+}
+
+type principalKey struct{}
+
+// NewContext carries p to services a request calls (the job queue checks
+// who submits), for callers that hold no request.
+func NewContext(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext is the principal NewContext put in ctx.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
 }

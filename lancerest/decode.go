@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -40,6 +41,9 @@ func withBody(r *http.Request, fn func([]byte) *Error) *Error {
 	_, err := buf.ReadFrom(r.Body)
 	if errors.As(err, new(*http.MaxBytesError)) {
 		return tooLarge()
+	}
+	if edge.IsBodyTimeout(err) {
+		return invalid("the request body did not arrive in time", "Send the whole JSON body with the request, without pauses.")
 	}
 	if err != nil {
 		return invalid("request body could not be read", "Send the whole JSON body with the request.")

@@ -60,6 +60,33 @@ func (c Code) Status() int {
 	return http.StatusInternalServerError
 }
 
+// kind is the fault kind a code stands for, for the audit trail.
+func (c Code) kind() fault.Kind {
+	switch c {
+	case CodeUnsupported:
+		return fault.Unsupported
+	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
+		return fault.NotFound
+	case CodeNamespaceAlreadyExists, CodeTableAlreadyExists, CodeTableTagAlreadyExists:
+		return fault.AlreadyExists
+	case CodeNamespaceNotEmpty:
+		return fault.NotEmpty
+	case CodeConcurrentModification:
+		return fault.Conflict
+	case CodeInvalidInput:
+		return fault.Invalid
+	case CodePermissionDenied:
+		return fault.Forbidden
+	case CodeUnauthenticated:
+		return fault.Unauthenticated
+	case CodeServiceUnavailable:
+		return fault.Unavailable
+	case CodeThrottling:
+		return fault.Quota
+	}
+	return ""
+}
+
 // Error is an API error: a code, a short message and a sentence telling the
 // caller what to do. Handlers return it; WriteError renders it.
 type Error struct {
@@ -88,7 +115,7 @@ func invalid(msg, detail string) *Error { return NewError(CodeInvalidInput, msg,
 
 func forbidden(msg string) *Error {
 	return NewError(CodePermissionDenied, msg,
-		"Use an API key whose role and bucket scope allow this; readonly keys may only read.")
+		"Access follows grants: ask someone who manages the bucket, namespace or table to grant it (floe grant add, or the console's Access tab).")
 }
 
 // errorBody is the spec's ErrorResponse.
@@ -109,6 +136,11 @@ type errorBody struct {
 func (s *Server) encode(w http.ResponseWriter, r *http.Request, err error) {
 	id := edge.RequestID(r.Context())
 	e := protocolError(r, w.Header().Get("Allow"), err)
+	if k := fault.KindOf(err); k != "" {
+		edge.Failed(r.Context(), k)
+	} else {
+		edge.Failed(r.Context(), e.Code.kind())
+	}
 	status := e.status()
 	cause := e.cause
 	if cause == nil && status >= 500 && !errors.As(err, new(*Error)) {
@@ -145,7 +177,9 @@ func protocolError(r *http.Request, allow string, err error) *Error {
 		return &Error{Code: CodeInvalidInput, Status: http.StatusMethodNotAllowed,
 			Msg: r.Method + " is not allowed on " + r.URL.Path, Detail: "Use " + allow + " for this operation."}
 	case fault.Unauthenticated:
-		return NewError(CodeUnauthenticated, "API key not accepted", fe.Message+".")
+		// The credential may be an API key, floe's access token or the
+		// identity provider's token; the detail says which and why.
+		return NewError(CodeUnauthenticated, "credential not accepted", fe.Message+".")
 	case fault.TooLarge:
 		return tooLarge()
 	}

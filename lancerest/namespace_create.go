@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // createNamespace: POST /v1/namespace/{id}/create. One name creates a LANCE
@@ -35,8 +36,10 @@ func createNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call)
 
 func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *call, req createNamespaceRequest) *Error {
 	name := c.id[0]
-	if c.key.Role != catalog.RoleReadWrite || c.key.Bucket != "" {
-		return forbidden("creating a bucket needs a readwrite API key without a bucket scope")
+	// Creating a place needs manage on it (a manager of everything, or a
+	// key scoped to that bucket before it exists).
+	if e := c.require(identity.Manage, nsResource(c.id)); e != nil {
+		return e
 	}
 	b, err := s.store.GetBucket(ctx, name)
 	switch {
@@ -123,7 +126,7 @@ func bucketProps(b catalog.Bucket) map[string]string {
 
 func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call, req createNamespaceRequest) *Error {
 	bucket, levels := c.id[0], c.id[1:]
-	if e := canWrite(c.key, bucket); e != nil {
+	if e := c.require(identity.Manage, nsResource(c.id)); e != nil {
 		return e
 	}
 	b, e := s.lanceBucket(ctx, bucket, c.delim)

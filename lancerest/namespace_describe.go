@@ -39,7 +39,7 @@ func (s *Server) namespaceProps(ctx context.Context, c *call) (map[string]string
 	if e := validateNamespaceID(c.id); e != nil {
 		return nil, e
 	}
-	if e := canRead(c.key, c.id[0]); e != nil {
+	if e := c.see(nsResource(c.id)); e != nil {
 		return nil, e
 	}
 	b, e := s.lanceBucket(ctx, c.id[0], c.delim)

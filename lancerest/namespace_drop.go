@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // dropNamespace: POST /v1/namespace/{id}/drop. mode Fail (404 when missing) or
@@ -24,11 +24,14 @@ func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	}
 	ctx := r.Context()
 	bucket := c.id[0]
+	// A namespace is dropped by whoever manages it; a bucket, whose drop
+	// takes everything every grantee in it holds, only by a manager of
+	// everything.
+	need := nsResource(c.id)
 	if len(c.id) == 1 {
-		if c.key.Role != catalog.RoleReadWrite || c.key.Bucket != "" {
-			return forbidden("dropping a bucket needs a readwrite API key without a bucket scope")
-		}
-	} else if e := canWrite(c.key, bucket); e != nil {
+		need = identity.Resource{}
+	}
+	if e := c.require(identity.Manage, need); e != nil {
 		return e
 	}
 	missing := func() *Error {

@@ -1,9 +1,14 @@
 package lancerest
 
 import (
+	"errors"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 type listNamespacesResponse struct {
@@ -52,7 +57,10 @@ func nameCursor(opt *catalog.ListOptions) *Error {
 }
 
 // listNamespaces: GET /v1/namespace/{id}/list. The root lists the buckets the
-// key may see; deeper ids list child namespace names.
+// caller may see; deeper ids list child namespace names. A caller who may
+// read the parent sees every child; one who holds grants only inside it
+// sees the children those grants lie in, and its page tokens name only
+// what it was shown.
 func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	_, opt, e := pageParams(r, c)
 	if e == nil {
@@ -64,22 +72,12 @@ func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	ctx := r.Context()
 	resp := listNamespacesResponse{Namespaces: []string{}}
 	if len(c.id) == 0 {
-		buckets, next, err := s.store.ListBuckets(ctx, opt)
-		if err != nil {
-			return asError(err, CodeNamespaceNotFound)
-		}
-		for _, b := range buckets {
-			if b.Format != catalog.FormatIceberg && c.key.CanRead(b.Name) {
-				resp.Namespaces = append(resp.Namespaces, b.Name)
-			}
-		}
-		resp.PageToken = catalog.PageToken(next)
-		return writeJSON(w, resp)
+		return s.listBuckets(w, r, c, opt)
 	}
 	if e := validateNamespaceID(c.id); e != nil {
 		return e
 	}
-	if e := canRead(c.key, c.id[0]); e != nil {
+	if e := c.see(nsResource(c.id)); e != nil {
 		return e
 	}
 	if e := s.namespaceVisible(ctx, c.id, c.delim); e != nil {
@@ -88,6 +86,17 @@ func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	var parent []string // nil is the bucket's top level
 	if len(c.id) > 1 {
 		parent = c.id[1:]
+	}
+	if all, names := c.rights.Children(nsResource(c.id)); !all {
+		page, next, e := pageNames(names, opt, func(name string) (bool, error) {
+			_, err := s.store.GetNamespace(ctx, c.id[0], append(slices.Clip(parent), name))
+			return err == nil, ignoreNotFound(err)
+		})
+		if e != nil {
+			return e
+		}
+		resp.Namespaces, resp.PageToken = page, catalog.PageToken(next)
+		return writeJSON(w, resp)
 	}
 	items, next, err := s.store.ListNamespaces(ctx, c.id[0], parent, opt)
 	if err != nil {
@@ -100,4 +109,71 @@ func listNamespaces(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	resp.PageToken = catalog.PageToken(next)
 	return writeJSON(w, resp)
+}
+
+// listBuckets is the root listing: the Lance (and unset) buckets the
+// caller may see.
+func (s *Server) listBuckets(w http.ResponseWriter, r *http.Request, c *call, opt catalog.ListOptions) *Error {
+	ctx := r.Context()
+	resp := listNamespacesResponse{Namespaces: []string{}}
+	if all, names := c.rights.Children(identity.Resource{}); !all {
+		page, next, e := pageNames(names, opt, func(name string) (bool, error) {
+			b, err := s.store.GetBucket(ctx, name)
+			return err == nil && b.Format != catalog.FormatIceberg, ignoreNotFound(err)
+		})
+		if e != nil {
+			return e
+		}
+		resp.Namespaces, resp.PageToken = page, catalog.PageToken(next)
+		return writeJSON(w, resp)
+	}
+	buckets, next, err := s.store.ListBuckets(ctx, opt)
+	if err != nil {
+		return asError(err, CodeNamespaceNotFound)
+	}
+	for _, b := range buckets {
+		if b.Format != catalog.FormatIceberg {
+			resp.Namespaces = append(resp.Namespaces, b.Name)
+		}
+	}
+	resp.PageToken = catalog.PageToken(next)
+	return writeJSON(w, resp)
+}
+
+// pageNames pages through the sorted names a caller's grants lead to,
+// keeping those keep says exist: the next cursor is the last name shown,
+// and only when names remain after it.
+func pageNames(names []string, opt catalog.ListOptions, keep func(string) (bool, error)) (page []string, next string, e *Error) {
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = catalog.DefaultPageSize
+	}
+	page = []string{}
+	// A cursor may be a full namespace name (the catalog's own listings
+	// make those); the names here are one level.
+	after := opt.After[strings.LastIndexByte(opt.After, '.')+1:]
+	i, _ := slices.BinarySearch(names, after)
+	for ; i < len(names); i++ {
+		if names[i] <= after {
+			continue
+		}
+		if len(page) == limit {
+			return page, page[len(page)-1], nil
+		}
+		ok, err := keep(names[i])
+		if err != nil {
+			return nil, "", asError(err, CodeNamespaceNotFound)
+		}
+		if ok {
+			page = append(page, names[i])
+		}
+	}
+	return page, "", nil
+}
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, fault.NotFound) {
+		return nil
+	}
+	return err
 }

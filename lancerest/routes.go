@@ -3,6 +3,8 @@ package lancerest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/floe/floe/edge"
 )
 
 // routes is the surface's one route table: every route of the Lance
@@ -13,45 +15,49 @@ import (
 func (s *Server) routes() {
 	for _, rt := range []struct {
 		pattern string
+		name    string // the spec's operation, as the audit trail records it
+		access  edge.Access
 		op      opFunc
 	}{
-		{"POST /v1/namespace/{id}/create", createNamespace},
+		{"POST /v1/namespace/{id}/create", "CreateNamespace", edge.Writes, createNamespace},
 		// The list operations are GET in the spec; POST is accepted too
 		// because older clients sent the request model as a body.
-		{"GET /v1/namespace/{id}/list", listNamespaces},
-		{"POST /v1/namespace/{id}/list", listNamespaces},
-		{"POST /v1/namespace/{id}/describe", describeNamespace},
-		{"POST /v1/namespace/{id}/drop", dropNamespace},
-		{"POST /v1/namespace/{id}/exists", namespaceExists},
-		{"GET /v1/namespace/{id}/table/list", listTables},
-		{"POST /v1/namespace/{id}/table/list", listTables},
+		{"GET /v1/namespace/{id}/list", "ListNamespaces", edge.Reads, listNamespaces},
+		{"POST /v1/namespace/{id}/list", "ListNamespaces", edge.Reads, listNamespaces},
+		{"POST /v1/namespace/{id}/describe", "DescribeNamespace", edge.Reads, describeNamespace},
+		{"POST /v1/namespace/{id}/drop", "DropNamespace", edge.Writes, dropNamespace},
+		{"POST /v1/namespace/{id}/exists", "NamespaceExists", edge.Reads, namespaceExists},
+		{"GET /v1/namespace/{id}/table/list", "ListTables", edge.Reads, listTables},
+		{"POST /v1/namespace/{id}/table/list", "ListTables", edge.Reads, listTables},
 
-		{"GET /v1/table", listAllTables},
-		{"POST /v1/table/{id}/declare", declareTable},
-		{"POST /v1/table/{id}/register", registerTable},
-		{"POST /v1/table/{id}/describe", describeTable},
-		{"POST /v1/table/{id}/exists", tableExists},
-		{"POST /v1/table/{id}/drop", dropTable},
-		{"POST /v1/table/{id}/deregister", deregisterTable},
-		{"POST /v1/table/{id}/rename", renameTable},
-		{"POST /v1/table/{id}/version/list", listTableVersions},
-		{"POST /v1/table/{id}/version/describe", describeTableVersion},
-		{"POST /v1/table/{id}/version/create", createTableVersion},
-		{"POST /v1/table/{id}/version/delete", batchDeleteTableVersions},
-		{"POST /v1/table/version/batch-create", batchCreateTableVersions},
-		{"POST /v1/table/{id}/tags/list", listTableTags},
-		{"POST /v1/table/{id}/tags/version", getTableTagVersion},
-		{"POST /v1/table/{id}/tags/create", createTableTag},
-		{"POST /v1/table/{id}/tags/update", updateTableTag},
-		{"POST /v1/table/{id}/tags/delete", deleteTableTag},
-		{"POST /v1/table/{id}/restore", restoreTable},
+		{"GET /v1/table", "ListAllTables", edge.Reads, listAllTables},
+		{"POST /v1/table/{id}/declare", "DeclareTable", edge.Writes, declareTable},
+		{"POST /v1/table/{id}/register", "RegisterTable", edge.Writes, registerTable},
+		{"POST /v1/table/{id}/describe", "DescribeTable", edge.Reads, describeTable},
+		{"POST /v1/table/{id}/exists", "TableExists", edge.Reads, tableExists},
+		{"POST /v1/table/{id}/drop", "DropTable", edge.Writes, dropTable},
+		{"POST /v1/table/{id}/deregister", "DeregisterTable", edge.Writes, deregisterTable},
+		{"POST /v1/table/{id}/rename", "RenameTable", edge.Writes, renameTable},
+		{"POST /v1/table/{id}/version/list", "ListTableVersions", edge.Reads, listTableVersions},
+		{"POST /v1/table/{id}/version/describe", "DescribeTableVersion", edge.Reads, describeTableVersion},
+		{"POST /v1/table/{id}/version/create", "CreateTableVersion", edge.Writes, createTableVersion},
+		{"POST /v1/table/{id}/version/delete", "BatchDeleteTableVersions", edge.Writes, batchDeleteTableVersions},
+		{"POST /v1/table/version/batch-create", "BatchCreateTableVersions", edge.Writes, batchCreateTableVersions},
+		{"POST /v1/table/{id}/tags/list", "ListTableTags", edge.Reads, listTableTags},
+		{"POST /v1/table/{id}/tags/version", "GetTableTagVersion", edge.Reads, getTableTagVersion},
+		{"POST /v1/table/{id}/tags/create", "CreateTableTag", edge.Writes, createTableTag},
+		{"POST /v1/table/{id}/tags/update", "UpdateTableTag", edge.Writes, updateTableTag},
+		{"POST /v1/table/{id}/tags/delete", "DeleteTableTag", edge.Writes, deleteTableTag},
+		{"POST /v1/table/{id}/restore", "RestoreTable", edge.Writes, restoreTable},
 	} {
-		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")))
+		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")), edge.Op(rt.name, rt.access))
 	}
 	// Unsupported operations answer 406 code 0 whatever the method, so a
 	// client learns that the operation exists but floe does not do it.
+	// They change nothing, so they are reads to the audit trail (recorded
+	// when refused).
 	for _, p := range unsupportedRoutes {
-		s.surface.Handle(p, s.serve(unsupported, false))
+		s.surface.Handle(p, s.serve(unsupported, false), edge.Op("Unsupported", edge.Reads))
 	}
 }
 

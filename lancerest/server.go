@@ -17,10 +17,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -38,8 +41,12 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// Auth authenticates every request; nil builds floe's API-key check
-	// from Store, Anonymous and Tokens (tests pass one with their clock).
+	// from Store, Anonymous, Tokens and IdP (tests pass one with their clock).
 	Auth edge.Authenticator
 	// Jobs runs RestoreTable on a worker; nil answers RestoreTable with the
 	// spec's Unsupported.
@@ -49,6 +56,11 @@ type Config struct {
 	Observer Observer
 	// Metrics counts every request under surface "lance"; nil counts none.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
+	// Authz decides what each principal may do; nil builds one over Store
+	// (floe serve hands every surface the process's one authorizer).
+	Authz *authz.Authorizer
 }
 
 // Server is the Lance Namespace REST API.
@@ -63,6 +75,7 @@ type Server struct {
 	// commits runs managed versioning (CreateTableVersion and the version
 	// reads) over the same store.
 	commits *lancecommit.Service
+	authz   *authz.Authorizer
 
 	surface *edge.Surface
 }
@@ -83,14 +96,18 @@ func New(cfg Config) *Server {
 		observer: cfg.Observer,
 		jobs:     cfg.Jobs,
 		commits:  lancecommit.New(cfg.Store),
+		authz:    cfg.Authz,
+	}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
 	}
 	auth := cfg.Auth
 	if auth == nil {
-		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})
+		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens, IdP: cfg.IdP})
 	}
 	s.surface = edge.New(edge.Config{
 		Name: SurfaceName, Encode: s.encode, Auth: auth, MaxBody: maxBodyBytes,
-		Wrap: s.refuseDotSegments, Log: lg, Metrics: cfg.Metrics,
+		Wrap: s.refuseDotSegments, Log: lg, Metrics: cfg.Metrics, Auditor: cfg.Auditor,
 	})
 	s.routes()
 	return s
@@ -99,16 +116,38 @@ func New(cfg Config) *Server {
 // Handler returns the handler for the Lance address.
 func (s *Server) Handler() http.Handler { return s.surface }
 
-// call is what every operation gets parsed for it: the caller's key (from
-// the edge's principal), the identifier in the path and the delimiter.
+// call is what every operation gets parsed for it: the caller (the edge's
+// principal, its key and its rights), the identifier in the path and the
+// delimiter.
 type call struct {
-	id       []string
-	delim    string
-	key      catalog.APIKey
-	rawQuery string
+	id        []string
+	delim     string
+	key       catalog.APIKey
+	principal edge.Principal
+	rights    authz.Rights
+	rawQuery  string
 }
 
 func (c *call) query(name string) string { return queryValue(c.rawQuery, name) }
+
+// resource is what the identifier names for the audit trail: a table
+// route's id ends in the table's name, a namespace route's in a level.
+func (c *call) resource(table bool) identity.Resource {
+	var r identity.Resource
+	id := c.id
+	if len(id) == 0 {
+		return r
+	}
+	r.Bucket = id[0]
+	if table && len(id) >= 3 {
+		r.Table = id[len(id)-1]
+		id = id[:len(id)-1]
+	}
+	if len(id) > 1 {
+		r.Namespace = id[1:]
+	}
+	return r
+}
 
 // opFunc is one operation; an error it returns is answered by encode.
 type opFunc func(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error
@@ -119,7 +158,13 @@ func (s *Server) serve(op opFunc, withID bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
 		c := call{key: p.Key, rawQuery: r.URL.RawQuery}
-		e := c.parse(r, withID)
+		e := s.loadRights(r, &c)
+		if e == nil {
+			e = c.parse(r, withID)
+		}
+		if e == nil && withID {
+			edge.Describe(r.Context(), c.resource(strings.HasPrefix(edge.Route(r.Context()), "POST /v1/table/")))
+		}
 		if e == nil {
 			e = op(s, w, r, &c)
 		}

@@ -9,10 +9,17 @@ import (
 
 // StorageOptioner is the warehouse's answer to "what does a client need to
 // open this location": endpoint, region, allow_http, path style and, when
-// vended, keys and expires_at_millis (warehouse.ClientAccess).
+// vended, keys that may do what access says and expires_at_millis
+// (warehouse.ClientAccess). withheld says why no keys came when floe had
+// some but could not cut them to access.
 type StorageOptioner interface {
-	LanceStorageOptions(ctx context.Context, location string, vend *bool) (map[string]string, error)
+	LanceStorageOptions(ctx context.Context, location string, access warehouse.Access, vend *bool) (opts map[string]string, withheld string, err error)
 }
+
+// CredentialsProperty is the DescribeTable property that says why the
+// answer carries no storage keys (a reader of a floe vending its own
+// static keys).
+const CredentialsProperty = "floe.credentials"
 
 // vendFlag is the request's vend_credentials from the query or the body:
 // nil when neither says, so floe's --vend-credentials decides.
@@ -28,22 +35,24 @@ func vendFlag(c *call, body *bool) (*bool, *Error) {
 }
 
 // storageOptions are the options a Lance SDK needs to open a table's
-// location, in this one place. A local warehouse needs none. vend is the
-// request's vend_credentials (nil: floe's --vend-credentials decides).
-func (s *Server) storageOptions(ctx context.Context, t catalog.Table, vend *bool) (map[string]string, *Error) {
+// location, in this one place, with keys that may do what access says. A
+// local warehouse needs none. vend is the request's vend_credentials (nil:
+// floe's --vend-credentials decides). withheld is the sentence for
+// CredentialsProperty when keys were withheld.
+func (s *Server) storageOptions(ctx context.Context, t catalog.Table, access warehouse.Access, vend *bool) (opts map[string]string, withheld string, e *Error) {
 	if s.storage == nil {
-		return emptyProps, nil
+		return emptyProps, "", nil
 	}
-	o, err := s.storage.LanceStorageOptions(ctx, t.Location, vend)
+	o, withheld, err := s.storage.LanceStorageOptions(ctx, t.Location, access, vend)
 	if err != nil {
 		s.log.Warn("storage options", "table", t.ID, "err", err)
-		return nil, NewError(CodeServiceUnavailable, "storage credentials are unavailable",
+		return nil, "", NewError(CodeServiceUnavailable, "storage credentials are unavailable",
 			"floe could not obtain credentials for the table's object store; try again, or ask the operator to check floe's storage configuration.")
 	}
 	if o == nil {
-		return emptyProps, nil
+		return emptyProps, withheld, nil
 	}
-	return o, nil
+	return o, withheld, nil
 }
 
 // tableURI is the location as a complete URI: stored locations are

@@ -10,17 +10,23 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/floe/floe/warehouse"
 )
 
 // fakeStorage stands in for warehouse.ClientAccess and records what the
 // handler asked of it.
 type fakeStorage struct {
-	mu   sync.Mutex
-	vend []string // "nil", "true", "false" per call
-	fail bool
+	mu     sync.Mutex
+	vend   []string           // "nil", "true", "false" per call
+	access []warehouse.Access // per call
+	fail   bool
+	// static: keys only for writers, as warehouse.ClientAccess under
+	// --vend-credentials static.
+	static bool
 }
 
-func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, vend *bool) (map[string]string, error) {
+func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, access warehouse.Access, vend *bool) (map[string]string, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := "nil"
@@ -28,10 +34,54 @@ func (f *fakeStorage) LanceStorageOptions(_ context.Context, location string, ve
 		v = map[bool]string{true: "true", false: "false"}[*vend]
 	}
 	f.vend = append(f.vend, v)
+	f.access = append(f.access, access)
 	if f.fail {
-		return nil, errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
+		return nil, "", errors.New("the S3 store at http://127.0.0.1:1 cannot be reached")
 	}
-	return map[string]string{"aws_endpoint": "http://127.0.0.1:8333", "for": location}, nil
+	o := map[string]string{"aws_endpoint": "http://127.0.0.1:8333", "for": location}
+	if f.static && access != warehouse.AccessWrite {
+		return o, warehouse.WithheldStatic, nil
+	}
+	return o, "", nil
+}
+
+// TestStorageKeysFollowTheGrant (#22): DescribeTable asks the warehouse for
+// keys that read when the caller may only read the table, and that write
+// when it may write it; a reader of a floe vending its own static keys is
+// told in the properties why it got none.
+func TestStorageKeysFollowTheGrant(t *testing.T) {
+	e := newTestEnv(t, false)
+	e.seed()
+	fs := &fakeStorage{static: true}
+	s := New(Config{Store: e.store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Storage: fs})
+	e.srv = httptest.NewServer(s.Handler())
+	t.Cleanup(e.srv.Close)
+	e.must("POST", "/v1/table/lnc$ns$t/declare", `{"id":["lnc","ns","t"]}`)
+	last := func() warehouse.Access {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		return fs.access[len(fs.access)-1]
+	}
+	if last() != warehouse.AccessWrite {
+		t.Errorf("DeclareTable (a manager) asked for %q keys", last())
+	}
+	for _, c := range []struct {
+		key  string
+		want warehouse.Access
+	}{{e.ro, warehouse.AccessRead}, {e.rw, warehouse.AccessWrite}, {e.scoped, warehouse.AccessWrite}} {
+		r := e.do("POST", "/v1/table/lnc$ns$t/describe", c.key, []byte(`{}`))
+		if r.status != http.StatusOK {
+			t.Fatalf("describe: %d %s", r.status, r.body)
+		}
+		if got := last(); got != c.want {
+			t.Errorf("describe asked for %q keys, want %q", got, c.want)
+		}
+		props, _ := r.json(t)["properties"].(map[string]any)
+		why, _ := props[CredentialsProperty].(string)
+		if (c.want == warehouse.AccessRead) != (why == warehouse.WithheldStatic) {
+			t.Errorf("%s caller: properties %v", c.want, props)
+		}
+	}
 }
 
 // DescribeTable and DeclareTable hand out the warehouse's storage options

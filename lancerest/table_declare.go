@@ -8,6 +8,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -33,7 +34,9 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	// Declaring creates a table: manage on its place (its namespace's
+	// managers have it).
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
 		return e
 	}
 	vend, e := vendFlag(c, req.VendCredentials)
@@ -59,7 +62,7 @@ func declareTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	default:
 		return asError(err, CodeNamespaceNotFound)
 	}
-	opts, e := s.storageOptions(ctx, t, vend)
+	opts, _, e := s.storageOptions(ctx, t, c.vendAccess(tableResource(ref)), vend)
 	if e != nil {
 		return e
 	}
@@ -87,7 +90,7 @@ func registerTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
 		return e
 	}
 	ctx := r.Context()

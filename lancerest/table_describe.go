@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancemeta"
 )
 
@@ -52,7 +53,8 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	if e := canRead(c.key, ref.Bucket); e != nil {
+	res := tableResource(ref)
+	if e := c.require(identity.Read, res); e != nil {
 		return e
 	}
 	ctx := r.Context()
@@ -60,7 +62,7 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	opts, e := s.storageOptions(ctx, t, vend)
+	opts, withheld, e := s.storageOptions(ctx, t, c.vendAccess(res), vend)
 	if e != nil {
 		return e
 	}
@@ -110,6 +112,12 @@ func describeTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 			s.detailedMetadata(ctx, t, want, &resp)
 		}
 	}
+	if withheld != "" {
+		if resp.Properties == nil {
+			resp.Properties = map[string]string{}
+		}
+		resp.Properties[CredentialsProperty] = withheld
+	}
 	// The catalog's table id rides in a header (the spec's body has no
 	// field for it), so workers key observations and jobs by the same id
 	// the console uses, at any namespace depth.
@@ -130,7 +138,7 @@ func tableExists(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	if e != nil {
 		return e
 	}
-	if e := canRead(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Read, tableResource(ref)); e != nil {
 		return e
 	}
 	if _, e := s.resolveTable(r.Context(), ref, c.id, c.delim); e != nil {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 type dropTableResponse struct {
@@ -33,7 +34,7 @@ func (s *Server) removeTable(w http.ResponseWriter, r *http.Request, c *call,
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
 		return e
 	}
 	ctx := r.Context()

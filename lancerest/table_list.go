@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 type listTablesResponse struct {
@@ -52,13 +53,33 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 	if e := validateNamespaceID(c.id); e != nil {
 		return e
 	}
-	if e := canRead(c.key, c.id[0]); e != nil {
+	res := nsResource(c.id)
+	if e := c.see(res); e != nil {
 		return e
 	}
 	if len(c.id) == 1 {
 		if _, e := s.lanceBucket(ctx, c.id[0], c.delim); e != nil {
 			return e
 		}
+		return writeJSON(w, resp)
+	}
+	if all, names := c.rights.Tables(res); !all {
+		// Only some of the namespace's tables are the caller's to see: look
+		// up those its grants name (the namespace still has to exist).
+		if e := s.namespaceVisible(ctx, c.id, c.delim); e != nil {
+			return e
+		}
+		page, next, e := pageNames(names, opt, func(name string) (bool, error) {
+			t, err := s.store.GetTable(ctx, catalog.TableRef{Bucket: c.id[0], Namespace: c.id[1:], Name: name})
+			if err != nil {
+				return false, ignoreNotFound(err)
+			}
+			return s.keepTable(r, t, withDeclared), nil
+		})
+		if e != nil {
+			return e
+		}
+		resp.Tables, resp.PageToken = page, catalog.PageToken(next)
 		return writeJSON(w, resp)
 	}
 	// Names only: the listing needs nothing else, and a 1,000-table page
@@ -84,7 +105,11 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 	return writeJSON(w, resp)
 }
 
-// listAllTables: GET /v1/table. Full ids of every Lance table the key may see.
+// listAllTables: GET /v1/table. Full ids of every Lance table the caller
+// may read. A caller who may read everything pages through the catalog as
+// it is; any other looks only in the buckets its grants lie in, keeps the
+// tables it may read and names its next page by the last one it was shown,
+// so a token never carries a name it may not read.
 func listAllTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	req, opt, e := pageParams(r, c)
 	if e != nil {
@@ -94,22 +119,42 @@ func listAllTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	var buckets []string
-	if c.key.Bucket != "" {
-		buckets = []string{c.key.Bucket}
+	all, buckets := c.rights.Children(identity.Resource{})
+	if all {
+		buckets = nil // every bucket
+	} else if buckets == nil {
+		buckets = []string{} // none
 	}
-	items, next, err := s.store.ListAllTables(r.Context(), catalog.FormatLance, buckets, opt.After, opt.Limit)
-	if err != nil {
-		return asError(err, CodeNamespaceNotFound)
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = catalog.DefaultPageSize
 	}
-	resp := listTablesResponse{Tables: make([]string, 0, len(items)), PageToken: next}
+	resp := listTablesResponse{Tables: make([]string, 0, min(limit, 64))}
 	id := make([]string, 0, 8)
-	for _, t := range items {
-		if !c.key.CanRead(t.Bucket) || !s.keepTable(r, t, withDeclared) {
-			continue
+	cursor := opt.After
+	for {
+		items, next, err := s.store.ListAllTables(r.Context(), catalog.FormatLance, buckets, cursor, limit)
+		if err != nil {
+			return asError(err, CodeNamespaceNotFound)
 		}
-		id = append(append(append(id[:0], t.Bucket), t.Namespace...), t.Name)
-		resp.Tables = append(resp.Tables, joinIdentifier(id, c.delim))
+		for i, t := range items {
+			if !all && !c.rights.VisibleTable(t.Bucket, t.Namespace, t.Name) || !s.keepTable(r, t, withDeclared) {
+				continue
+			}
+			id = append(append(append(id[:0], t.Bucket), t.Namespace...), t.Name)
+			resp.Tables = append(resp.Tables, joinIdentifier(id, c.delim))
+			if !all && len(resp.Tables) == limit {
+				if i < len(items)-1 || next != "" {
+					resp.PageToken = catalog.TableCursor(t)
+				}
+				return writeJSON(w, resp)
+			}
+		}
+		if all || next == "" {
+			// Everything readable: one catalog page, as the catalog pages it.
+			resp.PageToken = next
+			return writeJSON(w, resp)
+		}
+		cursor = next
 	}
-	return writeJSON(w, resp)
 }

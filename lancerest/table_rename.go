@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // renameTable: POST /v1/table/{id}/rename. Moves the entry to new_table_name
@@ -35,7 +36,12 @@ func renameTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 		}
 		toNs = req.NewNamespaceID[1:]
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	// A rename takes the table out of its place and creates it in
+	// another: it needs manage on both.
+	if e := c.require(identity.Manage, tableResource(ref)); e != nil {
+		return e
+	}
+	if e := c.require(identity.Manage, identity.Resource{Bucket: ref.Bucket, Namespace: toNs}); e != nil {
 		return e
 	}
 	ctx := r.Context()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 )
 
@@ -44,6 +45,14 @@ type restoreRequest struct {
 // restore (floe writes no Lance data itself); the answer comes when its job
 // ends, with the job id as transaction_id.
 func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
+	ref, e := tableRef(c.id)
+	if e != nil {
+		return e
+	}
+	// A restore writes a version: decided before anything else is said.
+	if e := c.require(identity.Write, tableResource(ref)); e != nil {
+		return e
+	}
 	if s.jobs == nil {
 		return unsupported(s, w, r, c)
 	}
@@ -61,13 +70,6 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 	}
 	if req.Version == nil || *req.Version < 1 {
 		return invalid("version is required and must be at least 1", "Pass the version to restore, as ListTableVersions lists it.")
-	}
-	ref, e := tableRef(c.id)
-	if e != nil {
-		return e
-	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
-		return e
 	}
 	ctx := r.Context()
 	t, e := s.resolveTable(ctx, ref, c.id, c.delim)
@@ -90,6 +92,7 @@ func restoreTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *E
 			"bucket":  t.Bucket, "namespace": catalog.JoinNamespace(t.Namespace), "table": t.Name,
 		},
 		Summary: "restore " + t.Name + " to version " + strconv.FormatUint(want, 10),
+		By:      c.principal, Need: identity.Write, // a restore writes a version
 	})
 	switch {
 	case errors.Is(err, plugin.ErrDuplicateJob):

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -72,7 +73,7 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		return req, none, e
 	}
 	if write {
-		if e := canWrite(c.key, t.Bucket); e != nil {
+		if e := c.require(identity.Write, tableResource(catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name})); e != nil {
 			return req, none, e
 		}
 	}

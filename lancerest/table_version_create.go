@@ -9,6 +9,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -127,7 +128,7 @@ func (s *Server) versionCommit(r *http.Request, c *call, id []string, req create
 	if e != nil {
 		return none, e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Write, tableResource(ref)); e != nil {
 		return none, e
 	}
 	t, e := s.resolveTable(r.Context(), ref, id, c.delim)
@@ -192,7 +193,7 @@ func batchDeleteTableVersions(s *Server, w http.ResponseWriter, r *http.Request,
 	if e != nil {
 		return e
 	}
-	if e := canWrite(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Write, tableResource(ref)); e != nil {
 		return e
 	}
 	t, e := s.resolveTable(r.Context(), ref, c.id, c.delim)

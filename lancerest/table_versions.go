@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
 )
 
@@ -232,7 +233,7 @@ func (s *Server) readableTable(r *http.Request, c *call) (catalog.Table, *Error)
 	if e != nil {
 		return catalog.Table{}, e
 	}
-	if e := canRead(c.key, ref.Bucket); e != nil {
+	if e := c.require(identity.Read, tableResource(ref)); e != nil {
 		return catalog.Table{}, e
 	}
 	return s.resolveTable(r.Context(), ref, c.id, c.delim)

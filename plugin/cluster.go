@@ -17,32 +17,30 @@ type mintedKey struct {
 	expires time.Time
 }
 
-// keyScope is what a minted key may do: its role and the one bucket it is
-// limited to ("" = every bucket, read-only only: detection walks them all).
+// keyScope is what a minted key may do: the one grant it holds, a
+// privilege on a bucket ("" = everything, read only: detection walks every
+// bucket).
 type keyScope struct {
-	role   catalog.Role
-	bucket string
+	privilege string // read or write
+	bucket    string
 }
 
-// detectScope is the scope of the key a Detect (and a preview) carries:
-// detection lists every bucket's tables and only reads.
-var detectScope = keyScope{role: catalog.RoleReadonly}
+// detectScope is the scope of the key a Detect carries: detection lists
+// every bucket's tables and only reads.
+var detectScope = keyScope{privilege: "read"}
 
-// executeScope is the scope of the key an Execute carries: the job's bucket
-// only, read-write only for the lanes whose jobs commit through the catalog
-// (the Iceberg worker commits snapshots through the Iceberg REST; a Lance
-// job writes its data to storage and only reads the catalog). A job whose
-// object resolves to no table gets the read-only detection scope: it cannot
-// name a bucket to write to.
+// executeScope is the scope of the key an Execute carries: write on the
+// job's bucket, for every lane — the Iceberg worker commits snapshots
+// through the Iceberg REST, and a Lance job writes its data to storage
+// with the keys DescribeTable vends for a writer (and commits through
+// floe on a managed bucket). Write covers neither creating, dropping nor
+// granting. A job whose object resolves to no table gets the read-only
+// detection scope: it cannot name a bucket to write to.
 func executeScope(lane string, ref *pluginpb.ObjectRef) keyScope {
 	if ref.GetBucket() == "" {
 		return detectScope
 	}
-	role := catalog.RoleReadonly
-	if laneOf(lane) == "iceberg" {
-		role = catalog.RoleReadWrite
-	}
-	return keyScope{role: role, bucket: ref.GetBucket()}
+	return keyScope{privilege: "write", bucket: ref.GetBucket()}
 }
 
 // keyCache holds the API keys minted for each worker: one per worker, worker
@@ -71,7 +69,7 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string, scope keyS
 	now := k.p.now()
 	ttl := k.p.cfg.APIKeyTTL
 	name := catalog.WorkerKeyName(tokenID, workerID)
-	slot := name + "\x00" + string(scope.role) + "\x00" + scope.bucket
+	slot := name + "\x00" + scope.privilege + "\x00" + scope.bucket
 	if mk, ok := k.m[slot]; ok && mk.expires.Sub(now) > ttl/4 {
 		return mk, nil
 	}
@@ -80,7 +78,8 @@ func (k *keyCache) get(ctx context.Context, tokenID, workerID string, scope keyS
 	}
 	// Minted only while the token exists: a token revoked on another
 	// replica a moment ago gets no fresh key here (ErrNotFound).
-	key, secret, err := k.p.store.CreateWorkerKey(ctx, tokenID, workerID, scope.role, scope.bucket, ttl)
+	key, secret, err := k.p.store.CreateScopedWorkerKey(ctx, tokenID, workerID,
+		catalog.Grant{Bucket: scope.bucket, Privilege: scope.privilege}, ttl)
 	if err != nil {
 		return mintedKey{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/floe/floe/plugin/pluginpb"
@@ -32,6 +33,13 @@ func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
 	tok, err := p.authenticate(stream.Context())
 	if err != nil {
 		return err
+	}
+	// This connection now carries an authenticated stream: its listener
+	// keeps it while the stream runs (connHolder).
+	if h := p.holder.Load(); h != nil {
+		if pr, ok := peer.FromContext(stream.Context()); ok {
+			defer (*h).Hold(pr.Addr)()
+		}
 	}
 	first, err := p.recvHello(stream)
 	if err != nil {

@@ -3,6 +3,8 @@ package plugin
 import (
 	"maps"
 	"time"
+
+	"github.com/floe/floe/identity"
 )
 
 // JobState is where a job is in its life.
@@ -89,6 +91,11 @@ type JobSpec struct {
 	Summary   string
 	// Lane overrides the lane the job type would get.
 	Lane string
+	// By is who submits the job (SubmitJob asks Config.Authz whether it
+	// may); Need is the privilege it needs on the job's table, maintain
+	// when empty (a restore, which writes a version, needs write).
+	By   identity.Principal
+	Need identity.Privilege
 }
 
 // Proposal is one job a detection suggests.

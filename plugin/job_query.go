@@ -148,6 +148,9 @@ func (p *Plugin) SubmitJob(ctx context.Context, spec JobSpec) (Job, error) {
 	if p.closed.Load() {
 		return Job{}, ErrClosed
 	}
+	if err := p.authorizeSubmit(ctx, spec); err != nil {
+		return Job{}, err
+	}
 	rt := p.types.settings(spec.Type).Runtime
 	j, err := p.jobs.create(ctx, spec, SourceSubmitted, rt)
 	if err == nil {

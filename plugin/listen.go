@@ -32,6 +32,21 @@ const (
 	keepaliveMinTime = 10 * time.Second
 )
 
+// Connection timings against clients that connect and never work (#23
+// item 2b):
+//
+//   - handshakeTimeout: the TLS and HTTP/2 handshakes of a new connection
+//     (grpc.ConnectionTimeout; gRPC's own default is 2 minutes).
+//   - maxConnectionIdle: a connection with no RPC at all for this long is
+//     sent GOAWAY and closed. A worker's one stream is always open, so
+//     this only ends connections nobody uses. Behind floe serve's
+//     listener a connection without an authenticated worker stream is
+//     closed far sooner (see Serve); this is the bound without it.
+const (
+	handshakeTimeout  = 10 * time.Second
+	maxConnectionIdle = 5 * time.Minute
+)
+
 // maxRecvMsgBytes caps one worker message; a preview chunk is the largest
 // thing a worker sends and is itself capped well below this.
 const maxRecvMsgBytes = 16 << 20
@@ -40,7 +55,8 @@ const maxRecvMsgBytes = 16 << 20
 // (keepalive, message size, credentials). tlsCfg may be nil.
 func ServerOptions(tlsCfg *TLSConfig) ([]grpc.ServerOption, error) {
 	opts := []grpc.ServerOption{
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout, MaxConnectionIdle: maxConnectionIdle}),
+		grpc.ConnectionTimeout(handshakeTimeout),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.MaxRecvMsgSize(maxRecvMsgBytes),
 	}
@@ -94,8 +110,22 @@ func (p *Plugin) ListenAndServe(ctx context.Context, addr string, tlsCfg *TLSCon
 	return p.Serve(ctx, lis, opts...)
 }
 
+// connHolder is what a listener may offer for the rule that a connection
+// without an authenticated worker stream does not stay (connlimit.Listener
+// in floe serve: such a connection is closed after a deadline, and only so
+// many may be open): Connect holds its connection for as long as an
+// authenticated stream runs on it.
+type connHolder interface {
+	Hold(remote net.Addr) (release func())
+}
+
 // Serve is ListenAndServe on a listener the caller made (tests use bufconn).
+// A listener that is a connHolder is told which connections carry an
+// authenticated worker stream.
 func (p *Plugin) Serve(ctx context.Context, lis net.Listener, opts ...grpc.ServerOption) error {
+	if h, ok := lis.(connHolder); ok {
+		p.holder.Store(&h)
+	}
 	srv := grpc.NewServer(opts...)
 	p.Register(srv)
 	shutDown := make(chan struct{})

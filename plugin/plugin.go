@@ -45,6 +45,10 @@ type Config struct {
 	// Reviewer, if set, may drop or adjust each proposal (maintenance
 	// configuration); nil keeps every proposal.
 	Reviewer ProposalReviewer
+	// Authz, if set, decides every job submitted outside detection: the
+	// submitter (JobSpec.By) needs JobSpec.Need (maintain unless said) on
+	// the job's table. nil submits whatever is asked (tests of the queue).
+	Authz Authorizer
 	// Bus carries job, worker and job-type events to the other replicas
 	// on one PostgreSQL and theirs to this one's subscribers; nil (or a
 	// SQLite bus) keeps events in this process.
@@ -204,6 +208,9 @@ type Plugin struct {
 
 	srvMu sync.Mutex
 	srv   *grpc.Server // set by ListenAndServe or Register
+	// holder is Serve's listener when it tells authenticated connections
+	// apart (connHolder); nil otherwise.
+	holder atomic.Pointer[connHolder]
 }
 
 // New builds a Plugin; it reads nothing and starts nothing. The database

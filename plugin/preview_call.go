@@ -6,7 +6,6 @@ import (
 
 	"slices"
 
-	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin/pluginpb"
 )
 
@@ -77,7 +76,7 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req PreviewR
 		RowLimit: int32(min(max(req.RowLimit, 0), rowLimitCap)), Columns: slices.Clone(req.Columns), Filter: req.Filter}
 	msg.Object = p.objectRef(ctx, req.ObjectID)
 	// A preview reads one table: its key reads that table's bucket only.
-	cc, err := p.clusterContext(ctx, s, keyScope{role: catalog.RoleReadonly, bucket: msg.Object.GetBucket()})
+	cc, err := p.clusterContext(ctx, s, keyScope{privilege: "read", bucket: msg.Object.GetBucket()})
 	if err != nil {
 		return nil, fmt.Errorf("mint the worker's API key: %w", err)
 	}

@@ -108,14 +108,14 @@ func TestErrors(t *testing.T) {
 			_, err := e.client(e.scoped).CreateTableBucket(ctx, &sdk.CreateTableBucketInput{Name: aws.String("elsewhere")})
 			return err
 		}, "ForbiddenException", new(*types.ForbiddenException), "limited"},
-		{"policy is not managed", func(ctx context.Context) error {
+		{"a policy with no statement", func(ctx context.Context) error {
 			_, err := e.client(e.rw).PutTableBucketPolicy(ctx, &sdk.PutTableBucketPolicyInput{TableBucketARN: &shared, ResourcePolicy: aws.String("{}")})
 			return err
-		}, "BadRequestException", new(*types.BadRequestException), "does not manage resource policies"},
+		}, "BadRequestException", new(*types.BadRequestException), "no statements"},
 		{"no policy to read", func(ctx context.Context) error {
 			_, err := e.client(e.rw).GetTableBucketPolicy(ctx, &sdk.GetTableBucketPolicyInput{TableBucketARN: &shared})
 			return err
-		}, "NotFoundException", new(*types.NotFoundException), "does not manage"},
+		}, "NotFoundException", new(*types.NotFoundException), "has no resource policy"},
 		{"encryption is not managed", func(ctx context.Context) error {
 			_, err := e.client(e.rw).PutTableBucketEncryption(ctx, &sdk.PutTableBucketEncryptionInput{TableBucketARN: &shared,
 				EncryptionConfiguration: &types.EncryptionConfiguration{SseAlgorithm: types.SSEAlgorithmAes256}})

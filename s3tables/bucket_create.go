@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // createTableBucket answers CreateTableBucket.
@@ -36,7 +37,9 @@ func (s *Server) createTableBucket(req *request) (any, error) {
 	if err := s.checkServed(f, "a table bucket"); err != nil {
 		return nil, err
 	}
-	if err := s.allow(req, in.Name, write); err != nil {
+	// Creating a place needs manage on it: a manager of everything, or a
+	// key scoped to that bucket before it exists.
+	if err := s.allow(req, identity.Resource{Bucket: in.Name}, identity.Manage); err != nil {
 		return nil, err
 	}
 	enc, err := readEncryption("encryptionConfiguration", in.Encryption)

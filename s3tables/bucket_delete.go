@@ -2,7 +2,10 @@ package s3tables
 
 // deleteTableBucket answers DeleteTableBucket.
 func (s *Server) deleteTableBucket(req *request) (any, error) {
-	name, err := s.bucketParam(req, write)
+	name, err := s.bucketParam(req, see)
+	if err == nil {
+		err = s.allowEverything(req, name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@ package s3tables
 
 // getTableBucket answers GetTableBucket.
 func (s *Server) getTableBucket(req *request) (any, error) {
-	name, err := s.bucketParam(req, read)
+	name, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}

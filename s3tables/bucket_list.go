@@ -1,9 +1,12 @@
 package s3tables
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // listTableBuckets answers ListTableBuckets.
@@ -30,9 +33,24 @@ func (s *Server) listTableBuckets(req *request) (any, error) {
 	if req.query.Get("type") == "aws" {
 		return out, nil // floe has no AWS-managed buckets
 	}
-	if req.key.Bucket != "" { // a bucket-scoped key sees its one bucket
-		b, err := s.cfg.Store.GetBucket(req.ctx, req.key.Bucket)
-		if err == nil && strings.HasPrefix(b.Name, prefix) && b.Name > after {
+	if all, names := req.rights.Children(identity.Resource{}); !all {
+		// Only the buckets the caller's grants lie in, looked up one by
+		// one; the token names the last one shown.
+		for _, name := range names {
+			if name <= after || !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			if len(out.TableBuckets) == limit {
+				out.ContinuationToken = encodeToken(out.TableBuckets[len(out.TableBuckets)-1].Name)
+				break
+			}
+			b, err := s.cfg.Store.GetBucket(req.ctx, name)
+			if errors.Is(err, fault.NotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 			out.TableBuckets = append(out.TableBuckets, s.bucketSummary(b))
 		}
 		return out, nil

@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // getBucketEncryption answers GetTableBucketEncryption.
 func (s *Server) getBucketEncryption(req *request) (any, error) {
-	name, err := s.bucketParam(req, read)
+	name, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}
@@ -14,7 +16,7 @@ func (s *Server) getBucketEncryption(req *request) (any, error) {
 
 // getTableEncryption answers GetTableEncryption.
 func (s *Server) getTableEncryption(req *request) (any, error) {
-	t, err := s.loadTable(req, read)
+	t, err := s.loadTable(req, identity.Read)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,14 @@ package s3tables
 
 import (
 	"encoding/json"
+
+	"github.com/floe/floe/identity"
 )
 
 // putBucketEncryption accepts the encryption the store already applies
 // (nothing changes) and refuses any other.
 func (s *Server) putBucketEncryption(req *request) (any, error) {
-	name, err := s.bucketParam(req, write)
+	name, err := s.bucketParam(req, identity.Manage)
 	if err != nil {
 		return nil, err
 	}

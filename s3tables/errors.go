@@ -40,6 +40,7 @@ func accessDenied(msg string) error { return &fault.Error{Kind: fault.Forbidden,
 // cause is logged here, once, with the request id, and never sent.
 func (s *Server) encode(w http.ResponseWriter, r *http.Request, err error) {
 	op := s.ops[edge.Route(r.Context())]
+	edge.Failed(r.Context(), err)
 	status, exc, msg := s.exception(r, op, err, w.Header().Get("Allow"))
 	if status >= 500 {
 		s.log.Error("s3tables request failed", "operation", op.name, "request_id", edge.RequestID(r.Context()), "err", err)

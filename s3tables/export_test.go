@@ -12,6 +12,6 @@ func (s *Server) HandlePanicForTest(pattern string) {
 }
 
 // SetBodyTimeoutForTest shortens the body read deadline.
-func (s *Server) SetBodyTimeoutForTest(d time.Duration) { s.bodyTimeout = d }
+func (s *Server) SetBodyTimeoutForTest(d time.Duration) { s.surface.SetBodyTimeout(d) }
 
 var _ http.Handler = (*Server)(nil)

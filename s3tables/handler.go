@@ -10,11 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
-	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // maxBodyBytes caps a request body: the largest S3 Tables input is a
@@ -22,11 +22,6 @@ import (
 // reads the body only once the access key is known, so the cap bounds what
 // a key holder (not any caller) can make the server hold.
 const maxBodyBytes = 1 << 20
-
-// bodyReadTimeout bounds reading a request body: maxBodyBytes arrives in
-// well under this on any working link, and a client trickling bytes to hold
-// a connection open is cut off (#23 item 2a).
-const bodyReadTimeout = 30 * time.Second
 
 type access bool
 
@@ -38,14 +33,15 @@ const (
 // handlerFunc runs one operation; a nil output answers 204 No Content.
 type handlerFunc func(req *request) (any, error)
 
-// request is what a handler sees: the verified key, path parameters, query
-// and body.
+// request is what a handler sees: the verified key and what it may do,
+// path parameters, query and body.
 type request struct {
-	ctx   context.Context
-	r     *http.Request
-	key   catalog.APIKey
-	query url.Values
-	body  []byte
+	ctx    context.Context
+	r      *http.Request
+	key    catalog.APIKey
+	rights authz.Rights
+	query  url.Values
+	body   []byte
 }
 
 // param is a path parameter, percent-decoded (an ARN's "/" arrives encoded
@@ -95,40 +91,26 @@ func (r *request) intParam(name string, lo, hi, def int) (int, error) {
 	return n, nil
 }
 
-// bodyDeadline gives the request body a read deadline before the edge
-// authenticates (the signature check reads the body); serve lifts it once
-// the body is in, so a long operation is not cut off by it.
-func (s *Server) bodyDeadline(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// Not every ResponseWriter reaches a connection (httptest's
-			// recorder does not); then there is no socket to hold open.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.bodyTimeout))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// serve adapts an operation to the edge: it reads the body, checks a
-// write operation's key may write, runs the handler and renders its answer
-// (or hands its error to the encoder).
+// serve adapts an operation to the edge: it reads the body and the
+// caller's rights (each handler asks them for what it needs on the place it
+// names), runs the handler and renders its answer (or hands its error to
+// the encoder). a is whether the operation writes, as the route table
+// says it; the authorizer, not a, decides access.
 func (s *Server) serve(a access, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := edge.PrincipalFrom(r.Context())
+		s.describe(r)
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			s.encode(w, r, edge.BodyError(err))
 			return
 		}
-		if len(body) > 0 {
-			_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-		}
-		if a == write && p.Key.Role != catalog.RoleReadWrite {
-			s.encode(w, r, fault.New(fault.Forbidden, "role",
-				"API key %s is read-only; this operation changes the catalog and needs a readwrite key", p.Key.ID))
+		rights, err := s.authz.Rights(r.Context(), p)
+		if err != nil {
+			s.encode(w, r, err)
 			return
 		}
-		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, query: r.URL.Query(), body: body})
+		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, rights: rights, query: r.URL.Query(), body: body})
 		if err == nil && out == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -156,4 +138,44 @@ func encode(out any) ([]byte, error) {
 		return nil, fmt.Errorf("encode response: %w", err)
 	}
 	return b, nil
+}
+
+// describe names the operation's resource for the audit trail from the
+// path or query (a bucket or table ARN, a namespace, a table name); a part
+// that does not parse is left out, and the handler refuses it.
+func (s *Server) describe(r *http.Request) {
+	arn := r.PathValue("tableBucketARN")
+	q := r.URL.Query()
+	if arn == "" {
+		arn = q.Get("tableBucketARN")
+	}
+	var res identity.Resource
+	if arn != "" {
+		b, err := s.parseBucketARN("tableBucketARN", arn)
+		if err != nil {
+			return
+		}
+		res.Bucket = b
+	} else if ra := r.PathValue("resourceArn"); ra != "" {
+		if b, err := s.parseBucketARN("resourceArn", ra); err == nil {
+			res.Bucket = b
+		} else if b, _, err := s.parseTableARN("resourceArn", ra); err == nil {
+			res.Bucket = b // a table's ARN names its id, not its name
+		}
+	}
+	if res.Bucket == "" {
+		return
+	}
+	ns := r.PathValue("namespace")
+	if ns == "" {
+		ns = q.Get("namespace")
+	}
+	if ns != "" {
+		res.Namespace = []string{ns}
+		res.Table = r.PathValue("name")
+		if res.Table == "" {
+			res.Table = q.Get("name")
+		}
+	}
+	edge.Describe(r.Context(), res)
 }

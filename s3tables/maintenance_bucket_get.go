@@ -2,7 +2,7 @@ package s3tables
 
 // getBucketMaintenance answers GetTableBucketMaintenanceConfiguration.
 func (s *Server) getBucketMaintenance(req *request) (any, error) {
-	bucket, err := s.bucketParam(req, read)
+	bucket, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}

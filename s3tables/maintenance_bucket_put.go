@@ -2,11 +2,12 @@ package s3tables
 
 import (
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // putBucketMaintenance answers PutTableBucketMaintenanceConfiguration.
 func (s *Server) putBucketMaintenance(req *request) (any, error) {
-	bucket, err := s.bucketParam(req, write)
+	bucket, err := s.bucketParam(req, identity.Maintain)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package s3tables
 
 import (
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // getMaintenanceJobStatus reports, per maintenance kind, the last finished
@@ -9,7 +10,7 @@ import (
 // Disabled when the configuration switches the kind off, Not_Yet_Run when no
 // job of the kind has finished.
 func (s *Server) getMaintenanceJobStatus(req *request) (any, error) {
-	t, err := s.loadTable(req, read)
+	t, err := s.loadTable(req, identity.Read)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // getTableMaintenance answers GetTableMaintenanceConfiguration.
 func (s *Server) getTableMaintenance(req *request) (any, error) {
-	t, err := s.loadTable(req, read)
+	t, err := s.loadTable(req, identity.Read)
 	if err != nil {
 		return nil, err
 	}

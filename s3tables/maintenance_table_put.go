@@ -2,11 +2,12 @@ package s3tables
 
 import (
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // putTableMaintenance answers PutTableMaintenanceConfiguration.
 func (s *Server) putTableMaintenance(req *request) (any, error) {
-	t, err := s.loadTable(req, write)
+	t, err := s.loadTable(req, identity.Maintain)
 	if err != nil {
 		return nil, err
 	}

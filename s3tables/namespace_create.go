@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // createNamespace answers CreateNamespace.
 func (s *Server) createNamespace(req *request) (any, error) {
-	bucket, err := s.bucketParam(req, write)
+	bucket, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}
@@ -17,6 +19,10 @@ func (s *Server) createNamespace(req *request) (any, error) {
 	}
 	levels, err := namespaceLevels("namespace", in.Namespace[0])
 	if err != nil {
+		return nil, err
+	}
+	// Creating a place needs manage on it (the bucket's managers have it).
+	if err := s.allow(req, identity.Resource{Bucket: bucket, Namespace: levels}, identity.Manage); err != nil {
 		return nil, err
 	}
 	n, err := s.cfg.Store.CreateNamespace(req.ctx, bucket, levels, nil)

@@ -1,12 +1,14 @@
 package s3tables
 
+import "github.com/floe/floe/edge"
+
 // routes registers every operation this surface answers: its ServeMux
 // pattern (the restJson1 model's method and path; {x} is one path segment,
 // percent-decoded, so an ARN sent with its "/" encoded stays one), the
 // operation's name in the model (which decides how its refusals are typed,
 // model.go), whether it writes, and its handler. Operations floe does not
-// manage (policies, replication, metrics, storage classes, record
-// expiration) have routes too, so their callers get a sentence instead of
+// manage (replication, metrics, storage classes, record expiration) have
+// routes too, so their callers get a sentence instead of
 // a bare 404.
 func (s *Server) routes() {
 	s.op("PUT /buckets", "CreateTableBucket", write, s.createTableBucket)
@@ -40,12 +42,12 @@ func (s *Server) routes() {
 	s.op("POST /tag/{resourceArn}", "TagResource", write, s.tagResource)
 	s.op("DELETE /tag/{resourceArn}", "UntagResource", write, s.untagResource)
 
-	s.op("GET /buckets/{tableBucketARN}/policy", "GetTableBucketPolicy", read, absent("resource policies"))
-	s.op("PUT /buckets/{tableBucketARN}/policy", "PutTableBucketPolicy", write, unmanaged("resource policies", policyHint))
-	s.op("DELETE /buckets/{tableBucketARN}/policy", "DeleteTableBucketPolicy", write, unmanaged("resource policies", policyHint))
-	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/policy", "GetTablePolicy", read, absent("resource policies"))
-	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/policy", "PutTablePolicy", write, unmanaged("resource policies", policyHint))
-	s.op("DELETE /tables/{tableBucketARN}/{namespace}/{name}/policy", "DeleteTablePolicy", write, unmanaged("resource policies", policyHint))
+	s.op("GET /buckets/{tableBucketARN}/policy", "GetTableBucketPolicy", read, s.getBucketPolicy)
+	s.op("PUT /buckets/{tableBucketARN}/policy", "PutTableBucketPolicy", write, s.putBucketPolicy)
+	s.op("DELETE /buckets/{tableBucketARN}/policy", "DeleteTableBucketPolicy", write, s.deleteBucketPolicy)
+	s.op("GET /tables/{tableBucketARN}/{namespace}/{name}/policy", "GetTablePolicy", read, s.getTablePolicy)
+	s.op("PUT /tables/{tableBucketARN}/{namespace}/{name}/policy", "PutTablePolicy", write, s.putTablePolicy)
+	s.op("DELETE /tables/{tableBucketARN}/{namespace}/{name}/policy", "DeleteTablePolicy", write, s.deleteTablePolicy)
 	s.op("GET /table-bucket-replication", "GetTableBucketReplication", read, absent("replication"))
 	s.op("PUT /table-bucket-replication", "PutTableBucketReplication", write, unmanaged("replication", ""))
 	s.op("DELETE /table-bucket-replication", "DeleteTableBucketReplication", write, unmanaged("replication", ""))
@@ -64,10 +66,12 @@ func (s *Server) routes() {
 	s.op("GET /table-record-expiration-job-status", "GetTableRecordExpirationJobStatus", read, absent("record expiration"))
 }
 
-const policyHint = "access is governed by floe API keys: a role (readwrite or readonly) and an optional bucket scope"
-
 // op registers one operation on the edge.
 func (s *Server) op(pattern, name string, a access, h handlerFunc) {
 	s.ops[pattern] = operationNamed(name)
-	s.surface.Handle(pattern, s.serve(a, h))
+	ea := edge.Reads
+	if a == write {
+		ea = edge.Writes
+	}
+	s.surface.Handle(pattern, s.serve(a, h), edge.Op(name, ea))
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/iceberg"
@@ -41,6 +42,10 @@ type Config struct {
 	// Metrics records every request (floe_http_requests_total and its
 	// duration, surface "s3tables"); nil records nothing.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
+	// Authz decides what each key may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 // Defaults for Config.Region and Config.Account: the region the AWS tools
@@ -71,15 +76,13 @@ type JobHistory interface {
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
+	authz   *authz.Authorizer
 	surface *edge.Surface
 	// ops is each route pattern's operation, for the encoder's typing.
 	ops   map[string]operation
 	pages pageCache // rendered ListTables pages
 	// iceberg writes the first metadata of a table created with a schema.
 	iceberg *iceberg.Tables
-	// bodyTimeout bounds reading a request body (bodyReadTimeout; tests
-	// shorten it).
-	bodyTimeout time.Duration
 }
 
 // New builds the surface.
@@ -97,7 +100,10 @@ func New(cfg Config) *Server {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "s3tables"), ops: map[string]operation{},
-		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger}), bodyTimeout: bodyReadTimeout}
+		iceberg: iceberg.New(iceberg.Config{Store: cfg.Store, Logger: cfg.Logger}), authz: cfg.Authz}
+	if s.authz == nil {
+		s.authz = authz.New(cfg.Store)
+	}
 	s.surface = edge.New(edge.Config{
 		Name:   "s3tables",
 		Encode: s.encode,
@@ -105,9 +111,9 @@ func New(cfg Config) *Server {
 			MaxBody: maxBodyBytes, Now: cfg.Now}),
 		MaxBody:          maxBodyBytes,
 		RequestIDHeaders: []string{"x-amzn-RequestId"},
-		Wrap:             s.bodyDeadline,
 		Log:              cfg.Logger,
 		Metrics:          cfg.Metrics,
+		Auditor:          cfg.Auditor,
 	})
 	s.routes()
 	return s

@@ -2,6 +2,7 @@ package s3tables
 
 import (
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/warehouse"
 )
 
@@ -66,13 +67,18 @@ func (s *Server) tableSummary(bid string, t catalog.Table) tableSummary {
 }
 
 // tableParams reads the bucket ARN, namespace and name path parameters of a
-// table operation and checks the key's access.
-func (s *Server) tableParams(req *request, a access) (catalog.TableRef, error) {
-	bucket, err := s.bucketParam(req, a)
+// table operation and checks the caller has priv on the table (before it
+// is looked up, so a refusal says nothing about whether it exists).
+func (s *Server) tableParams(req *request, priv identity.Privilege) (catalog.TableRef, error) {
+	bucket, err := s.bucketParam(req, see)
 	if err != nil {
 		return catalog.TableRef{}, err
 	}
-	return tableRef(bucket, req.param("namespace"), req.param("name"))
+	ref, err := tableRef(bucket, req.param("namespace"), req.param("name"))
+	if err != nil {
+		return catalog.TableRef{}, err
+	}
+	return ref, s.allow(req, tableResource(ref), priv)
 }
 
 func tableRef(bucket, namespace, name string) (catalog.TableRef, error) {
@@ -86,9 +92,9 @@ func tableRef(bucket, namespace, name string) (catalog.TableRef, error) {
 	return catalog.TableRef{Bucket: bucket, Namespace: levels, Name: name}, nil
 }
 
-// loadTable reads a table the key may reach (in access a).
-func (s *Server) loadTable(req *request, a access) (catalog.Table, error) {
-	ref, err := s.tableParams(req, a)
+// loadTable reads a table the caller holds priv on.
+func (s *Server) loadTable(req *request, priv identity.Privilege) (catalog.Table, error) {
+	ref, err := s.tableParams(req, priv)
 	if err != nil {
 		return catalog.Table{}, err
 	}

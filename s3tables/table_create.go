@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // createTable answers CreateTable.
 func (s *Server) createTable(req *request) (any, error) {
-	bucket, err := s.bucketParam(req, write)
+	bucket, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}
@@ -24,6 +25,9 @@ func (s *Server) createTable(req *request) (any, error) {
 	}
 	ref, err := tableRef(bucket, req.param("namespace"), in.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.allow(req, tableResource(ref), identity.Manage); err != nil {
 		return nil, err
 	}
 	var f catalog.Format

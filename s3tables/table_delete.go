@@ -5,11 +5,12 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // deleteTable answers DeleteTable.
 func (s *Server) deleteTable(req *request) (any, error) {
-	t, err := s.loadTable(req, write)
+	t, err := s.loadTable(req, identity.Manage)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // getTable answers GET /get-table, which names the table either by tableArn
@@ -16,7 +17,7 @@ func (s *Server) getTable(req *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.allow(req, bucket, read); err != nil {
+		if err := s.allow(req, identity.Resource{Bucket: bucket}, see); err != nil {
 			return nil, err
 		}
 		t, err = s.cfg.Store.GetTableByID(req.ctx, id)
@@ -26,16 +27,22 @@ func (s *Server) getTable(req *request) (any, error) {
 		if t.Bucket != bucket {
 			return nil, notFound(fmt.Sprintf("no table has the id %q in bucket %q", id, bucket))
 		}
+		if err := s.allow(req, tableResource(catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}), identity.Read); err != nil {
+			return nil, err
+		}
 	} else {
 		bucket, err := s.parseBucketARN("tableBucketARN", q.Get("tableBucketARN"))
 		if err != nil {
 			return nil, err
 		}
-		if err := s.allow(req, bucket, read); err != nil {
+		if err := s.allow(req, identity.Resource{Bucket: bucket}, see); err != nil {
 			return nil, err
 		}
 		ref, err := tableRef(bucket, q.Get("namespace"), q.Get("name"))
 		if err != nil {
+			return nil, err
+		}
+		if err := s.allow(req, tableResource(ref), identity.Read); err != nil {
 			return nil, err
 		}
 		if t, err = s.cfg.Store.GetTable(req.ctx, ref); err != nil {

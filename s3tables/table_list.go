@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
 )
 
 // listTables answers ListTables.
 func (s *Server) listTables(req *request) (any, error) {
-	bucket, err := s.bucketParam(req, read)
+	bucket, err := s.bucketParam(req, see)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +38,10 @@ func (s *Server) listTables(req *request) (any, error) {
 		if _, err := s.cfg.Store.GetNamespace(req.ctx, bucket, levels); err != nil {
 			return nil, err
 		}
+	}
+	if !req.rights.Can(identity.Read, identity.Resource{Bucket: bucket, Namespace: levels}) {
+		// Only some tables are the caller's to see: no shared page cache.
+		return s.listSomeTables(req, b, levels, prefix, cursor, limit)
 	}
 	// The page is a function of these inputs and the table rows, so a
 	// rendered page stays true while the table generation holds.
@@ -100,4 +105,53 @@ func (s *Server) listTablesPage(req *request, b catalog.Bucket, levels []string,
 type tablesPage struct {
 	Tables            []tableSummary `json:"tables"`
 	ContinuationToken *string        `json:"continuationToken,omitempty"`
+}
+
+// listSomeTables is listTablesPage for a caller who may read only some of
+// the tables: it pages through the catalog keeping the tables it may read
+// until the page is full, and names the next page by the last table shown,
+// so a token never carries a name it may not read.
+func (s *Server) listSomeTables(req *request, b catalog.Bucket, levels []string, prefix, cursor string, limit int) (any, error) {
+	bid := bucketID(b)
+	out := tablesPage{Tables: []tableSummary{}}
+	if len(levels) > 0 && cursor == "" {
+		cursor = beforePrefix(prefix)
+	}
+	for {
+		var items []catalog.Table
+		var next string
+		var err error
+		if len(levels) > 0 {
+			items, next, err = s.cfg.Store.ListTables(req.ctx, b.Name, levels, catalog.ListTablesOptions{
+				ListOptions: catalog.ListOptions{After: cursor, Limit: limit}, IncludeDeclared: true})
+		} else {
+			items, next, err = s.cfg.Store.ListAllTables(req.ctx, catalog.FormatUnset, []string{b.Name}, cursor, limit)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range items {
+			if len(levels) > 0 && t.Name > prefix && !strings.HasPrefix(t.Name, prefix) {
+				return out, nil // sorted by name: nothing further matches
+			}
+			if !strings.HasPrefix(t.Name, prefix) || !req.rights.Can(identity.Read, identity.Resource{Bucket: t.Bucket, Namespace: t.Namespace, Table: t.Name}) {
+				continue
+			}
+			out.Tables = append(out.Tables, s.tableSummary(bid, t))
+			if len(out.Tables) == limit {
+				if i < len(items)-1 || next != "" {
+					c := t.Name
+					if len(levels) == 0 {
+						c = catalog.TableCursor(t)
+					}
+					out.ContinuationToken = encodeToken(c)
+				}
+				return out, nil
+			}
+		}
+		if next == "" {
+			return out, nil
+		}
+		cursor = next
+	}
 }

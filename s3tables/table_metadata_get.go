@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // getMetadataLocation answers GetTableMetadataLocation.
 func (s *Server) getMetadataLocation(req *request) (any, error) {
-	t, err := s.loadTable(req, read)
+	t, err := s.loadTable(req, identity.Read)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/warehouse"
 )
 
 // updateMetadataLocation answers UpdateTableMetadataLocation.
 func (s *Server) updateMetadataLocation(req *request) (any, error) {
-	t, err := s.loadTable(req, write)
+	t, err := s.loadTable(req, identity.Write)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
 // renameTable answers RenameTable.
 func (s *Server) renameTable(req *request) (any, error) {
-	t, err := s.loadTable(req, write)
+	t, err := s.loadTable(req, identity.Manage)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +43,10 @@ func (s *Server) renameTable(req *request) (any, error) {
 			return nil, badRequest("newName", err.Error())
 		}
 		toName = in.NewName
+	}
+	// A rename also creates the table in its new place: manage there too.
+	if err := s.allow(req, identity.Resource{Bucket: t.Bucket, Namespace: toNs, Table: toName}, identity.Manage); err != nil {
+		return nil, err
 	}
 	_, err = s.cfg.Store.RenameTableAtVersion(req.ctx, catalog.TableRef{Bucket: t.Bucket, Namespace: t.Namespace, Name: t.Name}, toNs, toName, in.VersionToken)
 	var ce *fault.Error

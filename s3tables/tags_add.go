@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // tagResource answers TagResource: sets tags on a bucket or a table.
 func (s *Server) tagResource(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, write)
+	bucket, tableID, err := s.tagTarget(req, identity.Manage)
 	if err != nil {
 		return nil, err
 	}

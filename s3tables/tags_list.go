@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // listTags answers ListTagsForResource: a bucket's or a table's tags.
 func (s *Server) listTags(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, read)
+	bucket, tableID, err := s.tagTarget(req, identity.Read)
 	if err != nil {
 		return nil, err
 	}

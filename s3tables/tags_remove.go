@@ -1,8 +1,10 @@
 package s3tables
 
+import "github.com/floe/floe/identity"
+
 // untagResource answers UntagResource: removes tags by key.
 func (s *Server) untagResource(req *request) (any, error) {
-	bucket, tableID, err := s.tagTarget(req, write)
+	bucket, tableID, err := s.tagTarget(req, identity.Manage)
 	if err != nil {
 		return nil, err
 	}

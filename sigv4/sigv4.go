@@ -22,10 +22,9 @@
 // Presigned URLs (a signature in the query string) and unsigned or
 // streamed payloads are not accepted.
 //
-// The Verifier sees the request, not its connection: a surface that mounts
-// it gives the body a read deadline first (http.ResponseController in its
-// edge Config's Wrap), so a known key cannot hold a connection open by
-// trickling its body either.
+// The Verifier sees the request, not its connection: the edge gives every
+// body a read deadline before authentication (edge.DefaultBodyTimeout), so
+// a known key cannot hold a connection open by trickling its body either.
 package sigv4
 
 import (
@@ -37,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/textproto"
 	"slices"
@@ -188,13 +186,8 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, edge.BodyError(&http.MaxBytesError{Limit: limit})
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		// The surface's body deadline: said without the socket's addresses.
-		return nil, fault.New(fault.Invalid, "body", "the request body did not arrive in time; send it whole, without pauses")
-	}
 	if err != nil {
-		return nil, edge.BodyError(err)
+		return nil, edge.BodyError(err) // the edge's body deadline is said without the socket's addresses
 	}
 	if int64(len(b)) > limit {
 		return nil, edge.BodyError(&http.MaxBytesError{Limit: limit})

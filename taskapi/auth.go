@@ -3,22 +3,34 @@ package taskapi
 import (
 	"net/http"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 )
 
-// authorize checks the key the edge authenticated against the bucket: any
-// key scoped to it may read; writing needs a readwrite key.
-func authorize(r *http.Request, bucket string, write bool) *apiError {
+// rights reads what the caller the edge authenticated may do, and refuses
+// at once one that may see nothing in the bucket (before the request is
+// parsed any further, so a refusal says nothing about the bucket).
+func (h *handler) rights(r *http.Request, bucket string) (authz.Rights, *apiError) {
 	p, ok := edge.PrincipalFrom(r.Context())
 	if !ok {
-		return unauthenticated("an API key is required: send it as x-api-key: <key> or Authorization: Bearer <key>")
+		return authz.Rights{}, unauthenticated("an API key is required: send it as x-api-key: <key> or Authorization: Bearer <key>")
 	}
-	key := p.Key
-	if !key.CanRead(bucket) {
-		return forbidden("this API key is scoped to bucket " + key.Bucket + ", not " + bucket)
+	rights, err := h.authz.Rights(r.Context(), p)
+	if err != nil {
+		return authz.Rights{}, fromService(err)
 	}
-	if write && !key.CanWrite(bucket) {
-		return forbidden("this API key is read-only; submitting and deleting tasks need a readwrite key")
+	if b := (identity.Resource{Bucket: bucket}); !rights.Visible(b) {
+		return authz.Rights{}, refused(rights.Decide(identity.Read, b))
 	}
-	return nil
+	return rights, nil
+}
+
+// refused renders the authorizer's refusal.
+func refused(err error) *apiError {
+	if fault.KindOf(err) == fault.Unauthenticated {
+		return unauthenticated(fault.Message(err, "an API key is required"))
+	}
+	return forbidden(fault.Message(err, "permission denied"))
 }

@@ -122,6 +122,7 @@ func bodyTooLarge() *apiError {
 func (h *handler) encode(w http.ResponseWriter, r *http.Request, err error) {
 	id := edge.RequestID(r.Context())
 	e := apiErrorOf(r, w.Header().Get("Allow"), err)
+	edge.Failed(r.Context(), err)
 	level := slog.LevelDebug // the edge's access line records every request
 	if e.status >= 500 {
 		level = slog.LevelError

@@ -14,6 +14,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/tasks"
@@ -37,17 +38,26 @@ type Config struct {
 	// /v1/oauth/tokens stand in for the API key they were issued for (same
 	// role and bucket scope); nil accepts API keys only.
 	Tokens *apikey.Tokens
+	// IdP verifies bearers shaped as JWTs: access tokens of the
+	// organization's identity provider (floe serve --oidc-audience); nil
+	// treats them as unknown keys.
+	IdP apikey.IdP
 	// Auth authenticates every request; nil builds floe's API-key check
-	// from Store, Anonymous and Tokens.
+	// from Store, Anonymous, Tokens and IdP.
 	Auth edge.Authenticator
 	// Metrics counts every request under surface "taskapi"; nil counts none.
 	Metrics *edge.Metrics
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
+	// Authz decides what each principal may do; nil builds one over Store.
+	Authz *authz.Authorizer
 }
 
 type handler struct {
 	store *catalog.Store
 	tasks *tasks.Service
 	log   *slog.Logger
+	authz *authz.Authorizer
 }
 
 // New returns the handler for paths beginning with Prefix (an
@@ -58,14 +68,17 @@ func New(cfg Config) http.Handler {
 	if lg == nil {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg}
+	h := &handler{store: cfg.Store, tasks: cfg.Tasks, log: lg, authz: cfg.Authz}
+	if h.authz == nil {
+		h.authz = authz.New(cfg.Store)
+	}
 	auth := cfg.Auth
 	if auth == nil {
-		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens})
+		auth = apikey.New(apikey.Config{Keys: cfg.Store, Anonymous: cfg.Anonymous, Tokens: cfg.Tokens, IdP: cfg.IdP})
 	}
 	s := edge.New(edge.Config{
 		Name: SurfaceName, Encode: h.encode, Auth: auth, MaxBody: maxBodyBytes,
-		RequestIDHeaders: []string{"x-oss-request-id"}, Log: lg, Metrics: cfg.Metrics,
+		RequestIDHeaders: []string{"x-oss-request-id"}, Log: lg, Metrics: cfg.Metrics, Auditor: cfg.Auditor,
 	})
 	h.routes(s)
 	return s
@@ -74,7 +87,7 @@ func New(cfg Config) http.Handler {
 // op is one of the eight operations.
 type op struct {
 	name     string
-	write    bool       // needs a readwrite key
+	write    bool       // maintenance (maintain on the table), not a read
 	taskType tasks.Type // submissions only
 	run      func(h *handler, w http.ResponseWriter, r *http.Request, req *request) *apiError
 }

@@ -13,7 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
 )
 
@@ -44,7 +46,9 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	if e := authorize(r, bucket, o.write); e != nil {
+	edge.Describe(r.Context(), identity.Resource{Bucket: bucket})
+	rights, e := h.rights(r, bucket)
+	if e != nil {
 		return nil, e
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -58,6 +62,15 @@ func (h *handler) prepare(r *http.Request, o op) (*request, *apiError) {
 	ns, name, e := parseID(r.PathValue("id"), delim)
 	if e != nil {
 		return nil, e
+	}
+	edge.Describe(r.Context(), identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name})
+	// Submitting and deleting tasks is maintenance; reading them, reading.
+	need := identity.Read
+	if o.write {
+		need = identity.Maintain
+	}
+	if err := rights.Decide(need, identity.Resource{Bucket: bucket, Namespace: []string{ns}, Table: name}); err != nil {
+		return nil, refused(err)
 	}
 	body, e := readBody(r)
 	if e != nil {
@@ -138,6 +151,9 @@ func readBody(r *http.Request) ([]byte, *apiError) {
 		b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 		if errors.As(err, new(*http.MaxBytesError)) || len(b) > maxBodyBytes {
 			return nil, bodyTooLarge()
+		}
+		if edge.IsBodyTimeout(err) {
+			return nil, invalid("the request body did not arrive in time; send it whole, without pauses")
 		}
 		if err != nil {
 			return nil, invalid("the request body could not be read")

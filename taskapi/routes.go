@@ -23,7 +23,11 @@ func (h *handler) routes(s *edge.Surface) {
 		{"GET " + Prefix + "table/{id}/tasks/{task_id}", op{name: "GetLanceTaskStatus", run: (*handler).getTask}},
 		{"DELETE " + Prefix + "table/{id}/tasks/{task_id}", op{name: "DeleteLanceTask", write: true, run: (*handler).deleteTask}},
 	} {
-		s.Handle(rt.pattern, h.serve(rt.op))
+		access := edge.Reads
+		if rt.op.write {
+			access = edge.Writes
+		}
+		s.Handle(rt.pattern, h.serve(rt.op), edge.Op(rt.op.name, access))
 	}
 }
 

@@ -3,6 +3,8 @@ package taskapi
 import (
 	"net/http"
 
+	"github.com/floe/floe/edge"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/tasks"
 )
 
@@ -17,7 +19,8 @@ type submitAnswer struct {
 
 // submitTask serves the five POST operations.
 func (h *handler) submitTask(w http.ResponseWriter, r *http.Request, req *request, typ tasks.Type) *apiError {
-	t, err := h.tasks.Submit(r.Context(), req.table, typ, req.body)
+	p, _ := edge.PrincipalFrom(r.Context())
+	t, err := h.tasks.Submit(identity.NewContext(r.Context(), p), req.table, typ, req.body)
 	if err != nil {
 		return fromService(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/plugin"
 )
 
@@ -27,10 +28,17 @@ const reconcileInterval = 30 * time.Second
 // (Resume after a restart) answers the job already running it.
 type PluginRunner struct{ Jobs Jobs }
 
-// SubmitJob implements JobRunner.
+// SubmitJob implements JobRunner. The job is submitted by the principal
+// the caller's context carries (identity.NewContext: the task API's and
+// the console's callers), or by floe itself when it hands over a task a
+// previous process accepted (Resume), whose submitter was decided then.
 func (r PluginRunner) SubmitJob(ctx context.Context, typ, obj string, params map[string]string) (string, error) {
+	by, ok := identity.FromContext(ctx)
+	if !ok {
+		by = identity.Principal{Kind: identity.System, ID: "task-resume"}
+	}
 	j, err := r.Jobs.SubmitJob(ctx, plugin.JobSpec{Type: typ, ObjectID: obj, Parameters: params,
-		DedupeKey: "lance-task:" + params["task_id"], Summary: "task API " + typ, Lane: "lance"})
+		DedupeKey: "lance-task:" + params["task_id"], Summary: "task API " + typ, Lane: "lance", By: by})
 	if errors.Is(err, plugin.ErrDuplicateJob) {
 		return j.ID, nil
 	}

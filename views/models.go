@@ -4,19 +4,33 @@ package views
 
 //go:generate sh -c "cd .. && go tool templ generate"
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // Page is what every full page needs for its layout.
 type Page struct {
-	Title    string
-	Nav      string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
-	User     string
-	Role     string
-	CanWrite bool // false for readonly users: write controls are not rendered
+	Title  string
+	Nav    string // sidebar entry to mark current: buckets, connect, api-keys, workers, jobs
+	User   string
+	Role   string
+	Groups []string // the identity provider's groups of a user signed in through it
+	// CanWrite: the user manages the place the page shows (everything for
+	// pages outside a bucket), or holds what the page's own controls need
+	// (maintain on the Maintenance tab); false: no write control is
+	// rendered.
+	CanWrite bool
 	// StorageAlert, when set, is why the warehouse's store does not answer;
 	// every page shows it as a banner until the store is back.
 	StorageAlert string
 	Flash        string // one-time confirmation of the write that redirected here
+	// Activity: the user may read the audit trail (the Activity page and
+	// tables' Activity tabs).
+	Activity bool
+	// Users: the user manages everything (an admin's grant), so the Users
+	// page is theirs.
+	Users bool
 }
 
 // FieldErrors maps a form field name to the message shown next to it.
@@ -54,6 +68,18 @@ type LoginForm struct {
 	Username string
 	Next     string // local path to return to after signing in
 	Error    string
+	// SSOLabel names the identity provider of the "Sign in with …" button;
+	// "" shows no button (no provider configured).
+	SSOLabel string
+}
+
+// SSOHref is where the "Sign in with …" button goes: the provider's
+// sign-in, back to Next afterwards.
+func (f LoginForm) SSOHref() string {
+	if f.Next == "" {
+		return "/login/oidc"
+	}
+	return "/login/oidc?next=" + url.QueryEscape(f.Next)
 }
 
 // BucketRow is one line of the buckets list.
@@ -115,6 +141,9 @@ type BucketView struct {
 	Errors     FieldErrors
 	Snippets   []Snippet
 	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+	// CanDrop: the user manages everything, which deleting a bucket needs
+	// (CanWrite, managing the bucket, creates namespaces in it).
+	CanDrop bool
 }
 
 // TableRow is one table in a namespace listing.

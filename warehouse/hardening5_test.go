@@ -34,7 +34,7 @@ func TestHardening5STSKeysCannotListSiblingTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c, err := b.Vend(ctx, VendSTS, ia)
+	c, err := b.Vend(ctx, VendSTS, ia, AccessWrite)
 	if err != nil {
 		t.Fatalf("Vend: %v", err)
 	}

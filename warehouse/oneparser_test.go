@@ -16,9 +16,7 @@ import (
 var notLocations = map[string]string{
 	// GET /v1/config?warehouse=s3://<bucket> names a bucket (a catalog),
 	// as Iceberg clients spell it; it never reaches storage.
-	"iceberg/server.go:s3://":     "Iceberg warehouse parameter names a bucket",
-	"icebergrest/server.go:s3://": "Iceberg warehouse parameter names a bucket",
-	"icebergrest/config.go:s3://": "Iceberg warehouse parameter names a bucket",
+	"icebergrest/config_get.go:s3://": "Iceberg warehouse parameter names a bucket",
 	// --db tells a PostgreSQL URL from a SQLite file; neither is table storage.
 	"persist/dialect_postgres.go:postgres://":   "database URL, not a table location",
 	"persist/dialect_postgres.go:postgresql://": "database URL, not a table location",

@@ -35,6 +35,17 @@ func ParseVendMode(s string) (VendMode, error) {
 	}
 }
 
+// Access is what vended keys may do under a table's prefix: what the
+// caller may do to the table, as the authorizer decided.
+type Access string
+
+const (
+	// AccessRead: GetObject and a prefix-limited ListBucket only.
+	AccessRead Access = "read"
+	// AccessWrite: reads, and PutObject, DeleteObject and multipart uploads.
+	AccessWrite Access = "write"
+)
+
 // Credentials are keys an engine uses to reach the store directly.
 type Credentials struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
@@ -43,8 +54,10 @@ type Credentials struct {
 }
 
 // Vend returns the credentials for a client of the table at loc under
-// mode, or nil when none are handed out.
-func (b *S3) Vend(ctx context.Context, mode VendMode, loc Location) (*Credentials, error) {
+// mode, or nil when none are handed out. Under sts they may do what access
+// says under the table's prefix; static keys are floe's own, whatever
+// access is (ClientAccess withholds them from readers).
+func (b *S3) Vend(ctx context.Context, mode VendMode, loc Location, access Access) (*Credentials, error) {
 	if mode != VendStatic && mode != VendSTS {
 		return nil, nil
 	}
@@ -55,7 +68,7 @@ func (b *S3) Vend(ctx context.Context, mode VendMode, loc Location) (*Credential
 		if b.sts == nil {
 			return nil, errorf(ErrPermission, "floe has no STS role to assume (--s3-sts-role-arn) to vend scoped keys")
 		}
-		return b.sts.credentials(ctx, loc)
+		return b.sts.credentials(ctx, loc, access)
 	}
 	if b.creds == nil {
 		return nil, errorf(ErrPermission, "floe has no credentials for the S3 store at %s to hand out", b.endpoint)
@@ -132,36 +145,46 @@ type ClientAccess struct {
 	Mode VendMode
 }
 
+// WithheldStatic is why a caller who may only read gets no keys from a
+// floe that vends its own (--vend-credentials static): they cannot be
+// scoped, and they write and delete.
+const WithheldStatic = "withheld: this floe vends its own store keys (--vend-credentials static), which can write and delete, so a caller who may only read gets none; bring your own read-only keys, or ask the operator for --vend-credentials sts, whose keys are scoped to reading"
+
 // credsFor parses a table location and vends for it when asked (vend nil:
-// the server's mode decides; false: never).
-func (a ClientAccess) credsFor(ctx context.Context, location string, vend *bool) (*Credentials, bool, error) {
+// the server's mode decides; false: never), keys that may do what access
+// says and no more. withheld is the sentence saying why a caller got no
+// keys when floe had some to give.
+func (a ClientAccess) credsFor(ctx context.Context, location string, access Access, vend *bool) (c *Credentials, withheld string, onStore bool, err error) {
 	loc, err := Parse(location)
 	if err != nil || !loc.Within(a.S3.root) {
-		return nil, false, nil // not on this store: nothing to say
+		return nil, "", false, nil // not on this store: nothing to say
 	}
 	if vend != nil && !*vend {
-		return nil, true, nil
+		return nil, "", true, nil
 	}
-	c, err := a.S3.Vend(ctx, a.Mode, loc)
-	return c, true, err
+	if a.Mode == VendStatic && access != AccessWrite {
+		return nil, WithheldStatic, true, nil
+	}
+	c, err = a.S3.Vend(ctx, a.Mode, loc, access)
+	return c, "", true, err
 }
 
 // LanceStorageOptions is DescribeTable's storage_options for location;
 // nil when the location is not on this store.
-func (a ClientAccess) LanceStorageOptions(ctx context.Context, location string, vend *bool) (map[string]string, error) {
-	c, ok, err := a.credsFor(ctx, location, vend)
+func (a ClientAccess) LanceStorageOptions(ctx context.Context, location string, access Access, vend *bool) (map[string]string, string, error) {
+	c, withheld, ok, err := a.credsFor(ctx, location, access, vend)
 	if !ok || err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return a.S3.LanceStorageOptions(c), nil
+	return a.S3.LanceStorageOptions(c), withheld, nil
 }
 
 // IcebergConfig is LoadTable's config for location; keys only when the
 // client asked for vended credentials (X-Iceberg-Access-Delegation).
-func (a ClientAccess) IcebergConfig(ctx context.Context, location string, vend bool) (map[string]string, error) {
-	c, ok, err := a.credsFor(ctx, location, &vend)
+func (a ClientAccess) IcebergConfig(ctx context.Context, location string, access Access, vend bool) (map[string]string, string, error) {
+	c, withheld, ok, err := a.credsFor(ctx, location, access, &vend)
 	if !ok || err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return a.S3.IcebergConfig(c), nil
+	return a.S3.IcebergConfig(c), withheld, nil
 }

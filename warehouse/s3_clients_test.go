@@ -34,7 +34,7 @@ func TestClientSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			creds, err := b.Vend(ctx, c.mode, tbl)
+			creds, err := b.Vend(ctx, c.mode, tbl, AccessWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +47,7 @@ func TestClientSettings(t *testing.T) {
 		})
 	}
 	b, _ := OpenS3(ctx, root, S3Config{AccessKey: "AK", SecretKey: "SK"})
-	if _, err := b.Vend(ctx, VendStatic, mustParse(t, "s3://other/x")); err == nil {
+	if _, err := b.Vend(ctx, VendStatic, mustParse(t, "s3://other/x"), AccessWrite); err == nil {
 		t.Error("Vend handed out keys for a location outside the warehouse")
 	}
 }

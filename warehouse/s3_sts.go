@@ -34,9 +34,9 @@ const (
 
 // stsVendor hands out temporary keys scoped to one table's prefix: it
 // assumes the configured role through the store's STS with a session
-// policy that allows object reads, writes and deletes under the prefix and
-// listing only there. Keys are cached per prefix until a quarter of their
-// lifetime remains.
+// policy that allows object reads (and, for a writer, writes and deletes)
+// under the prefix and listing only there. Keys are cached per prefix and
+// access until a quarter of their lifetime remains.
 type stsVendor struct {
 	client  *sts.Client
 	role    string
@@ -76,9 +76,10 @@ func (e *stsEntry) finished() bool {
 	}
 }
 
-// credentials returns keys for the table at loc (bucket and key prefix).
-func (v *stsVendor) credentials(ctx context.Context, loc Location) (*Credentials, error) {
-	prefix := loc.Bucket() + "/" + loc.Path()
+// credentials returns keys for the table at loc (bucket and key prefix)
+// that may do what access says.
+func (v *stsVendor) credentials(ctx context.Context, loc Location, access Access) (*Credentials, error) {
+	prefix := string(access) + ":" + loc.Bucket() + "/" + loc.Path()
 	v.mu.Lock()
 	e := v.entries[prefix]
 	if e != nil && (!e.finished() || e.fresh(v.now())) {
@@ -97,7 +98,7 @@ func (v *stsVendor) credentials(ctx context.Context, loc Location) (*Credentials
 
 	// The fetch outlives a cancelled asker: others may be waiting on it.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stsCallTimeout)
-	e.creds, e.err = v.assume(fctx, loc)
+	e.creds, e.err = v.assume(fctx, loc, access)
 	cancel()
 	close(e.done)
 	if e.err != nil {
@@ -137,9 +138,9 @@ func (v *stsVendor) makeRoomLocked() {
 	}
 }
 
-// assume asks STS for keys limited to loc's prefix.
-func (v *stsVendor) assume(ctx context.Context, loc Location) (*Credentials, error) {
-	policy, err := sessionPolicy(loc)
+// assume asks STS for keys limited to loc's prefix and to access.
+func (v *stsVendor) assume(ctx context.Context, loc Location, access Access) (*Credentials, error) {
+	policy, err := sessionPolicy(loc, access)
 	if err != nil {
 		return nil, err
 	}
@@ -173,21 +174,42 @@ type policyDocument struct {
 	Statement []policyStatement `json:"Statement"`
 }
 
+// Object actions of a session policy: a reader's, and what a writer adds.
+var (
+	readActions  = []string{"s3:GetObject"}
+	writeActions = []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject",
+		"s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"}
+)
+
 // sessionPolicy is the session policy for the table at loc: objects under
-// BUCKET/KEY/ may be read, written and deleted (multipart uploads
-// included), and the bucket may be listed only below KEY/. The bare KEY is
-// not a listable prefix: a listing of "wh/b/ns/ia" also returns the keys of
-// a sibling table "wh/b/ns/iab", so only "KEY/" and what is below it are.
-func sessionPolicy(loc Location) (string, error) {
+// BUCKET/KEY/ may be read — and, with AccessWrite, written and deleted
+// (multipart uploads included) —, and the bucket may be listed only below
+// KEY/. The bare KEY is not a listable prefix: a listing of "wh/b/ns/ia"
+// also returns the keys of a sibling table "wh/b/ns/iab", so only "KEY/"
+// and what is below it are. A key containing a character IAM reads as a
+// wildcard or a policy variable (*, ?, $) is refused rather than vended
+// for: the policy would reach other tables' objects (CheckTablePlacement
+// keeps such locations out of the catalog).
+func sessionPolicy(loc Location, access Access) (string, error) {
 	bucket, k := loc.Bucket(), loc.Path()
 	if bucket == "" || k == "" {
 		return "", errorf(ErrBadLocation, "location %s names no table prefix to scope keys to", loc)
 	}
+	if err := checkPolicyLiteral(loc); err != nil {
+		return "", err
+	}
+	actions := readActions
+	switch access {
+	case AccessRead:
+	case AccessWrite:
+		actions = writeActions
+	default:
+		return "", errorf(ErrPermission, "vended keys need an access (read or write), not %q", access)
+	}
 	doc := policyDocument{Version: "2012-10-17", Statement: []policyStatement{
 		{
-			Effect: "Allow",
-			Action: []string{"s3:GetObject", "s3:PutObject", "s3:DeleteObject",
-				"s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"},
+			Effect:   "Allow",
+			Action:   actions,
 			Resource: []string{"arn:aws:s3:::" + bucket + "/" + k + "/*"},
 		},
 		{
@@ -217,6 +239,6 @@ func (b *S3) CheckSTS(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.sts.assume(ctx, probe)
+	_, err = b.sts.assume(ctx, probe, AccessRead)
 	return err
 }

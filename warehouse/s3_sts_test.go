@@ -43,7 +43,7 @@ func TestSTSVendScopedKeys(t *testing.T) {
 	}
 
 	before := time.Now()
-	c, err := b.Vend(ctx, VendSTS, mine)
+	c, err := b.Vend(ctx, VendSTS, mine, AccessWrite)
 	if err != nil {
 		t.Fatalf("Vend: %v", err)
 	}
@@ -122,18 +122,18 @@ func TestSTSVendScopedKeys(t *testing.T) {
 	}
 
 	// Cached: the same prefix gets the same keys; another prefix its own.
-	again, err := b.Vend(ctx, VendSTS, mine)
+	again, err := b.Vend(ctx, VendSTS, mine, AccessWrite)
 	if err != nil || again.AccessKeyID != c.AccessKeyID {
 		t.Errorf("second Vend for the same table = %v, %v; want the cached keys", again, err)
 	}
-	theirs, err := b.Vend(ctx, VendSTS, other)
+	theirs, err := b.Vend(ctx, VendSTS, other, AccessWrite)
 	if err != nil || theirs.AccessKeyID == c.AccessKeyID {
 		t.Errorf("Vend for another table = %v, %v; want keys of its own", theirs, err)
 	}
 	// With less than a quarter of the lifetime left, floe asks again.
 	life := c.Expires.Sub(before)
 	b.sts.now = func() time.Time { return c.Expires.Add(-life/stsRefreshFraction + time.Minute) }
-	renewed, err := b.Vend(ctx, VendSTS, mine)
+	renewed, err := b.Vend(ctx, VendSTS, mine, AccessWrite)
 	b.sts.now = time.Now
 	if err != nil || renewed.AccessKeyID == c.AccessKeyID {
 		t.Errorf("Vend near expiry = %v, %v; want fresh keys", renewed, err)
@@ -175,7 +175,7 @@ func TestSTSCheckRefusesUnassumableRole(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("CheckSTS = %v; want a sentence naming %q", err, c.want)
 			}
-			if _, err := b.Vend(ctx, VendSTS, mustParse(t, "s3://"+bucket+"/wh/b/ns/t")); !errors.Is(err, ErrPermission) {
+			if _, err := b.Vend(ctx, VendSTS, mustParse(t, "s3://"+bucket+"/wh/b/ns/t"), AccessWrite); !errors.Is(err, ErrPermission) {
 				t.Errorf("Vend = %v; want ErrPermission", err)
 			}
 		})
@@ -193,7 +193,7 @@ func TestSessionPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.loc, func(t *testing.T) {
-			p, err := sessionPolicy(mustParse(t, c.loc))
+			p, err := sessionPolicy(mustParse(t, c.loc), AccessWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestSessionPolicy(t *testing.T) {
 			}
 		})
 	}
-	if _, err := sessionPolicy(mustParse(t, "s3://bkt")); err == nil {
+	if _, err := sessionPolicy(mustParse(t, "s3://bkt"), AccessWrite); err == nil {
 		t.Error("a bucket-wide location got a session policy")
 	}
 }

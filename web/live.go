@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/plugin"
 )
@@ -99,13 +102,15 @@ type liveHub struct {
 	h   *handlers.Handlers
 	log *slog.Logger
 
+	slots *liveSlots // the caps on open sockets
+
 	mu     sync.Mutex
 	conns  map[*liveConn]struct{}
 	closed bool
 }
 
-func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server) *liveHub {
-	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}}
+func newLiveHub(p *plugin.Plugin, h *handlers.Handlers, s *Server, limit int) *liveHub {
+	return &liveHub{p: p, h: h, log: s.log, conns: map[*liveConn]struct{}{}, slots: newLiveSlots(limit)}
 }
 
 // run is the hub's loop, on Server.Run's goroutine: the only reader of the
@@ -381,7 +386,7 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	u, ok := s.liveUser(r)
+	u, session, ok := s.liveUser(r)
 	if !ok {
 		http.Error(w, "Sign in to the console to receive live updates.", http.StatusUnauthorized)
 		return
@@ -390,12 +395,31 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Live updates are only for pages of this console (Origin refused).", http.StatusForbidden)
 		return
 	}
+	canWrite, err := s.h.LiveAccess(r.Context(), u, sub)
+	switch {
+	case errors.Is(err, fault.Forbidden):
+		http.Error(w, fault.Message(err, "Live updates of this table are not yours to see."), http.StatusForbidden)
+		return
+	case errors.Is(err, fault.NotFound):
+		http.Error(w, "There is no such table to follow.", http.StatusNotFound)
+		return
+	case err != nil:
+		http.Error(w, "Live updates cannot start right now; reload the page.", http.StatusServiceUnavailable)
+		return
+	}
+	release, status, msg := s.live.slots.take(session)
+	if release == nil {
+		w.Header().Set("Retry-After", strconv.Itoa(liveRetryAfter))
+		http.Error(w, msg, status)
+		return
+	}
+	defer release()
 	up := websocket.Upgrader{CheckOrigin: sameHost, ReadBufferSize: 1024, WriteBufferSize: 4096}
 	ws, err := up.Upgrade(hijackable{w}, r, nil)
 	if err != nil {
 		return // Upgrade already answered
 	}
-	c := &liveConn{ws: ws, sub: sub, canWrite: u.CanWrite(), send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
+	c := &liveConn{ws: ws, sub: sub, canWrite: canWrite, send: make(chan []byte, liveSendQueue), done: make(chan struct{})}
 	if !s.live.add(c) {
 		ws.Close()
 		return
@@ -409,17 +433,19 @@ func (s *Server) Live(w http.ResponseWriter, r *http.Request) {
 	wg.Wait()
 }
 
-// liveUser reads the signed-in user from the session cookie, read-only.
-func (s *Server) liveUser(r *http.Request) (handlers.User, bool) {
+// liveUser reads the signed-in user and the session's token from the
+// session cookie, read-only.
+func (s *Server) liveUser(r *http.Request) (handlers.User, string, bool) {
 	c, err := r.Cookie(sessionCookieName)
 	if err != nil {
-		return handlers.User{}, false
+		return handlers.User{}, "", false
 	}
 	ctx, err := s.sessions.Load(r.Context(), c.Value)
 	if err != nil {
-		return handlers.User{}, false
+		return handlers.User{}, "", false
 	}
-	return s.h.SessionUser(ctx)
+	u, ok := s.h.SessionUser(ctx)
+	return u, c.Value, ok
 }
 
 // readLoop discards client messages and notices a dead or closed peer.

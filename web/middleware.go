@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/handlers"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/static"
 )
 
@@ -89,19 +90,51 @@ func (s *Server) authenticate(r *http.Request) (edge.Principal, error) {
 // that sessionless skips.
 var errSessionless = errors.New("web: a signed-in route under a path whose session is never loaded")
 
-// requireWriter refuses every non-read method to users who may not write
-// (the later authorizer replaces it).
-func requireWriter(h *handlers.Handlers, next http.Handler) http.Handler {
+// need is what a console route asks of the authorizer before its handler
+// runs: a privilege on the place its path names (handlers.PlaceOf), or on
+// everything; see (no privilege) asks only that the user may see that
+// place — read it, or something inside it. A form whose place is in its
+// fields (a new bucket's name, a grant's grantee) is asked again by its
+// handler.
+type need struct {
+	priv       identity.Privilege
+	everywhere bool
+}
+
+var (
+	see = need{}
+	// read: pages of a table's own content (a table or view page, Browse
+	// Data, Connect), which need read on it, not merely something inside.
+	read = need{priv: identity.Read}
+)
+
+func on(priv identity.Privilege) need     { return need{priv: priv} }
+func global(priv identity.Privilege) need { return need{priv: priv, everywhere: true} }
+
+// guard refuses a request the user's grants do not allow, with the
+// authorizer's sentence, and hands the rights it read to the handler.
+func guard(h *handlers.Handlers, n need, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-		default:
-			if u, _ := handlers.UserFrom(r.Context()); !u.CanWrite() {
-				h.Forbidden(w, r)
-				return
-			}
+		rt, err := h.Rights(r.Context())
+		if err != nil {
+			h.Encode(w, r, err)
+			return
 		}
-		next.ServeHTTP(w, r)
+		res := handlers.PlaceOf(r)
+		if n.everywhere {
+			res = identity.Resource{}
+		}
+		switch {
+		case n.priv != "":
+			err = rt.Decide(n.priv, res)
+		case !rt.Visible(res):
+			err = rt.Decide(identity.Read, res)
+		}
+		if err != nil {
+			h.Forbidden(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, handlers.WithRights(r, rt))
 	})
 }
 

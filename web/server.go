@@ -13,6 +13,7 @@ import (
 
 	"github.com/alexedwards/scs/v2"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
@@ -60,6 +61,20 @@ type Config struct {
 	// registry, which floe serve exposes on its --metrics listener; nil
 	// records nothing.
 	Metrics *edge.Metrics
+	// LiveLimit lowers the cap of /live websockets open at once over every
+	// session (0, or more than liveMaxTotal: liveMaxTotal); each session has
+	// its own cap too (live_limits.go).
+	LiveLimit int
+	// Auditor records every write and refusal; nil records none.
+	Auditor edge.Auditor
+	// Audit is the trail the Activity pages read; nil hides them.
+	Audit handlers.ActivityReader
+	// SSO signs users in through the organization's identity provider
+	// ("Sign in with …" beside the password form); nil = local users only.
+	SSO handlers.SSO
+	// Authz decides what each user may see and do; nil builds one over
+	// Store.
+	Authz *authz.Authorizer
 }
 
 // Session lifetimes: a working day signed in, an hour idle.
@@ -123,12 +138,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin)})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO, Authz: cfg.Authz})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}
 	s.surface = edge.New(edge.Config{Name: "console", Encode: s.h.Encode, Auth: edge.AuthFunc(s.authenticate),
-		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes,
+		MaxBody: maxBodyBytes, Log: log, Metrics: cfg.Metrics, Quiet: quietRoutes, Auditor: cfg.Auditor,
 		Wrap: func(next http.Handler) http.Handler { return s.withSession(s.crossOrigin(next)) }})
 	s.routes(s.surface)
 	// Outside the edge: the client address a trusted proxy names (so the
@@ -136,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 	// carries, and compression, so the edge's own pages get all three.
 	s.handler = s.forwarded(securityHeaders(compressHTML(s.surface)))
 	if cfg.Plugin != nil {
-		s.live = newLiveHub(cfg.Plugin, s.h, s)
+		s.live = newLiveHub(cfg.Plugin, s.h, s, cfg.LiveLimit)
 	}
 	return s, nil
 }

@@ -49,8 +49,10 @@ catalog and are safe to run while the server is up.`,
 		newTableCmd(),
 		newUserCmd(),
 		newTokenCmd(),
+		newGrantCmd(),
 		newWorkerTokenCmd(),
 		newWorkerCmd(),
+		newAuditCmd(),
 	)
 	refuseUnknownSubcommands(root)
 	return root

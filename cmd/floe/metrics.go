@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/floe/floe/connlimit"
 	"github.com/floe/floe/edge"
 )
 
@@ -19,12 +20,14 @@ type processMetrics struct {
 	// http is handed to every HTTP surface's Config (Metrics) so all five
 	// count in the same two families.
 	http *edge.Metrics
+	// conns counts every listener's open and shed connections.
+	conns *connlimit.Metrics
 }
 
 func newProcessMetrics() processMetrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return processMetrics{reg: reg, http: edge.NewMetrics(reg)}
+	return processMetrics{reg: reg, http: edge.NewMetrics(reg), conns: connlimit.NewMetrics(reg)}
 }
 
 // handler serves the registry at GET /metrics and nothing else.

@@ -151,6 +151,15 @@ func TestMetricsOfARunningFloe(t *testing.T) {
 	atLeast("floe_database_up", labels{"backend": "sqlite"}, 1)
 	atLeast("floe_storage_up", labels{"backend": "local"}, 1)
 	atLeast("go_goroutines", nil, 1)
+	// The connection limits: every listener's series, the scrape's own
+	// connection counted on the metrics listener.
+	atLeast("floe_connections_open", labels{"surface": "metrics"}, 1)
+	for _, surface := range []string{"console", "lance", "iceberg", "s3tables", "grpc"} {
+		atLeast("floe_connections_open", labels{"surface": surface}, 0)
+		for _, reason := range []string{"evicted", "refused", "idle_deadline"} {
+			atLeast("floe_connections_shed_total", labels{"surface": surface, "reason": reason}, 0)
+		}
+	}
 
 	// Labels name job types, sources, lanes, formats, outcomes, surfaces,
 	// routes and statuses: never a table, job or worker id.

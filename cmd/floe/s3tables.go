@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/plugin"
@@ -28,7 +29,7 @@ func (c *s3tablesConfig) addFlags(f *pflag.FlagSet) {
 // s3tablesHandler serves the S3 Tables control API over the catalog, with
 // maintenance job status read from the plugin's jobs; it refuses the
 // formats whose catalog is off (an empty bound address in surfaces).
-func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin, m *edge.Metrics, surfaces web.Surfaces) http.Handler {
+func s3tablesHandler(st *catalog.Store, az *authz.Authorizer, log *slog.Logger, c s3tablesConfig, p *plugin.Plugin, m *edge.Metrics, surfaces web.Surfaces, aud edge.Auditor) http.Handler {
 	var off []catalog.Format
 	if surfaces.Iceberg == "" {
 		off = append(off, catalog.FormatIceberg)
@@ -37,7 +38,7 @@ func s3tablesHandler(st *catalog.Store, log *slog.Logger, c s3tablesConfig, p *p
 		off = append(off, catalog.FormatLance)
 	}
 	return s3tables.New(s3tables.Config{Store: st, Logger: log, Region: c.Region, Account: c.Account, Jobs: pluginJobs{p},
-		Metrics: m, FormatsOff: off}).Handler()
+		Metrics: m, FormatsOff: off, Auditor: aud, Authz: az}).Handler()
 }
 
 // tableJobPage bounds the jobs read for one GetTableMaintenanceJobStatus:

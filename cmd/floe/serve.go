@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/edge"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
@@ -28,6 +29,11 @@ type serveConfig struct {
 	WithWorker                 bool
 	S3                         s3tablesConfig
 	S3Store                    s3Flags // an s3:// --warehouse
+	// MaxConnections is the connection budget of every listener together:
+	// 0 derives it from the open-file limit, -1 is no limit.
+	MaxConnections int
+	Audit          auditConfig
+	OIDC           oidcFlags
 
 	// clients is set by serve (not a flag) for an s3:// warehouse: what
 	// the catalogs tell engines about the store.
@@ -39,11 +45,30 @@ type serveConfig struct {
 	storage web.StorageHealth
 }
 
-// Timeouts for the HTTP servers: headers must arrive quickly (slowloris), a
-// whole request may take longer (uploads are capped in size elsewhere), and
-// shutdown gives in-flight requests a few seconds to finish.
+// Timeouts for the HTTP servers, the same on every surface:
+//
+//   - ReadHeaderTimeout: a request's headers must arrive within 10 s of its
+//     first byte (slowloris; a connection that says nothing is closed then).
+//   - The body: the edge gives every body edge.DefaultBodyTimeout (30 s)
+//     once the headers are in, and net/http lifts it when the body is read.
+//   - ReadTimeout (headers and body together, 40 s) only backs that up for
+//     a handler not on the edge (/metrics): on the edge's surfaces the
+//     edge's deadline replaces it for a body, and net/http lifts it for a
+//     request without one, so it never cuts a handler that is working.
+//   - IdleTimeout (between keep-alive requests, 2 min): longer than the 90 s
+//     Go clients (iceberg-go, the workers) keep an idle connection, so the
+//     client closes first and never races a close while it sends; under a
+//     flood the connection limits close idle connections first anyway.
+//   - No WriteTimeout: some answers legitimately take long (RestoreTable
+//     waits up to 50 s for its job, scan planning, Browse Data), and a
+//     whole-response deadline would cut them; a client that stops reading
+//     holds only an answer it was authorised to ask for, and an
+//     unauthenticated one gets small answers the kernel's buffers absorb.
+//
+// Shutdown gives in-flight requests a few seconds to finish.
 const (
 	readHeaderTimeout = 10 * time.Second
+	readTimeout       = readHeaderTimeout + edge.DefaultBodyTimeout
 	idleTimeout       = 2 * time.Minute
 	shutdownTimeout   = 10 * time.Second
 )
@@ -79,7 +104,10 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
+	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
 	c.S3.addFlags(f)
+	c.Audit.addFlags(f)
+	c.OIDC.addFlags(f)
 	return cmd
 }
 
@@ -150,7 +178,7 @@ func (c serveConfig) check() error {
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
-	return nil
+	return c.OIDC.check(c.HTTP)
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the

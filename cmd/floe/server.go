@@ -9,16 +9,20 @@ import (
 	"net/http"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+
 	"github.com/floe/floe/apikey"
+	"github.com/floe/floe/audit/auditedge"
+	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/connlimit"
 	"github.com/floe/floe/handlers"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
-	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc"
 )
 
 // server is one `floe serve`: every listener and service it opens is
@@ -31,12 +35,16 @@ type server struct {
 	db       *persist.DB
 	bus      *notify.Bus // cross-replica events; delivers nothing on SQLite
 	st       *catalog.Store
+	authz    *authz.Authorizer
 	svc      *services
+	events   *eventParts // the audit trail and its event delivery
 	console  *web.Server
 	surfaces web.Surfaces
 	// metrics is the one registry /metrics serves; metrics.http goes to
 	// every HTTP surface's Config.
-	metrics  processMetrics
+	metrics processMetrics
+	// conns is how the connection budget is split between the listeners.
+	conns    connPlan
 	grpcLn   net.Listener
 	grpcOpts []grpc.ServerOption
 	https    []httpSurface // console first, then the catalogs that are on
@@ -53,6 +61,9 @@ type httpSurface struct {
 	name string
 	ln   net.Listener
 	h    http.Handler
+	// limit is ln's connection limit (nil with --max-connections -1); its
+	// server reports connection states to it.
+	limit *connlimit.Listener
 }
 
 // closer undoes one thing start opened.
@@ -96,8 +107,13 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.register("event bus", func() error { s.bus.Close(); return nil })
 	s.st.CacheReads(s.bus)        // on PostgreSQL: describes without a round trip, invalidated through the bus
 	s.st.FollowRevocations(s.bus) // on PostgreSQL: a key, bearer or worker token revoked on any replica dies here too
+	s.st.FollowGrants(s.bus)      // on PostgreSQL: a grant made on any replica decides here once its note arrives
+	s.authz = authz.New(s.st)     // the one authorizer every surface asks
 	s.register("catalog", s.st.Close)
 	if err := s.bindAll(); err != nil {
+		return nil, err
+	}
+	if err := s.limitListeners(); err != nil {
 		return nil, err
 	}
 	s.surfaces.S3TablesRegion, s.surfaces.S3TablesAccount = cfg.S3.Region, cfg.S3.Account
@@ -107,9 +123,25 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
-	s.console, err = web.New(web.Config{DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
+	if s.events, err = newEventParts(ctx, s); err != nil {
+		return nil, err
+	}
+	aud := auditedge.New(s.events.trail, cfg.Audit.Reads)
+	idp, err := cfg.OIDC.provider(s.surfaces.Console, log)
+	if err != nil {
+		return nil, err
+	}
+	var sso handlers.SSO
+	var bearer apikey.IdP
+	if idp != nil && idp.SignIn() {
+		sso = idp
+	}
+	if idp != nil && cfg.OIDC.Audience != "" {
+		bearer = idp
+	}
+	s.console, err = web.New(web.Config{SSO: sso, DB: s.db, Store: s.st, Logger: log, Surfaces: s.surfaces, SecureCookies: cfg.SecureCookies, TrustedProxies: proxies,
 		Stats: handlers.StatsFromRows(s.svc.observe), Plugin: s.svc.plugin, Observe: s.svc.observe, Preview: s.svc.preview, Tasks: s.svc.tasks, Storage: cfg.storage,
-		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http})
+		SnippetStore: snippetStore(cfg.clients), Metrics: s.metrics.http, Auditor: aud, Audit: s.events.trail.Store(), LiveLimit: s.conns.liveLimit(), Authz: s.authz})
 	if err != nil {
 		return nil, err
 	}
@@ -123,15 +155,15 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		case "http":
 			s.https[i].h = s.console.Handler()
 		case "lance":
-			s.https[i].h = lanceHandler(s.st, log, cfg, s.svc, tokens, s.metrics.http)
+			s.https[i].h = lanceHandler(s.st, s.authz, log, cfg, s.svc, tokens, bearer, s.metrics.http, aud)
 		case "iceberg":
-			h, closePlans := icebergHandler(s.st, log, cfg, tokens, s.metrics.http)
+			h, closePlans := icebergHandler(s.st, s.authz, log, cfg, tokens, bearer, s.metrics.http, aud)
 			s.https[i].h = h
 			s.register("iceberg scan plans", func() error { closePlans(); return nil })
 		case "metrics":
 			s.https[i].h = s.metrics.handler()
 		case "s3tables":
-			s.https[i].h = s3tablesHandler(s.st, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces)
+			s.https[i].h = s3tablesHandler(s.st, s.authz, log, cfg.S3, s.svc.plugin, s.metrics.http, s.surfaces, aud)
 		}
 	}
 	var tlsCfg *plugin.TLSConfig
@@ -203,10 +235,7 @@ func (s *server) Run(ctx context.Context) error {
 	// them any more.
 	partsCtx, stopParts := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopParts()
-	parts := []struct {
-		name string
-		run  func(context.Context) error
-	}{
+	parts := []namedPart{
 		{"event bus", s.bus.Run},
 		{"observations", s.svc.observe.Run},
 		{"plugin channel", s.svc.plugin.Run},
@@ -217,11 +246,9 @@ func (s *server) Run(ctx context.Context) error {
 		{"grpc", func(ctx context.Context) error { return s.svc.plugin.Serve(ctx, s.grpcLn, s.grpcOpts...) }},
 	}
 	if h, ok := s.cfg.storage.(*warehouse.Health); ok {
-		parts = append(parts, struct {
-			name string
-			run  func(context.Context) error
-		}{"storage health", func(ctx context.Context) error { h.Run(ctx); return nil }})
+		parts = append(parts, namedPart{"storage health", func(ctx context.Context) error { h.Run(ctx); return nil }})
 	}
+	parts = append(parts, s.events.runParts(s)...)
 	for _, p := range parts {
 		g.Go(func() error {
 			if err := p.run(partsCtx); err != nil {
@@ -237,8 +264,11 @@ func (s *server) Run(ctx context.Context) error {
 	}
 	servers := make([]*http.Server, 0, len(s.https))
 	for _, l := range s.https {
-		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout,
+		hs := &http.Server{Handler: l.h, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout,
 			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		if l.limit != nil {
+			hs.ConnState = l.limit.HTTPConnState
+		}
 		servers = append(servers, hs)
 		g.Go(func() error {
 			if err := hs.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -51,6 +51,7 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		JobParams: tasks.JobParams(),
 		Bus:       s.bus,
 		Reviewer:  s.st, // maintenance configuration (S3 Tables API) has the last word on proposals
+		Authz:     s.authz,
 		Metrics:   s.metrics.reg,
 		// On PostgreSQL other replicas may share the catalog: jobs go
 		// under leases and detection takes turns (see plugin/job_lease.go).

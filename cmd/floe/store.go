@@ -163,7 +163,8 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 	return db, st, nil
 }
 
-// withStore opens the catalog for one CLI command, runs fn and closes it.
+// withStore opens the catalog for one CLI command, runs fn and closes it;
+// a command that changes state is recorded in the audit trail.
 func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
 	return withStorePaths(cmd, func(st *catalog.Store, _ dataPaths) error { return fn(st) })
 }
@@ -177,7 +178,10 @@ func withStorePaths(cmd *cobra.Command, fn func(st *catalog.Store, p dataPaths) 
 	}
 	defer db.Close()
 	defer st.Close()
-	return fn(st, p)
+	rec := watchCLI(cmd, st)
+	err = fn(st, p)
+	rec.finish(cmd.Context(), db, cmd.Flags().Args(), err)
+	return err
 }
 
 // exitCode maps errors to exit statuses: 2 for a user's mistake, 1 otherwise.

@@ -18,15 +18,15 @@ func newTokenCmd() *cobra.Command {
 func newTokenCreateCmd() *cobra.Command {
 	var role, bucket, name, expiresIn string
 	cmd := &cobra.Command{
-		Use:   "create --role readwrite|readonly [--bucket B] [--expires-in 30d]",
+		Use:   "create --role readwrite|readonly|none [--bucket B] [--expires-in 30d]",
 		Short: "Create an API key; the key is printed once, on its own last line",
 		Example: `  floe token create --role readonly --bucket vectors
   floe token create --role readwrite --expires-in 12h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := catalog.Role(role)
-			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly {
-				return usageError{"--role must be readwrite or readonly"}
+			if r != catalog.RoleReadWrite && r != catalog.RoleReadonly && r != catalog.RoleNone {
+				return usageError{"--role must be readwrite, readonly or none (a key whose rights are only the grants given to it: floe grant add apikey:ID …)"}
 			}
 			ttl, err := catalog.ParseKeyLifetime(expiresIn)
 			if err != nil {
@@ -61,7 +61,7 @@ func newTokenCreateCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&role, "role", "", "readwrite or readonly")
+	cmd.Flags().StringVar(&role, "role", "", "readwrite (manage its bucket or everything), readonly (read it) or none (only what floe grant add gives it)")
 	cmd.Flags().StringVar(&bucket, "bucket", "", "limit the key to one bucket")
 	cmd.Flags().StringVar(&name, "name", "", "a name to recognise the key by")
 	cmd.Flags().StringVar(&expiresIn, "expires-in", "", "refuse the key after this long: 90s, 45m, 12h, 30d or 2w (default: never)")

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -59,44 +58,6 @@ func newUserAddCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&role, "role", "", "admin (every action) or readonly (reads only)")
 	cmd.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
-	return cmd
-}
-
-// userJSON is one console user in user list --json.
-type userJSON struct {
-	Name     string     `json:"name"`
-	Role     string     `json:"role"`
-	Created  time.Time  `json:"created"`
-	Disabled *time.Time `json:"disabled,omitempty"`
-}
-
-func newUserListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list [--json]",
-		Short: "List console users with their roles, and which are disabled",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd, func(st *catalog.Store) error {
-				users, err := st.ListUsers(cmd.Context())
-				if err != nil {
-					return err
-				}
-				out := []userJSON{}
-				var rows [][]string
-				for _, u := range users {
-					out = append(out, userJSON{u.Name, string(u.Role), u.CreatedAt, timeOrNil(u.DisabledAt)})
-					state := "enabled"
-					if u.Disabled() {
-						state = "disabled " + u.DisabledAt.Format(time.RFC3339)
-					}
-					rows = append(rows, []string{u.Name, string(u.Role), state, u.CreatedAt.Format(time.RFC3339)})
-				}
-				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "ROLE", "STATE", "CREATED"}, rows)
-			})
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

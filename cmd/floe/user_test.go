@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -65,3 +66,35 @@ func TestUserPasswd(t *testing.T) {
 		t.Fatal("the old password still signs in")
 	}
 }
+
+// TestUserList: local users and those the identity provider signed in,
+// with their groups; an identity-provider user gets no password.
+func TestUserList(t *testing.T) {
+	dir := t.TempDir()
+	data := "--data=" + dir
+	if out, code := runIn(t, "first-password-1\n", "user", "add", "polish", "--role", "admin", "--password-stdin", data); code != 0 {
+		t.Fatalf("add: %d %s", code, out)
+	}
+	st, err := catalog.Open(context.Background(), catalog.Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SignInIdPUser(context.Background(), catalog.IdPSignIn{Issuer: "https://idp.example.test", Subject: "s-1", Name: "ada", Groups: []string{"analysts", "ml"}, Role: catalog.RoleReadonly}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, code := runIn(t, "", "user", "list", data)
+	if code != 0 || !regexpMatch(`(?m)^ada\s+readonly\s+idp\s+analysts,ml\s+\d{4}-`, out) || !regexpMatch(`(?m)^polish\s+admin\s+local\s+-\s+-`, out) {
+		t.Fatalf("user list (%d):\n%s", code, out)
+	}
+	out, code = runIn(t, "", "user", "list", "--json", data)
+	if code != 0 || !strings.Contains(out, `"source": "idp"`) || !strings.Contains(out, `"subject": "s-1"`) {
+		t.Fatalf("user list --json (%d):\n%s", code, out)
+	}
+	out, code = runIn(t, "a-new-password-1\n", "user", "passwd", "ada", "--password-stdin", data)
+	if code == 0 || !strings.Contains(out, "signs in through the identity provider") {
+		t.Fatalf("passwd of an identity-provider user (%d):\n%s", code, out)
+	}
+}
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }

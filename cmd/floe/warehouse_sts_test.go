@@ -52,7 +52,7 @@ func TestOpenS3WarehouseChecksSTS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("trusted role: %v", err)
 	}
-	c, err := wh.backend.Vend(t.Context(), wh.vend, wh.wh.Root().MustJoin("b", "ns", "t.lance"))
+	c, err := wh.backend.Vend(t.Context(), wh.vend, wh.wh.Root().MustJoin("b", "ns", "t.lance"), warehouse.AccessWrite)
 	if wh.vend != warehouse.VendSTS || err != nil || c.SessionToken == "" {
 		t.Fatalf("vend %s: %+v, %v; want session keys", wh.vend, c, err)
 	}

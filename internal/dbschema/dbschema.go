@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/floe/floe/audit"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
@@ -25,6 +26,7 @@ func All() []persist.Schema {
 		observe.Migrations(),
 		plugin.Migrations(),
 		tasks.Migrations(),
+		audit.Migrations(),
 	}
 }
 
