@@ -180,6 +180,10 @@ var (
 	// maintenance on any table it can see; its catalog calls go through
 	// the API keys floe mints for each job, which hold grants of their own.
 	workerRoot = &node{privs: bitMaintain}
+	// idpManageRoot, idpReadRoot: what the identity provider's admin and
+	// read-only groups give on everything (see rightsOf).
+	idpManageRoot = &node{privs: bitManage}
+	idpReadRoot   = &node{privs: bitRead}
 )
 
 // rightsOf gathers the trees that speak for p.
@@ -192,6 +196,18 @@ func (idx *index) rightsOf(p identity.Principal) Rights {
 		r.add(idx.holders[catalog.Grantee{Kind: catalog.GranteeUser, ID: p.ID}])
 		for _, g := range p.Groups {
 			r.add(idx.holders[catalog.Grantee{Kind: catalog.GranteeGroup, ID: g}])
+		}
+		// The identity provider's principals also hold what floe serve's
+		// --oidc-admin-group / --oidc-readonly-group give their groups
+		// (Role, decided at each sign-in or token check): manage or read
+		// on everything. A local user's role is stored as grants instead.
+		if p.FromIdP() {
+			switch roleGrant(p.Role) {
+			case string(identity.Manage):
+				r.add(idpManageRoot)
+			case string(identity.Read):
+				r.add(idpReadRoot)
+			}
 		}
 	case identity.APIKey:
 		r.add(idx.holders[catalog.Grantee{Kind: catalog.GranteeAPIKey, ID: p.ID}])

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/floe/floe/identity"
+
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/floe/floe/authz"
@@ -133,7 +135,7 @@ const (
 )
 
 // viaOIDC marks a session signed in through the identity provider.
-const viaOIDC = "oidc"
+const viaOIDC = identity.ViaIdPSignIn
 
 // User is the signed-in console user as the session records it.
 type User struct {

@@ -60,6 +60,17 @@ type Principal struct {
 	Key catalog.APIKey
 }
 
+// The two ways the organization's identity provider vouches for a
+// principal: a console sign-in through it, and its access token.
+const (
+	ViaIdPSignIn = "oidc"
+	ViaIdPToken  = "idp-token"
+)
+
+// FromIdP reports whether the identity provider vouched for p (its Role
+// then comes from the provider's groups, not from floe's users table).
+func (p Principal) FromIdP() bool { return p.Via == ViaIdPSignIn || p.Via == ViaIdPToken }
+
 // String is the principal as logs and the audit trail write it:
 // "apikey:k1", "user:admin", "anonymous", or "-" for nobody.
 func (p Principal) String() string {

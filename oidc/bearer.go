@@ -19,7 +19,7 @@ import (
 
 // Via is how a principal of a provider's access token authenticated, for
 // logs and the audit trail.
-const Via = "idp-token"
+const Via = identity.ViaIdPToken
 
 // Authenticate is the edge's authentication step for an access token of
 // the provider (package apikey hands it the bearers shaped as JWTs): the

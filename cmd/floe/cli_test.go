@@ -95,7 +95,7 @@ func TestCatalogCommands(t *testing.T) {
 		{args: []string{"user", "add", "alice", "--role", "root"}, code: 2, want: "admin or readonly"},
 		{args: []string{"user", "add", "alice", "--role", "readonly"}, want: "password (shown once)"},
 		{args: []string{"token", "create", "--role", "readwrite", "--bucket", "nobucket"}, code: 2, want: "nobucket"},
-		{args: []string{"token", "create", "--role", "admin"}, code: 2, want: "readwrite or readonly"},
+		{args: []string{"token", "create", "--role", "admin"}, code: 2, want: "readwrite, readonly or none"},
 		{args: []string{"worker-token", "create"}, want: "floew_"},
 		{args: []string{"bucket", "delete", "lake"}, want: "deleted bucket lake"},
 		{args: []string{"bucket", "delete", "vectors"}, code: 2, want: "not empty (2 namespaces, 0 tables)"},
