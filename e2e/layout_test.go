@@ -59,6 +59,7 @@ func TestJourneyLayout(t *testing.T) {
 		"/buckets/layout-lake/namespaces/sales/tables/events/connect",
 		"/connect",
 		"/api-keys",
+		"/users",
 		"/workers",
 		"/job-types/lance_compact",
 		"/jobs",
