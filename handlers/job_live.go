@@ -38,8 +38,8 @@ type LiveSub struct {
 	// into another tab's #main).
 	Page string
 	// Since is when the page's panels were rendered (zero: unknown). A
-	// (re)connecting page whose table saw a job finish or an observation
-	// land after it is sent one refresh at once: the refresh that event
+	// (re)connecting page whose table saw a job finish after it is sent one
+	// refresh at once: the refresh that event
 	// caused went to the page's previous socket, or to none (a job ending
 	// while the page was loading, between the old socket closing and this
 	// one subscribing). The refreshed page carries a later Since, so the
@@ -173,30 +173,22 @@ func renderedAt() time.Time { return time.UnixMilli(time.Now().UnixMilli()) }
 func sinceOf(r *http.Request) (time.Time, error) { return ParseSince(r.URL.Query().Get("since")) }
 
 // RefreshDue reports whether a page subscribing for sub shows less of its
-// table than is known: a job on the table finished, or an observation of
-// it landed, after sub.Since. An observation stamped in the future (a
-// worker's clock ahead of ours) is left to the jobs, or the catch-up would
-// refresh on every reconnect until our clock passed it.
+// table than is known: a job on the table finished after sub.Since (the
+// worker sends its observation before it reports the job complete, so the
+// figures after the job are in by then). Observations alone do not count:
+// a sweep re-observes every table without news, and a catch-up refresh for
+// each would swap the panels of every open table page for nothing.
 func (h *Handlers) RefreshDue(ctx context.Context, sub LiveSub) bool {
-	if !sub.Refresh || sub.Table == "" || sub.Since.IsZero() {
+	if !sub.Refresh || sub.Table == "" || sub.Since.IsZero() || h.plugin == nil {
 		return false
 	}
-	if h.plugin != nil {
-		jobs, _, err := h.plugin.ListJobs(ctx, plugin.JobFilter{ObjectID: sub.Table, Limit: refreshDueJobs})
-		if err == nil {
-			for _, j := range jobs {
-				if !j.State.Active() && j.FinishedAt.After(sub.Since) {
-					return true
-				}
-			}
-		}
+	jobs, _, err := h.plugin.ListJobs(ctx, plugin.JobFilter{ObjectID: sub.Table, Limit: refreshDueJobs})
+	if err != nil {
+		return false
 	}
-	if h.health != nil {
-		if t, err := h.store.GetTableByID(ctx, sub.Table); err == nil {
-			at := h.health.Table(t.ID, t.Format, t.ModifiedAt).ObservedAt
-			if at.After(sub.Since) && !at.After(time.Now()) {
-				return true
-			}
+	for _, j := range jobs {
+		if !j.State.Active() && j.FinishedAt.After(sub.Since) {
+			return true
 		}
 	}
 	return false

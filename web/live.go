@@ -283,7 +283,7 @@ func (lh *liveHub) catchUp(c *liveConn) {
 		}
 	}
 	var msg bytes.Buffer
-	// A job's end (or an observation) after the page's panels were rendered
+	// A job's end after the page's panels were rendered
 	// sent its refresh to the page's previous socket, or to no socket at all
 	// (the job ended while the page's controls were loading): send one now.
 	// The refreshed panels carry a later since, so this cannot loop.
