@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
@@ -43,21 +44,26 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 		CreatedAt: s.now().UTC(),
 
 		ManagedVersioning: in.ManagedVersioning,
+		Protected:         in.Protected,
+		SoftDeleteHold:    -1,
 	}
 	for k, v := range in.Tags {
 		b.Tags[k] = v
 	}
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM buckets WHERE name = ?`, in.Name).Scan(&n); err != nil {
-			return dbErr("check bucket", err)
-		}
-		if n > 0 {
+		if old, err := s.getBucketAny(ctx, tx, in.Name); err == nil {
+			if !old.DeletedAt.IsZero() {
+				return newErr(fault.AlreadyExists, "name",
+					"bucket %q was deleted at %s and still holds recently deleted tables, so its name stays taken until they are purged; undrop it (floe bucket undrop %s, or the console's Recently deleted buckets), purge it, or pick another name",
+					in.Name, old.DeletedAt.Format(time.RFC3339), in.Name)
+			}
 			return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
+		} else if !errors.Is(err, fault.NotFound) {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO buckets(name, format, arn, owner, tags, created_at, lance_managed_versioning) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt), boolInt(b.ManagedVersioning)); err != nil {
+			`INSERT INTO buckets(name, format, arn, owner, tags, created_at, lance_managed_versioning, protected) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			b.Name, string(b.Format), b.ARN, b.Owner, encodeMap(b.Tags), micros(b.CreatedAt), boolInt(b.ManagedVersioning), boolInt(b.Protected)); err != nil {
 			if s.isUniqueViolation(err) {
 				return newErr(fault.AlreadyExists, "name", "bucket %q already exists; pick another name", in.Name)
 			}
@@ -77,14 +83,24 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 // bucketColumns selects a bucket with its visible table count, which
 // triggers keep in buckets.table_count (migration 0003), so listing buckets
 // reads one row per bucket however many tables they hold.
-const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at, b.table_count, b.lance_managed_versioning`
+const bucketColumns = `b.name, b.format, b.arn, b.owner, b.tags, b.created_at, b.table_count, b.lance_managed_versioning,
+	b.protected, b.soft_delete_hold, b.deleted_at`
 
 func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
 	var b Bucket
 	var format, tags string
-	var created, managed int64
-	if err := sc.Scan(&b.Name, &format, &b.ARN, &b.Owner, &tags, &created, &b.TableCount, &managed); err != nil {
+	var created, managed, protected, hold, deleted int64
+	if err := sc.Scan(&b.Name, &format, &b.ARN, &b.Owner, &tags, &created, &b.TableCount, &managed,
+		&protected, &hold, &deleted); err != nil {
 		return Bucket{}, err
+	}
+	b.Protected = protected != 0
+	b.SoftDeleteHold = -1
+	if hold >= 0 {
+		b.SoftDeleteHold = time.Duration(hold) * time.Microsecond
+	}
+	if deleted != 0 {
+		b.DeletedAt = fromMicros(deleted)
 	}
 	b.ManagedVersioning = managed != 0
 	b.Format = Format(format)
@@ -102,7 +118,7 @@ func (s *Store) GetBucket(ctx context.Context, name string) (Bucket, error) {
 }
 
 func (s *Store) getBucket(ctx context.Context, q querier, name string) (Bucket, error) {
-	b, err := scanBucket(q.QueryRowContext(ctx, `SELECT `+bucketColumns+` FROM buckets b WHERE b.name = ?`, name))
+	b, err := scanBucket(q.QueryRowContext(ctx, `SELECT `+bucketColumns+` FROM buckets b WHERE b.name = ? AND b.deleted_at = 0`, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Bucket{}, bucketNotFound(name)
 	}
@@ -121,7 +137,7 @@ func bucketNotFound(name string) error {
 func (s *Store) ListBuckets(ctx context.Context, opt ListOptions) (items []Bucket, next string, err error) {
 	limit := pageLimit(opt.Limit)
 	rows, err := s.ro.QueryContext(ctx,
-		`SELECT `+bucketColumns+` FROM buckets b WHERE b.name > ? ORDER BY b.name LIMIT ?`, opt.After, limit+1)
+		`SELECT `+bucketColumns+` FROM buckets b WHERE b.name > ? AND b.deleted_at = 0 ORDER BY b.name LIMIT ?`, opt.After, limit+1)
 	if err != nil {
 		return nil, "", dbErr("list buckets", err)
 	}
@@ -144,54 +160,104 @@ func (s *Store) ListBuckets(ctx context.Context, opt ListOptions) (items []Bucke
 	return items, next, nil
 }
 
-// DeleteBucket deletes an empty bucket (fault.NotEmpty otherwise) unless cascade,
-// which drops every namespace and table in it, deleting their data.
+// DeleteBucket deletes an empty bucket (fault.NotEmpty otherwise) unless
+// cascade, which drops every namespace and table in it (recently deleted
+// for the bucket's hold, then their data goes).
 func (s *Store) DeleteBucket(ctx context.Context, name string, cascade bool) error {
+	return s.DeleteBucketWith(ctx, name, CascadeOptions{Cascade: cascade})
+}
+
+// DeleteBucketWith is the one bucket delete every surface reaches. A
+// protected bucket refuses, and so does a cascade over a protected
+// namespace or table inside, unless forced. A bucket that still holds
+// recently deleted tables afterwards (from this cascade or earlier drops)
+// becomes a recently deleted bucket: hidden, its name taken, until
+// UndropBucket or the purge of its last table.
+func (s *Store) DeleteBucketWith(ctx context.Context, name string, opt CascadeOptions) error {
 	if err := validateBucket("bucket", name); err != nil {
 		return err
 	}
 	var dropped []Table
-	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
-		if _, err := s.getBucket(ctx, tx, name); err != nil {
+	var held bool
+	var purgeAt time.Time
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
+		b, err := s.getBucket(ctx, tx, name)
+		if err != nil {
 			return err
 		}
-		var nsCount, tblCount int
+		if b.Protected && !opt.Force {
+			return protectedBucketErr(name, "delete")
+		}
+		var nsCount int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces WHERE bucket = ?`, name).Scan(&nsCount); err != nil {
 			return dbErr("count namespaces", err)
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE bucket = ?`, name).Scan(&tblCount); err != nil {
-			return dbErr("count tables", err)
-		}
-		if (nsCount > 0 || tblCount > 0) && !cascade {
-			return newErr(fault.NotEmpty, "bucket",
-				"bucket %q is not empty (%s, %s); drop them first or delete with cascade, which deletes their data",
-				name, counted(nsCount, "namespace", "namespaces"), counted(tblCount, "table", "tables"))
-		}
-		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ?`, name); err != nil {
+		tables, err := s.loadTables(ctx, tx, `bucket = ?`, name)
+		if err != nil {
 			return err
 		}
+		if (nsCount > 0 || len(tables) > 0) && !opt.Cascade {
+			return newErr(fault.NotEmpty, "bucket",
+				"bucket %q is not empty (%s, %s); drop them first or delete with cascade, which deletes their data",
+				name, counted(nsCount, "namespace", "namespaces"), counted(len(tables), "table", "tables"))
+		}
+		nss, err := s.loadNamespaces(ctx, tx, `bucket = ?`, name)
+		if err != nil {
+			return err
+		}
+		if err := checkSubtreeProtection(name, fmt.Sprintf("bucket %q", name), "delete", nss, tables, opt.Force); err != nil {
+			return err
+		}
+		hold, err := s.holdOf(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		m := s.newDeleteMeta(hold, opt.By, opt.Force, ReasonBucket)
+		if err := s.dropTables(ctx, tx, tables, nil, hold, m); err != nil {
+			return err
+		}
+		dropped, held, purgeAt = tables, hold > 0, m.purgeAt // a retried transaction starts over
 		// Views hold no data of their own: a cascade forgets them.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ?`, name); err != nil {
 			return dbErr("delete views", err)
 		}
-		nss, err := namespaceNames(ctx, tx, `bucket = ?`, name)
-		if err != nil {
+		if err := s.removeNamespaces(ctx, tx, name, nss, m.now); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE bucket = ?`, name); err != nil {
-			return dbErr("delete namespaces", err)
+		var held int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM deleted_tables WHERE bucket = ?`, name).Scan(&held); err != nil {
+			return dbErr("count deleted tables", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name); err != nil {
-			return dbErr("delete bucket", err)
+		if held > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE buckets SET deleted_at = ?, deleted_drop_id = ? WHERE name = ?`,
+				micros(m.now), m.dropID, name); err != nil {
+				return dbErr("delete bucket", err)
+			}
+			return nil
 		}
-		// Directories go only if empty: files the catalog does not know
-		// about are not ours to delete.
-		for _, ns := range nss {
-			_ = s.wh.Delete(ctx, s.namespaceDir(name, ns))
-		}
-		_ = s.wh.Delete(ctx, s.BucketRoot(name))
-		return nil
-	}), dropped)
+		return s.removeBucketRow(ctx, tx, name)
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range dropped {
+		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, true, held, purgeAt))
+	}
+	return nil
+}
+
+// removeBucketRow deletes a bucket's row and, when empty, its directory
+// (files the catalog does not know about are not ours to delete).
+func (s *Store) removeBucketRow(ctx context.Context, tx *persist.Tx, name string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM deleted_namespaces WHERE bucket = ?`, name); err != nil {
+		return dbErr("delete bucket", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM buckets WHERE name = ?`, name); err != nil {
+		return dbErr("delete bucket", err)
+	}
+	_ = s.wh.Delete(ctx, s.BucketRoot(name))
+	return nil
 }
 
 // DisplayARN is a catalog ARN ("arn:floe:s3tables:<region>:<account>:…")

@@ -69,6 +69,17 @@ type Bucket struct {
 	// commit each version through CreateTableVersion and the catalog keeps
 	// the version list (lance_versions.go). Off unless asked for.
 	ManagedVersioning bool
+	// Protected makes the bucket refuse delete (and its cascade) unless
+	// forced; see ProtectedProperty.
+	Protected bool
+	// SoftDeleteHold is how long a table dropped in this bucket stays
+	// recently deleted before its data is deleted; negative means the
+	// server's default (see Store.EffectiveHold), 0 deletes at once.
+	SoftDeleteHold time.Duration
+	// DeletedAt is zero for a live bucket. A deleted bucket that still
+	// holds recently deleted tables is listed only among the recently
+	// deleted (ListDeletedBuckets) until its last table is purged.
+	DeletedAt time.Time
 }
 
 // Namespace is one namespace level path inside a bucket.

@@ -60,6 +60,13 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestLanceVersionsBatchAllOrNone", Fn: TestLanceVersionsBatchAllOrNone},
 	{Name: "TestLanceVersionsTwoStores", Fn: TestLanceVersionsTwoStores},
 	{Name: "TestTableTags", Fn: TestTableTags},
+	{Name: "TestSoftDeleteDropUndropPurge", Fn: TestSoftDeleteDropUndropPurge},
+	{Name: "TestSoftDeleteHoldEnds", Fn: TestSoftDeleteHoldEnds},
+	{Name: "TestSoftDeletePurgeOnceAcrossStores", Fn: TestSoftDeletePurgeOnceAcrossStores},
+	{Name: "TestProtection", Fn: TestProtection},
+	{Name: "TestOverwriteRepro", Fn: TestOverwriteRepro},
+	{Name: "TestCascadeKeepsForeignData", Fn: TestCascadeKeepsForeignData},
+	{Name: "TestBucketCascadeUndrop", Fn: TestBucketCascadeUndrop},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

@@ -22,6 +22,19 @@ const (
 	MaintenanceUnreferenced MaintenanceKind = "icebergUnreferencedFileRemoval"
 )
 
+// Destructive reports whether the kind's jobs delete data a reader could
+// still reach: old Lance versions (lance_cleanup), expired Iceberg
+// snapshots and their files, orphan files. Those kinds are off until an
+// operator turns them on for a bucket (or for every bucket, or for one
+// table through S3 Tables); compaction and index optimization, which delete
+// nothing a reader needs, stay on.
+func (k MaintenanceKind) Destructive() bool {
+	return k == MaintenanceSnapshots || k == MaintenanceUnreferenced
+}
+
+// DestructiveKinds are the kinds Destructive reports.
+var DestructiveKinds = []MaintenanceKind{MaintenanceSnapshots, MaintenanceUnreferenced}
+
 // TableMaintenanceKinds and BucketMaintenanceKinds list where each kind is set.
 var (
 	TableMaintenanceKinds  = []MaintenanceKind{MaintenanceCompaction, MaintenanceSnapshots}
@@ -48,7 +61,8 @@ const (
 )
 
 // DefaultMaintenanceSettings are what a table or bucket without a stored
-// configuration gets: the S3 Tables defaults.
+// configuration gets: the S3 Tables defaults. (Their status is not S3
+// Tables': a destructive kind is disabled until turned on.)
 var DefaultMaintenanceSettings = MaintenanceSettings{
 	TargetFileSizeMB: 512, CompactionStrategy: "auto", MinSnapshotsToKeep: 1, MaxSnapshotAgeHours: 120,
 	UnreferencedDays: 3, NonCurrentDays: 10,
@@ -62,6 +76,7 @@ type MaintenanceConfig struct {
 	Enabled  bool
 	Settings MaintenanceSettings // defaults filled in
 	Stored   bool                // false: nothing was put, these are the defaults
+	own      bool                // the row is the table's own (not its bucket's)
 }
 
 func validateMaintenance(kind MaintenanceKind, set MaintenanceSettings) error {
@@ -169,28 +184,36 @@ func (s *Store) putMaintenance(ctx context.Context, bucket, tableID string, kind
 }
 
 // BucketMaintenance returns the bucket-level configuration of every
-// bucket-level kind, defaults where nothing was put.
+// bucket-level kind: the bucket's own, else the one for every bucket, else
+// the defaults.
 func (s *Store) BucketMaintenance(ctx context.Context, bucket string) ([]MaintenanceConfig, error) {
 	if _, err := s.GetBucket(ctx, bucket); err != nil {
 		return nil, err
 	}
-	return s.maintenanceRows(ctx, bucket, "", BucketMaintenanceKinds)
+	return s.maintenanceRows(ctx, Table{Bucket: bucket}, BucketMaintenanceKinds)
 }
 
-// TableMaintenance returns the table-level configuration of every table-level
-// kind, defaults where nothing was put.
+// TableMaintenance returns the configuration that governs each table-level
+// kind for one table: its own (Stored), else what it inherits from its
+// bucket, every bucket or the defaults (Stored false).
 func (s *Store) TableMaintenance(ctx context.Context, tableID string) ([]MaintenanceConfig, error) {
 	t, err := s.GetTableByID(ctx, tableID)
 	if err != nil {
 		return nil, err
 	}
-	return s.maintenanceRows(ctx, t.Bucket, t.ID, TableMaintenanceKinds)
+	out, err := s.maintenanceRows(ctx, t, TableMaintenanceKinds)
+	for i := range out {
+		if out[i].Stored && !out[i].own {
+			out[i].Stored = false // inherited: nothing was put on the table itself
+		}
+	}
+	return out, err
 }
 
-func (s *Store) maintenanceRows(ctx context.Context, bucket, tableID string, kinds []MaintenanceKind) ([]MaintenanceConfig, error) {
+func (s *Store) maintenanceRows(ctx context.Context, t Table, kinds []MaintenanceKind) ([]MaintenanceConfig, error) {
 	out := make([]MaintenanceConfig, 0, len(kinds))
 	for _, k := range kinds {
-		c, err := s.maintenanceRow(ctx, bucket, tableID, k)
+		c, err := s.EffectiveMaintenance(ctx, t, k)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +223,7 @@ func (s *Store) maintenanceRows(ctx context.Context, bucket, tableID string, kin
 }
 
 func (s *Store) maintenanceRow(ctx context.Context, bucket, tableID string, kind MaintenanceKind) (MaintenanceConfig, error) {
-	c := MaintenanceConfig{Kind: kind, Enabled: true, Settings: DefaultMaintenanceSettings}
+	c := MaintenanceConfig{Kind: kind, Enabled: !kind.Destructive(), Settings: DefaultMaintenanceSettings}
 	var status, body string
 	err := s.ro.QueryRowContext(ctx, `SELECT status, settings FROM maintenance_configs WHERE bucket = ? AND table_id = ? AND kind = ?`,
 		bucket, tableID, string(kind)).Scan(&status, &body)
@@ -215,6 +238,7 @@ func (s *Store) maintenanceRow(ctx context.Context, bucket, tableID string, kind
 		return c, fmt.Errorf("catalog: stored maintenance settings of %s/%s are not JSON: %w", bucket, kind, err)
 	}
 	c.Enabled, c.Stored, c.Settings = status == "enabled", true, withDefaults(set)
+	c.own = tableID != ""
 	return c, nil
 }
 
@@ -238,13 +262,68 @@ func withDefaults(set MaintenanceSettings) MaintenanceSettings {
 }
 
 // EffectiveMaintenance is the configuration that governs kind for one table:
-// the table's own if it has one, else its bucket's, else the defaults.
+// the table's own if it has one, else its bucket's, else the one for every
+// bucket (SetDestructiveMaintenance with bucket ""), else the defaults. A
+// Table with only Bucket set asks for the bucket's.
 func (s *Store) EffectiveMaintenance(ctx context.Context, t Table, kind MaintenanceKind) (MaintenanceConfig, error) {
-	if kindAllowed(kind, TableMaintenanceKinds) {
+	if t.ID != "" && kindAllowed(kind, TableMaintenanceKinds) {
 		c, err := s.maintenanceRow(ctx, t.Bucket, t.ID, kind)
 		if err != nil || c.Stored {
 			return c, err
 		}
 	}
-	return s.maintenanceRow(ctx, t.Bucket, "", kind)
+	c, err := s.maintenanceRow(ctx, t.Bucket, "", kind)
+	if err != nil || c.Stored {
+		return c, err
+	}
+	return s.maintenanceRow(ctx, globalMaintenance, "", kind)
+}
+
+// globalMaintenance is the bucket column of the configuration for every
+// bucket: no bucket is called "".
+const globalMaintenance = ""
+
+// SetDestructiveMaintenance turns the destructive kinds (Destructive) on or
+// off for a bucket, or with bucket "" for every bucket that has no setting
+// of its own. Stored settings are kept; only the switch changes.
+func (s *Store) SetDestructiveMaintenance(ctx context.Context, bucket string, on bool) error {
+	if bucket != globalMaintenance {
+		if _, err := s.GetBucket(ctx, bucket); err != nil {
+			return err
+		}
+	}
+	for _, k := range DestructiveKinds {
+		c, err := s.maintenanceRow(ctx, bucket, "", k)
+		if err != nil {
+			return err
+		}
+		set := MaintenanceSettings{}
+		if c.Stored {
+			set = c.Settings
+		}
+		if err := s.putMaintenance(ctx, bucket, "", k, on, set); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DestructiveMaintenance says whether the destructive kinds are on for a
+// bucket (both of them, as the bucket sees them after falling back to the
+// setting for every bucket), and whether that is the bucket's own setting.
+func (s *Store) DestructiveMaintenance(ctx context.Context, bucket string) (on, own bool, err error) {
+	on = true
+	for _, k := range DestructiveKinds {
+		c, err := s.EffectiveMaintenance(ctx, Table{Bucket: bucket}, k)
+		if err != nil {
+			return false, false, err
+		}
+		on = on && c.Enabled
+		b, err := s.maintenanceRow(ctx, bucket, "", k)
+		if err != nil {
+			return false, false, err
+		}
+		own = own || b.Stored
+	}
+	return on, own, nil
 }

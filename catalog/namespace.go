@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
@@ -32,6 +35,9 @@ func (s *Store) CreateNamespace(ctx context.Context, bucket string, levels []str
 		return Namespace{}, err
 	}
 	if err := validateNamespace(levels); err != nil {
+		return Namespace{}, err
+	}
+	if err := checkProtectedValue(props); err != nil {
 		return Namespace{}, err
 	}
 	name := JoinNamespace(levels)
@@ -241,6 +247,9 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 		if err := CheckProperties("namespace", ns.Properties); err != nil {
 			return err
 		}
+		if err := checkProtectedValue(ns.Properties); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE namespaces SET properties = ? WHERE bucket = ? AND name = ?`,
 			encodeMap(ns.Properties), bucket, ns.Name()); err != nil {
 			return dbErr("update namespace", err)
@@ -252,8 +261,24 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 }
 
 // DropNamespace deletes a namespace. Non-empty (child namespaces or tables)
-// gives fault.NotEmpty unless cascade, which drops children and tables with data.
+// gives fault.NotEmpty unless cascade, which drops children and tables
+// (recently deleted for the bucket's hold, then their data goes).
 func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []string, cascade bool) error {
+	return s.DropNamespaceWith(ctx, bucket, levels, CascadeOptions{Cascade: cascade})
+}
+
+// subtreeWhere selects a namespace and every namespace under it by name
+// (column col), for its three arguments bucket, name, lo, hi.
+func subtreeWhere(col string) string {
+	return `bucket = ? AND (` + col + ` = ? OR (` + col + ` >= ? AND ` + col + ` < ?))`
+}
+
+// DropNamespaceWith is the one namespace drop every surface reaches. A
+// protected namespace refuses, and so does a cascade over a protected
+// namespace or table inside, unless forced. A cascade never deletes the
+// data of a table whose data lies in another namespace's directory (one
+// renamed in from there): its entry goes, its files stay.
+func (s *Store) DropNamespaceWith(ctx context.Context, bucket string, levels []string, opt CascadeOptions) error {
 	if err := validateBucket("bucket", bucket); err != nil {
 		return err
 	}
@@ -263,71 +288,152 @@ func (s *Store) DropNamespace(ctx context.Context, bucket string, levels []strin
 	name := JoinNamespace(levels)
 	lo, hi := subtreeBounds(name)
 	var dropped []Table
-	return s.tellDropped(s.inTx(ctx, func(tx *persist.Tx) error {
-		if err := s.requireNamespace(ctx, tx, bucket, name); err != nil {
+	var kept map[string]bool
+	var held bool
+	var purgeAt time.Time
+	err := s.inTx(ctx, func(tx *persist.Tx) error {
+		ns, err := s.getNamespace(ctx, tx, bucket, name)
+		if err != nil {
 			return err
 		}
-		var children, tbls int
+		if ns.Protected() && !opt.Force {
+			return protectedNamespaceErr(bucket, name, "drop")
+		}
+		var children int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM namespaces WHERE bucket = ? AND name >= ? AND name < ?`,
 			bucket, lo, hi).Scan(&children); err != nil {
 			return dbErr("count namespaces", err)
 		}
-		if err := tx.QueryRowContext(ctx,
-			`SELECT COUNT(*) FROM tables WHERE bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
-			bucket, name, lo, hi).Scan(&tbls); err != nil {
-			return dbErr("count tables", err)
-		}
-		views, err := countViews(ctx, tx, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`, bucket, name, lo, hi)
+		tables, err := s.loadTables(ctx, tx, subtreeWhere("namespace"), bucket, name, lo, hi)
 		if err != nil {
 			return err
 		}
-		if views > 0 && !cascade {
+		views, err := countViews(ctx, tx, subtreeWhere("namespace"), bucket, name, lo, hi)
+		if err != nil {
+			return err
+		}
+		if views > 0 && !opt.Cascade {
 			return newErr(fault.NotEmpty, "namespace",
 				"namespace %q in bucket %q holds %s; drop them first or drop with cascade", name, bucket, counted(views, "view", "views"))
 		}
-		if (children > 0 || tbls > 0) && !cascade {
+		if (children > 0 || len(tables) > 0) && !opt.Cascade {
 			return newErr(fault.NotEmpty, "namespace",
 				"namespace %q in bucket %q is not empty (%s, %s); drop them first or drop with cascade, which deletes their data",
-				name, bucket, counted(children, "child namespace", "child namespaces"), counted(tbls, "table", "tables"))
+				name, bucket, counted(children, "child namespace", "child namespaces"), counted(len(tables), "table", "tables"))
 		}
-		if err := s.dropTablesWhere(ctx, tx, &dropped, `bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
-			bucket, name, lo, hi); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE bucket = ? AND (namespace = ? OR (namespace >= ? AND namespace < ?))`,
-			bucket, name, lo, hi); err != nil {
-			return dbErr("delete views", err)
-		}
-		nss, err := namespaceNames(ctx, tx, `bucket = ? AND (name = ? OR (name >= ? AND name < ?))`, bucket, name, lo, hi)
+		nss, err := s.loadNamespaces(ctx, tx, subtreeWhere("name"), bucket, name, lo, hi)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE bucket = ? AND (name = ? OR (name >= ? AND name < ?))`,
-			bucket, name, lo, hi); err != nil {
-			return dbErr("delete namespaces", err)
+		if err := checkSubtreeProtection(bucket, fmt.Sprintf("namespace %q of bucket %q", name, bucket), "a cascade", nss, tables, opt.Force); err != nil {
+			return err
 		}
-		// Only empty directories go: anything left was not the catalog's.
-		for _, ns := range nss {
-			_ = s.wh.Delete(ctx, s.namespaceDir(bucket, ns))
+		// A table renamed in from another namespace keeps its data where
+		// it lies: the cascade takes its entry (recently deleted, so it
+		// can be undropped) and never its files.
+		foreign, err := s.foreignIn(ctx, tx, bucket, name, tables)
+		if err != nil {
+			return err
+		}
+		keepData := make(map[string]bool, len(foreign))
+		for _, t := range foreign {
+			keepData[t.ID] = true
+		}
+		b, err := s.getBucket(ctx, tx, bucket)
+		if err != nil {
+			return err
+		}
+		hold, err := s.holdOf(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		m := s.newDeleteMeta(hold, opt.By, opt.Force, ReasonCascade)
+		if err := s.dropTables(ctx, tx, tables, keepData, hold, m); err != nil {
+			return err
+		}
+		dropped, kept, held, purgeAt = tables, keepData, hold > 0, m.purgeAt // a retried transaction starts over
+		if _, err := tx.ExecContext(ctx, `DELETE FROM views WHERE `+subtreeWhere("namespace"), bucket, name, lo, hi); err != nil {
+			return dbErr("delete views", err)
+		}
+		if err := s.removeNamespaces(ctx, tx, bucket, nss, m.now); err != nil {
+			return err
 		}
 		return nil
-	}), dropped)
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range dropped {
+		s.tableChanged(t.ID)
+		s.tableEvent(droppedEvent(t, !kept[t.ID], held, purgeAt))
+	}
+	return nil
 }
 
-// namespaceNames lists namespace names matching a condition.
-func namespaceNames(ctx context.Context, q querier, where string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM namespaces WHERE `+where+` ORDER BY name`, args...)
+// removeNamespaces deletes namespace rows, keeping a copy of those that
+// recently deleted tables still name, and removes their directories when
+// empty (anything left in one was not the catalog's to delete, or is a
+// recently deleted table's data).
+func (s *Store) removeNamespaces(ctx context.Context, tx *persist.Tx, bucket string, nss []Namespace, now time.Time) error {
+	if err := s.recordDeletedNamespaces(ctx, tx, bucket, nss, now); err != nil {
+		return err
+	}
+	for _, n := range nss {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM namespaces WHERE bucket = ? AND name = ?`, bucket, n.Name()); err != nil {
+			return dbErr("delete namespaces", err)
+		}
+	}
+	for _, n := range nss {
+		_ = s.wh.Delete(ctx, s.namespaceDir(bucket, n.Name()))
+	}
+	return nil
+}
+
+// loadNamespaces reads every namespace matching a condition, sorted by name.
+func (s *Store) loadNamespaces(ctx context.Context, q querier, where string, args ...any) ([]Namespace, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+namespaceColumns+` FROM namespaces WHERE `+where+` ORDER BY name`, args...)
 	if err != nil {
 		return nil, dbErr("list namespaces", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []Namespace
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		ns, err := scanNamespace(rows)
+		if err != nil {
 			return nil, dbErr("list namespaces", err)
 		}
-		out = append(out, n)
+		out = append(out, ns)
 	}
 	return out, rows.Err()
+}
+
+// foreignIn returns the tables of namespace ns's subtree whose data lies in
+// the directory of another namespace that exists (a table renamed in from
+// there): ns's cascade and overwrite never touch them, since what lies
+// under another namespace's directory is not ns's to delete.
+func (s *Store) foreignIn(ctx context.Context, q querier, bucket, ns string, tables []Table) ([]Table, error) {
+	root := s.BucketRoot(bucket)
+	var out []Table
+	for _, t := range tables {
+		loc, err := warehouse.Parse(t.Location)
+		if err != nil {
+			continue
+		}
+		rel, ok := loc.Rel(root)
+		if !ok {
+			continue
+		}
+		dir, _, _ := strings.Cut(rel, "/")
+		if dir == ns || strings.HasPrefix(dir, ns+".") {
+			continue
+		}
+		other, err := namespaceExists(ctx, q, bucket, dir)
+		if err != nil {
+			return nil, err
+		}
+		if other {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }

@@ -36,6 +36,12 @@ type Options struct {
 	// Tests lower it (bcrypt.MinCost): under -race one default-cost hash
 	// takes seconds.
 	BcryptCost int
+	// SoftDeleteHold is how long a dropped table stays recently deleted
+	// when neither its bucket nor the catalog's recorded default
+	// (SetDefaultHold) says otherwise. 0, the zero value, deletes at once
+	// as drops always did; floe serve passes --soft-delete-hold (7 days by
+	// default).
+	SoftDeleteHold time.Duration
 }
 
 // Store is the catalog on SQLite. It is safe for concurrent use, and several
@@ -64,6 +70,10 @@ type Store struct {
 
 	onChange atomic.Pointer[func(tableID string)] // see OnTableChange
 	onEvent  atomic.Pointer[func(TableEvent)]     // see OnTableEvent
+
+	// holder names this Store in the purge claims it writes, so its claim
+	// is told from another replica's.
+	holder string
 }
 
 // Warehouse returns the warehouse root as configured (for the local
@@ -90,6 +100,8 @@ type CreateBucketInput struct {
 	// ManagedVersioning: see Bucket.ManagedVersioning (LANCE or unset
 	// buckets only).
 	ManagedVersioning bool
+	// Protected: see Bucket.Protected.
+	Protected bool
 }
 
 // TableRef names a table.

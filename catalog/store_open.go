@@ -64,7 +64,7 @@ func New(db *persist.DB, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db, ro: db, opts: opts, wh: wh, local: local}, nil
+	return &Store{db: db, ro: db, opts: opts, wh: wh, local: local, holder: randomHex(8)}, nil
 }
 
 // Close releases the database when Open opened it; a Store made by New

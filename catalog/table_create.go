@@ -51,6 +51,9 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 	if err := validateTags(in.Tags); err != nil {
 		return Table{}, false, err
 	}
+	if err := checkProtectedValue(in.Properties); err != nil {
+		return Table{}, false, err
+	}
 	explicit, err := resolveLocation(in.Location)
 	if err != nil {
 		return Table{}, false, err
@@ -119,7 +122,13 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 		if err != nil {
 			return Table{}, err
 		}
-		if len(users) > 0 {
+		// So does a dropped table held recently deleted: its name is free,
+		// its directory is not.
+		held, err := s.deletedLocationUsers(ctx, tx, loc, id)
+		if err != nil {
+			return Table{}, err
+		}
+		if len(users) > 0 || len(held) > 0 {
 			name := in.Name + "-" + id[:8]
 			if in.Format == FormatLance {
 				name += ".lance"
@@ -234,6 +243,12 @@ func (s *Store) updateEntry(ctx context.Context, tx *persist.Tx, t Table) (Table
 // visible entry is fault.AlreadyExists. A deregistered entry is revived with
 // its table id.
 func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string, overwrite bool) (Table, error) {
+	return s.RegisterTableWith(ctx, ref, location, overwrite, false)
+}
+
+// RegisterTableWith is RegisterTable; an overwrite of a protected table
+// needs force.
+func (s *Store) RegisterTableWith(ctx context.Context, ref TableRef, location string, overwrite, force bool) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
@@ -275,6 +290,11 @@ func (s *Store) RegisterTable(ctx context.Context, ref TableRef, location string
 				"table %q already exists in namespace %q of bucket %q; register with overwrite to repoint it (no data is deleted)",
 				ref.Name, JoinNamespace(ref.Namespace), ref.Bucket)
 		}
+		if existing.State != StateDeregistered && existing.Location != loc.String() {
+			if err := checkTableProtection(existing, "overwrite", force); err != nil {
+				return err
+			}
+		}
 		t, err = s.revive(ctx, tx, existing, loc, false)
 		return err
 	})
@@ -294,7 +314,11 @@ func (s *Store) checkFree(ctx context.Context, q querier, loc warehouse.Location
 		return err
 	}
 	if len(users) == 0 {
-		return nil
+		held, err := s.deletedLocationUsers(ctx, q, loc, id)
+		if err != nil || len(held) == 0 {
+			return err
+		}
+		return heldLocationErr(loc, held[0])
 	}
 	u := users[0]
 	how := "is inside or around"

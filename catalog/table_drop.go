@@ -4,18 +4,23 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
 )
 
-// DropTable removes the entry and deletes the table's data directory. It
-// refuses (fault.Conflict) when the location is not a table's own directory:
+// DropTable drops a table: for its bucket's hold it becomes recently
+// deleted (its name free, listed nowhere, its data kept; UndropTable brings
+// it back), and the hold's end deletes its data directory. With a hold of 0
+// the data goes at once, as it always did. It refuses (fault.Conflict) a
+// protected table, and a location that is not a table's own directory:
 // unparseable, outside its bucket, the bucket or a namespace directory, or
 // a directory that overlaps another table's data.
 func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
-	return s.removeTable(ctx, ref, true, "")
+	d, err := s.DropTableWith(ctx, ref, DropOptions{})
+	return d.Table, err
 }
 
 // DropTableAtVersion is DropTable on condition that the table's version
@@ -24,56 +29,71 @@ func (s *Store) DropTable(ctx context.Context, ref TableRef) (Table, error) {
 // the token makes the drop fail with fault.Conflict instead of silently
 // discarding that change. An empty versionToken drops unconditionally.
 func (s *Store) DropTableAtVersion(ctx context.Context, ref TableRef, versionToken string) (Table, error) {
-	return s.removeTable(ctx, ref, true, versionToken)
+	d, err := s.DropTableWith(ctx, ref, DropOptions{VersionToken: versionToken})
+	return d.Table, err
 }
 
-// ForgetTable removes a table's entry and keeps every byte of its data (an
-// Iceberg drop without purge).
+// ForgetTable drops a table's entry and keeps every byte of its data (an
+// Iceberg drop without purge); for the hold it is recently deleted, so it
+// can be undropped.
 func (s *Store) ForgetTable(ctx context.Context, ref TableRef) (Table, error) {
-	return s.removeTable(ctx, ref, false, "")
+	d, err := s.DropTableWith(ctx, ref, DropOptions{KeepData: true})
+	return d.Table, err
 }
 
-// removeTable deletes the entry and, with deleteData, the data directory;
-// a non-empty versionToken must match the table's current one.
-func (s *Store) removeTable(ctx context.Context, ref TableRef, deleteData bool, versionToken string) (Table, error) {
+// DropTableWith is the one drop every surface reaches. The answer says
+// what happened: Held() when the table is recently deleted until PurgeAt.
+func (s *Store) DropTableWith(ctx context.Context, ref TableRef, opt DropOptions) (DeletedTable, error) {
 	if err := validateRef(ref); err != nil {
-		return Table{}, err
+		return DeletedTable{}, err
 	}
-	var t Table
+	var d DeletedTable
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
-		var err error
-		if t, err = s.getTable(ctx, tx, ref); err != nil {
+		t, err := s.getTable(ctx, tx, ref)
+		if err != nil {
 			return err
 		}
-		if versionToken != "" && versionToken != t.VersionToken {
+		if opt.VersionToken != "" && opt.VersionToken != t.VersionToken {
 			return newErr(fault.Conflict, "version_token",
 				"table %q changed since it was read (version token mismatch); read it again and retry the drop", t.Name)
 		}
-		if deleteData {
+		if err := checkTableProtection(t, "drop", opt.Force); err != nil {
+			return err
+		}
+		if !opt.KeepData {
 			if err := s.checkDeletable(ctx, tx, t, nil); err != nil {
 				return err
 			}
-			// Data first, inside the transaction: if deleting fails the
-			// entry stays and the caller can retry.
-			if err := s.deleteData(ctx, t); err != nil {
-				return err
-			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE id = ?`, t.ID); err != nil {
-			return dbErr("delete table", err)
+		b, err := s.getBucket(ctx, tx, t.Bucket)
+		if err != nil {
+			return err
 		}
-		return nil
+		hold, err := s.holdOf(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		d = DeletedTable{Table: t, PurgeData: !opt.KeepData, DeletedBy: opt.By, Forced: opt.Force && t.Protected(), Reason: ReasonDrop}
+		if hold == 0 {
+			d.DeletedAt = s.now().UTC()
+			return s.removeNow(ctx, tx, t, opt.KeepData)
+		}
+		m := s.newDeleteMeta(hold, opt.By, d.Forced, ReasonDrop)
+		d.DeletedAt, d.PurgeAt, d.DropID = m.now, m.purgeAt, m.dropID
+		return s.softDelete(ctx, tx, t, !opt.KeepData, m)
 	})
 	if err != nil {
-		return Table{}, err
+		return DeletedTable{}, err
 	}
-	s.tableEvent(TableEvent{Kind: TableDropped, Table: t, DataDeleted: deleteData})
-	return t, nil
+	s.tableChanged(d.ID)
+	s.tableEvent(droppedEvent(d.Table, d.PurgeData, d.Held(), d.PurgeAt))
+	return d, nil
 }
 
 // checkDeletable refuses to delete a location that is not one table's own.
 // dropping holds the ids being dropped together (cascade), whose shared
-// locations are not a reason to refuse.
+// locations are not a reason to refuse. Recently deleted tables count: a
+// drop never deletes data another one still holds.
 func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping map[string]bool) error {
 	loc, err := warehouse.Parse(t.Location)
 	if err == nil {
@@ -94,59 +114,69 @@ func (s *Store) checkDeletable(ctx context.Context, q querier, t Table, dropping
 				t.Name, t.Location, u.Name, JoinNamespace(u.Namespace), u.Bucket)
 		}
 	}
+	held, err := s.deletedLocationUsers(ctx, q, loc, t.ID)
+	if err != nil {
+		return err
+	}
+	for _, u := range held {
+		return newErr(fault.Conflict, "location",
+			"refusing to delete the data of table %q at %q: recently deleted table %q (namespace %q of bucket %q) keeps data there until %s; purge or undrop it first",
+			t.Name, t.Location, u.Name, JoinNamespace(u.Namespace), u.Bucket, u.PurgeAt.Format(time.RFC3339))
+	}
 	return nil
 }
 
-// dropTablesWhere drops every table matching a condition, data included
-// (the cascade of bucket and namespace deletes), and adds the dropped ones
-// to *dropped for the caller to tell once its transaction committed.
-func (s *Store) dropTablesWhere(ctx context.Context, tx *persist.Tx, dropped *[]Table, where string, args ...any) error {
-	rows, err := tx.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
+// loadTables reads every table matching a condition.
+func (s *Store) loadTables(ctx context.Context, q querier, where string, args ...any) ([]Table, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
 	if err != nil {
-		return dbErr("list tables", err)
+		return nil, dbErr("list tables", err)
 	}
+	defer rows.Close()
 	var tables []Table
 	for rows.Next() {
 		t, err := s.scanTable(rows)
 		if err != nil {
-			rows.Close()
-			return dbErr("list tables", err)
+			return nil, dbErr("list tables", err)
 		}
 		tables = append(tables, t)
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
-		return dbErr("list tables", err)
+		return nil, dbErr("list tables", err)
 	}
+	return tables, nil
+}
+
+// dropTables drops tables together (the cascade of namespace and bucket
+// deletes): with a hold they become recently deleted, otherwise their data
+// and entries go at once. keepData holds the ids whose data is never to be
+// deleted (a table renamed in from another namespace): only their entries
+// go. Every location is checked before anything is touched.
+func (s *Store) dropTables(ctx context.Context, tx *persist.Tx, tables []Table, keepData map[string]bool, hold time.Duration, m deleteMeta) error {
 	dropping := make(map[string]bool, len(tables))
 	for _, t := range tables {
 		dropping[t.ID] = true
 	}
 	for _, t := range tables {
+		if keepData[t.ID] {
+			continue
+		}
 		if err := s.checkDeletable(ctx, tx, t, dropping); err != nil {
 			return err
 		}
 	}
 	for _, t := range tables {
-		if err := s.deleteData(ctx, t); err != nil {
+		var err error
+		if hold == 0 {
+			err = s.removeNow(ctx, tx, t, keepData[t.ID])
+		} else {
+			err = s.softDelete(ctx, tx, t, !keepData[t.ID], m)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM tables WHERE `+where, args...); err != nil {
-		return dbErr("delete tables", err)
-	}
-	*dropped = tables // a retried transaction starts over
 	return nil
-}
-
-// tellDropped reports a cascade's dropped tables once it committed.
-func (s *Store) tellDropped(err error, dropped []Table) error {
-	if err == nil {
-		for _, t := range dropped {
-			s.tableEvent(TableEvent{Kind: TableDropped, Table: t, DataDeleted: true})
-		}
-	}
-	return err
 }
 
 // DeregisterTable hides a Lance table: its entry's state becomes
@@ -156,6 +186,12 @@ func (s *Store) tellDropped(err error, dropped []Table) error {
 // it, and there is no place outside the prefix a directory-catalog client
 // would look). Deregistering a hidden table again changes nothing.
 func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error) {
+	return s.DeregisterTableWith(ctx, ref, false)
+}
+
+// DeregisterTableWith is DeregisterTable; force passes protection (a
+// deregistered table is gone for every client, as after a drop).
+func (s *Store) DeregisterTableWith(ctx context.Context, ref TableRef, force bool) (Table, error) {
 	if err := validateRef(ref); err != nil {
 		return Table{}, err
 	}
@@ -172,6 +208,9 @@ func (s *Store) DeregisterTable(ctx context.Context, ref TableRef) (Table, error
 		}
 		if t.State == StateDeregistered {
 			return nil
+		}
+		if err := checkTableProtection(t, "deregister", force); err != nil {
+			return err
 		}
 		t.State = StateDeregistered
 		t, err = s.updateEntry(ctx, tx, t)
@@ -199,6 +238,19 @@ func (s *Store) RenameTable(ctx context.Context, from TableRef, toNamespace []st
 // that lands between a client's read and its rename makes the rename fail
 // with fault.Conflict. An empty versionToken renames unconditionally.
 func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNamespace []string, toName, versionToken string) (Table, error) {
+	return s.RenameTableWith(ctx, from, toNamespace, toName, RenameOptions{VersionToken: versionToken})
+}
+
+// RenameOptions say how a rename treats the version token and protection.
+type RenameOptions struct {
+	VersionToken string // see RenameTableAtVersion
+	Force        bool   // passes protection (see DropOptions.Force)
+}
+
+// RenameTableWith is the one rename every surface reaches. A protected
+// table refuses to be renamed away from its name unless forced.
+func (s *Store) RenameTableWith(ctx context.Context, from TableRef, toNamespace []string, toName string, opt RenameOptions) (Table, error) {
+	versionToken := opt.VersionToken
 	if err := validateRef(from); err != nil {
 		return Table{}, err
 	}
@@ -221,6 +273,9 @@ func (s *Store) RenameTableAtVersion(ctx context.Context, from TableRef, toNames
 		}
 		if JoinNamespace(to.Namespace) == JoinNamespace(from.Namespace) && to.Name == from.Name {
 			return nil
+		}
+		if err := checkTableProtection(t, "rename", opt.Force); err != nil {
+			return err
 		}
 		if err := s.requireNamespace(ctx, tx, to.Bucket, JoinNamespace(to.Namespace)); err != nil {
 			return err
@@ -267,6 +322,9 @@ func (s *Store) CommitTable(ctx context.Context, id, expectedToken, newMetadataL
 		if t.VersionToken != expectedToken {
 			return newErr(fault.Conflict, "version_token",
 				"table %q changed since it was read (version token mismatch); reload it and retry the commit", t.Name)
+		}
+		if err := checkProtectedValue(props); err != nil {
+			return err
 		}
 		t.MetadataLocation = newMetadataLocation
 		if props != nil {

@@ -46,6 +46,19 @@ func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (vi
 			h.log.Warn("bucket health sums", "err", err)
 		}
 	}
+	deleted, err := h.store.ListDeletedBuckets(r.Context())
+	if err != nil {
+		return views.BucketsView{}, err
+	}
+	for _, b := range deleted {
+		n, err := h.store.CountDeletedTables(r.Context(), b.Name)
+		if err != nil {
+			return views.BucketsView{}, err
+		}
+		base := views.BucketURL(b.Name)
+		v.DeletedBuckets = append(v.DeletedBuckets, views.DeletedBucketRow{Name: b.Name, Format: string(b.Format), DeletedAt: b.DeletedAt,
+			Tables: n, UndropURL: base + "/undrop", PurgeURL: base + "/purge"})
+	}
 	for _, b := range items {
 		row := views.BucketRow{
 			Name: b.Name, Format: string(b.Format), Endpoint: h.endpointFor(r, b.Format, b.Name),

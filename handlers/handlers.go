@@ -21,6 +21,7 @@ import (
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/tasks"
 )
 
@@ -76,6 +77,10 @@ type Deps struct {
 	// Authz decides what each user may see and do; nil builds one over
 	// Store (floe serve hands every surface the process's one).
 	Authz *authz.Authorizer
+
+	// Manager says who may force past protection, protect, undrop and
+	// purge (the manage privilege); nil asks Authz (safety.Grants).
+	Manager safety.Manager
 }
 
 // Handlers serves the console pages. Create with New.
@@ -99,6 +104,7 @@ type Handlers struct {
 	audit    ActivityReader
 	sso      SSO // nil: no identity provider
 	authz    *authz.Authorizer
+	manager  safety.Manager
 }
 
 // New builds the handlers.
@@ -113,9 +119,12 @@ func New(d Deps) *Handlers {
 	}
 	h := &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz, manager: d.Manager}
 	if h.authz == nil {
 		h.authz = authz.New(d.Store)
+	}
+	if h.manager == nil {
+		h.manager = safety.Grants{D: h.authz}
 	}
 	return h
 }

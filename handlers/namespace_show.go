@@ -11,6 +11,7 @@ import (
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/identity"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/views"
 )
 
@@ -61,6 +62,9 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
 		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
 	}
+	v.CanManage = h.canManage(r, safety.NamespaceResource(b.Name, ns.Levels))
+	v.Protection = views.ProtectionView{What: "namespace", Action: views.NamespaceURL(b.Name, ns.Name()) + "/protect",
+		Protected: ns.Protected(), CanManage: v.CanManage}
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/views"
 )
 
@@ -24,11 +25,22 @@ func (h *Handlers) DropTable(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, views.TablePage(v))
 		return
 	}
-	if _, err := h.store.DropTable(r.Context(), ref); err != nil {
+	force, err := h.force(r, safety.TableResource(ref), ref.Name)
+	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.flash(r, "Table "+ref.Name+" dropped with its data")
+	d, err := h.store.DropTableWith(r.Context(), ref, catalog.DropOptions{Force: force, By: principalString(r)})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if d.Held() {
+		h.flash(r, "Table "+ref.Name+" dropped: it is in bucket "+ref.Bucket+"'s Recently deleted list until "+
+			d.PurgeAt.UTC().Format("2006-01-02 15:04 UTC")+", when its data is deleted; Undrop there brings it back")
+	} else {
+		h.flash(r, "Table "+ref.Name+" dropped with its data")
+	}
 	redirect(w, r, views.NamespaceURL(ref.Bucket, catalog.JoinNamespace(ref.Namespace)))
 }
 
@@ -39,8 +51,12 @@ func (h *Handlers) DeregisterTable(w http.ResponseWriter, r *http.Request) {
 	if err == nil && t.Format != catalog.FormatLance {
 		err = &fault.Error{Kind: fault.Conflict, Field: "format", Message: "Only Lance tables can be deregistered; Iceberg tables are dropped through their engine or here."}
 	}
+	var force bool
 	if err == nil {
-		_, err = h.store.DeregisterTable(r.Context(), ref)
+		force, err = h.force(r, safety.TableResource(ref), ref.Name)
+	}
+	if err == nil {
+		_, err = h.store.DeregisterTableWith(r.Context(), ref, force)
 	}
 	if err != nil {
 		h.fail(w, r, err)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/form"
@@ -15,6 +16,7 @@ import (
 func maintForms(forms []tasks.Form, typed tasks.Type, text map[string]string) []views.MaintForm {
 	out := make([]views.MaintForm, 0, len(forms))
 	for _, f := range forms {
+		f.Fields = dryRunFirst(f.Fields)
 		shown := map[string]string(nil)
 		if f.Type == typed {
 			shown = text
@@ -56,4 +58,18 @@ func refusalAtFields(mf *views.MaintForm, err error) {
 	if len(errs) > 0 {
 		mf.Errors = errs
 	}
+}
+
+// dryRunFirst checks a form's "Dry run" box by default in the console (the
+// API's default stays false): a task that deletes data shows what it would
+// delete first, and the operator unticks the box to Run it.
+func dryRunFirst(fields []form.Field) []form.Field {
+	i := slices.IndexFunc(fields, func(f form.Field) bool { return f.Name == "dry_run" && f.Type == form.Bool })
+	if i < 0 {
+		return fields
+	}
+	out := slices.Clone(fields)
+	out[i].Default = true
+	out[i].Help = "Ticked: list the versions and files this would delete, with their bytes, and delete nothing. Untick to run it."
+	return out
 }

@@ -26,8 +26,9 @@ const icebergLane = "iceberg"
 // icebergActions are the jobs the tab offers, in the order they matter.
 // The two that delete files ask first, as Fix does.
 var icebergActions = []views.IcebergAction{
+	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots (dry run)", Help: "Lists the snapshots past retention and the files and bytes expiring them would delete; deletes nothing.", DryRun: true},
 	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots", Help: "Removes snapshots past retention (never a branch or tag head) and the files only they needed.",
-		Confirm: "Expire snapshots now? Snapshots past retention are removed for good, and the data files only they needed are deleted; time travel to them stops working."},
+		Confirm: "Expire snapshots now? Snapshots past retention are removed for good, and the data files only they needed are deleted; time travel to them stops working. The dry run lists them first."},
 	{Type: "iceberg_remove_orphans", Title: "Remove orphans (dry run)", Help: "Lists the files no metadata references; deletes nothing.", DryRun: true},
 	{Type: "iceberg_remove_orphans", Title: "Remove orphan files", Help: "Deletes unreferenced files older than the job type's threshold.",
 		Confirm: "Remove orphan files now? Files no metadata references, older than the job type's threshold, are deleted for good. The dry run lists them first."},

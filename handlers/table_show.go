@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/views"
 )
 
@@ -70,5 +71,13 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	v.RenderedAt = since
 	v.Health = h.healthPanel(t, since)
+	v.CanManage = h.canManage(r, safety.TableResource(ref))
+	v.Protection = views.ProtectionView{What: "table", Action: views.TableURL(b.Name, v.Namespace, t.Name) + "/protect",
+		Protected: t.Protected(), CanManage: v.CanManage}
+	hold, err := h.store.EffectiveHold(r.Context(), b)
+	if err != nil {
+		return views.TableView{}, err
+	}
+	v.Hold = catalog.FormatHold(hold)
 	return v, nil
 }

@@ -14,6 +14,9 @@ import (
 // before/after figures (another worker, a failure); the caller then shows
 // the worker's own summary.
 func resultSummary(result map[string]any) (line string, ok bool) {
+	if result["ran"] == "dry_run" {
+		return dryRunSummary(result)
+	}
 	before, b1 := result["before"].(map[string]any)
 	after, b2 := result["after"].(map[string]any)
 	if !b1 || !b2 {
@@ -85,4 +88,39 @@ func bytesChange(b, a int64) string {
 		return nb + " → " + na + " " + ua
 	}
 	return hb + " → " + ha
+}
+
+// dryRunSummary is a cleanup dry run's line: what the real run would
+// delete ("dry run: would remove 4 versions and delete 12 files (1.2 MiB);
+// nothing was deleted"). Its version did not move, but "nothing to do"
+// would be wrong.
+func dryRunSummary(result map[string]any) (string, bool) {
+	count := func(k string) (int64, bool) {
+		switch v := result[k].(type) {
+		case []any:
+			return int64(len(v)), true
+		case json.Number:
+			n, err := v.Int64()
+			return n, err == nil
+		case float64:
+			return int64(v), true
+		case string:
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return n, true
+			}
+			var list []any
+			if json.Unmarshal([]byte(v), &list) == nil {
+				return int64(len(list)), true
+			}
+		}
+		return 0, false
+	}
+	versions, ok1 := count("versions_would_remove")
+	files, ok2 := count("files_would_delete_count")
+	bytes, ok3 := count("bytes_would_delete")
+	if !ok1 || !ok2 || !ok3 {
+		return "", false
+	}
+	return fmt.Sprintf("dry run: would remove %s versions and delete %s files (%s); nothing was deleted",
+		groupDigits(versions), groupDigits(files), humanBytes(bytes)), true
 }

@@ -20,6 +20,8 @@ func TestResultSummary(t *testing.T) {
 		{"index build names the index change", `{"before":{"version":3,"fragments":1,"bytes":900,"indices":0,"unindexed_rows":300},"after":{"version":4,"fragments":1,"bytes":1900,"indices":1,"unindexed_rows":0}}`,
 			"1 → 1 fragments, 900 B → 1.9 KiB, unindexed rows 300 → 0, 0 → 1 indices", true},
 		{"no-op", `{"before":{"version":5,"fragments":5},"after":{"version":5,"fragments":5}}`, "nothing to do", true},
+		{"cleanup dry run says what it would delete", `{"before":{"version":8,"versions":8},"after":{"version":8,"versions":8},"ran":"dry_run","versions_would_remove":[1,2,3,4,5,6],"files_would_delete_count":14,"bytes_would_delete":2048}`,
+			"dry run: would remove 6 versions and delete 14 files (2.0 KiB); nothing was deleted", true},
 		{"no figures", `{"files_removed":3}`, "", false},
 		{"figures of another shape", `{"before":{"note":"x"},"after":{"note":"y"}}`, "", false},
 	}

@@ -411,3 +411,36 @@ func lastSlash(s string) int {
 	}
 	return -1
 }
+
+// TouchesProperty reports whether a commit's updates set or remove the
+// table property key (the surface asks for more than write to change
+// floe.protected). Updates that do not parse touch nothing here: the
+// commit refuses them itself.
+func TouchesProperty(raw []json.RawMessage, key string) bool {
+	for _, r := range raw {
+		var u struct {
+			Action   string            `json:"action"`
+			Updates  map[string]string `json:"updates"`
+			Updated  map[string]string `json:"updated"`
+			Removals []string          `json:"removals"`
+			Removed  []string          `json:"removed"`
+		}
+		if json.Unmarshal(r, &u) != nil {
+			continue
+		}
+		switch u.Action {
+		case "set-properties":
+			if _, ok := u.Updates[key]; ok {
+				return true
+			}
+			if _, ok := u.Updated[key]; ok {
+				return true
+			}
+		case "remove-properties":
+			if slices.Contains(u.Removals, key) || slices.Contains(u.Removed, key) {
+				return true
+			}
+		}
+	}
+	return false
+}

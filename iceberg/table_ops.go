@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -86,28 +87,68 @@ func (s *Tables) CreateTable(ctx context.Context, b catalog.Bucket, ns []string,
 }
 
 // DropTable removes a table from the catalog. With purge its files go too;
-// without, every file stays for a later register. An Iceberg entry that has
-// no metadata file yet (declared through S3 Tables, or left by an older
-// floe interrupted mid-create) can be dropped too, so no name is ever stuck
-// listed but neither loadable, droppable nor creatable.
+// without, every file stays for a later register. Either way the table is
+// first recently deleted for its bucket's hold (undrop brings it back). An
+// Iceberg entry that has no metadata file yet (declared through S3 Tables,
+// or left by an older floe interrupted mid-create) can be dropped too, so
+// no name is ever stuck listed but neither loadable, droppable nor
+// creatable.
 func (s *Tables) DropTable(ctx context.Context, ref catalog.TableRef, purge bool) error {
+	_, err := s.DropTableWith(ctx, ref, purge, catalog.DropOptions{})
+	return err
+}
+
+// DropTableWith is DropTable with the drop's options (force, who); purge
+// decides opt.KeepData.
+func (s *Tables) DropTableWith(ctx context.Context, ref catalog.TableRef, purge bool, opt catalog.DropOptions) (catalog.DeletedTable, error) {
 	t, err := s.store.GetTable(ctx, ref)
 	if err != nil {
-		return fromCatalog(err, "table")
+		return catalog.DeletedTable{}, fromCatalog(err, "table")
 	}
 	if t.Format != catalog.FormatIceberg {
-		return noSuchTable(ref)
+		return catalog.DeletedTable{}, noSuchTable(ref)
 	}
-	if purge {
-		_, err = s.store.DropTable(ctx, ref)
+	opt.KeepData = !purge
+	d, err := s.store.DropTableWith(ctx, ref, opt)
+	return d, fromCatalog(err, "table")
+}
+
+// UndropTable brings back a recently deleted Iceberg table as ref: the one
+// with table id id, or (id "") the one most recently dropped under ref's
+// name. It answers the table as LoadTable does.
+func (s *Tables) UndropTable(ctx context.Context, ref catalog.TableRef, id string) (*Loaded, error) {
+	var d catalog.DeletedTable
+	var err error
+	if id != "" {
+		d, err = s.store.GetDeletedTable(ctx, id)
+		if err == nil && d.Bucket != ref.Bucket {
+			err = newError(fault.NotFound, "table", "no recently deleted table of bucket %q has table id %q", ref.Bucket, id)
+		}
 	} else {
-		_, err = s.store.ForgetTable(ctx, ref)
+		d, err = s.store.FindDeletedTable(ctx, ref)
 	}
-	return fromCatalog(err, "table")
+	if err == nil && d.Format != catalog.FormatIceberg {
+		err = newError(fault.NotFound, "table", "recently deleted table %q is a Lance table; undrop it through the Lance REST, the console or floe table undrop", d.Name)
+	}
+	if err != nil {
+		return nil, fromCatalog(err, "table")
+	}
+	if _, err := s.store.UndropTable(ctx, d.ID, ref); err != nil {
+		return nil, err
+	}
+	if d.MetadataLocation == "" {
+		return nil, newError(fault.NotFound, "table", "table %q is back, but it has no metadata file yet (it was declared and never committed)", ref.Name)
+	}
+	return s.LoadTable(ctx, ref)
 }
 
 // RenameTable moves a table to another name or namespace of its bucket.
 func (s *Tables) RenameTable(ctx context.Context, from catalog.TableRef, toNamespace []string, toName string) error {
+	return s.RenameTableWith(ctx, from, toNamespace, toName, false)
+}
+
+// RenameTableWith is RenameTable; force passes protection.
+func (s *Tables) RenameTableWith(ctx context.Context, from catalog.TableRef, toNamespace []string, toName string, force bool) error {
 	if err := catalog.ValidateTableName(toName); err != nil {
 		return invalid("name", "table name %q: %v", toName, err)
 	}
@@ -117,7 +158,7 @@ func (s *Tables) RenameTable(ctx context.Context, from catalog.TableRef, toNames
 	if _, err := s.store.GetNamespace(ctx, from.Bucket, toNamespace); err != nil {
 		return fromCatalog(err, "namespace")
 	}
-	_, err := s.store.RenameTable(ctx, from, toNamespace, toName)
+	_, err := s.store.RenameTableWith(ctx, from, toNamespace, toName, catalog.RenameOptions{Force: force})
 	return fromCatalog(err, "table")
 }
 
@@ -125,6 +166,14 @@ func (s *Tables) RenameTable(ctx context.Context, from catalog.TableRef, toNames
 // bucket b. With overwrite an existing Iceberg table of that name is
 // pointed at the file instead.
 func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, metadataLocation string, overwrite bool) (*Loaded, error) {
+	return s.RegisterTableWith(ctx, b, ref, metadataLocation, overwrite, false)
+}
+
+// RegisterTableWith is RegisterTable; force passes the protection of the
+// table an overwrite repoints. Metadata of a recently deleted table is
+// refused with a sentence pointing at undrop: registering it would make a
+// second entry for data the first may still purge.
+func (s *Tables) RegisterTableWith(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, metadataLocation string, overwrite, force bool) (*Loaded, error) {
 	if err := catalog.ValidateTableName(ref.Name); err != nil {
 		return nil, invalid("name", "table name %q: %v", ref.Name, err)
 	}
@@ -152,11 +201,17 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 	if _, err := s.store.GetNamespace(ctx, b.Name, ref.Namespace); err != nil {
 		return nil, fromCatalog(err, "namespace")
 	}
+	if err := s.store.CheckNotRecentlyDeleted(ctx, m.md.Location); err != nil {
+		return nil, err
+	}
 	existing, err := s.store.GetTable(ctx, ref)
 	switch {
 	case err == nil && (!overwrite || existing.Format != catalog.FormatIceberg):
 		return nil, newError(fault.AlreadyExists, "name", "table %q already exists", ref.Name)
 	case err == nil:
+		if err := catalog.CheckTableProtection(existing, "overwrite", force); err != nil {
+			return nil, err
+		}
 		if _, err := s.store.CommitTable(ctx, existing.ID, existing.VersionToken, metadataLocation, m.md.Properties); err != nil {
 			if errors.Is(err, fault.Conflict) {
 				return nil, commitFailed("table %s changed while it was re-registered; retry", ref.Name)
@@ -179,4 +234,22 @@ func (s *Tables) RegisterTable(ctx context.Context, b catalog.Bucket, ref catalo
 	}
 	s.cache.put(metadataLocation, m)
 	return &Loaded{metadataLocation, m.raw, m.md}, nil
+}
+
+// SetProtected protects an Iceberg table or lifts its protection with a
+// commit that sets (or removes) the floe.protected property, so the
+// metadata file, LoadTable and the catalog agree, and the next commit by
+// an engine keeps it. The caller checks the manage privilege.
+func (s *Tables) SetProtected(ctx context.Context, b catalog.Bucket, ref catalog.TableRef, on bool) (*Loaded, error) {
+	var up map[string]any
+	if on {
+		up = map[string]any{"action": "set-properties", "updates": map[string]string{catalog.ProtectedProperty: "true"}}
+	} else {
+		up = map[string]any{"action": "remove-properties", "removals": []string{catalog.ProtectedProperty}}
+	}
+	raw, err := json.Marshal(up)
+	if err != nil {
+		return nil, err
+	}
+	return s.Commit(ctx, b, ref, CommitInput{Updates: []json.RawMessage{raw}})
 }

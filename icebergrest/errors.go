@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
@@ -28,6 +29,9 @@ const (
 	typeNotFound          = "NotFoundException"
 	typeServiceFailure    = "ServiceFailureException"
 	typeUnavailable       = "ServiceUnavailableException"
+	// typeConflict is floe's: a protected resource, or data a recently
+	// deleted table still holds, refuses the operation (409).
+	typeConflict = "ConflictException"
 )
 
 // apiError is an error the handlers answer with as it is.
@@ -79,7 +83,14 @@ func asAPIError(err error, notFoundType string) *apiError {
 			typ = typeNoSuchView
 		}
 		return &apiError{http.StatusNotFound, typ, msg}
-	case fault.AlreadyExists, fault.Conflict:
+	case fault.Conflict:
+		if e.Field == catalog.FieldProtected || e.Field == catalog.FieldRecentlyDeleted {
+			// Not a name taken: the table (or what holds it) refuses the
+			// operation as it stands; the message says why and what to do.
+			return &apiError{http.StatusConflict, typeConflict, msg}
+		}
+		return &apiError{http.StatusConflict, typeAlreadyExists, msg}
+	case fault.AlreadyExists:
 		// The catalog's conflicts are a name held by the other format or a
 		// bucket declared for it: the name is taken, as far as Iceberg sees.
 		return &apiError{http.StatusConflict, typeAlreadyExists, msg}

@@ -11,6 +11,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
+	"github.com/floe/floe/safety"
 )
 
 // pageParams reads pageToken and pageSize; the token is the catalog's
@@ -169,7 +170,11 @@ func (s *Server) dropNamespace(w http.ResponseWriter, r *http.Request, b catalog
 	if err != nil {
 		return err
 	}
-	if err := s.store.DropNamespace(r.Context(), b.Name, levels, false); err != nil {
+	force, err := s.force(r, safety.NamespaceResource(b.Name, levels))
+	if err != nil {
+		return err
+	}
+	if err := s.store.DropNamespaceWith(r.Context(), b.Name, levels, catalog.CascadeOptions{Force: force, By: principal(r).String()}); err != nil {
 		if errors.Is(err, fault.NotEmpty) {
 			return errorf(http.StatusConflict, typeNamespaceNotEmpty, "namespace %q is not empty: drop its tables and child namespaces first", strings.Join(levels, "."))
 		}
@@ -199,6 +204,12 @@ func (s *Server) updateNamespaceProperties(w http.ResponseWriter, r *http.Reques
 	before, err := s.store.GetNamespace(r.Context(), b.Name, levels)
 	if err != nil {
 		return fromCatalog(err, typeNoSuchNamespace)
+	}
+	_, sets := in.Updates[catalog.ProtectedProperty]
+	if sets || slices.Contains(in.Removals, catalog.ProtectedProperty) {
+		if err := safety.Require(r.Context(), s.manager, principal(r), safety.NamespaceResource(b.Name, levels), "changing "+catalog.ProtectedProperty); err != nil {
+			return err
+		}
 	}
 	if _, err := s.store.UpdateNamespaceProperties(r.Context(), b.Name, levels, in.Removals, in.Updates); err != nil {
 		return fromCatalog(err, typeNoSuchNamespace)

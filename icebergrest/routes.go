@@ -41,6 +41,7 @@ func (s *Server) routes(e *edge.Surface) {
 	e.Handle("DELETE "+tb+"/{table}/plan/{plan}", s.in(need(identity.Read, atTable), s.cancelPlanning), edge.Op("cancelPlanning", edge.Reads))
 	e.Handle("POST "+tb+"/{table}/tasks", s.in(need(identity.Read, atTable), s.fetchScanTasks), edge.Op("fetchScanTasks", edge.Reads))
 	e.Handle("POST "+ns+"/{ns}/register", s.in(see(atNamespace), s.registerTable), edge.Op("registerTable", edge.Writes))
+	e.Handle("POST "+ns+"/{ns}/undrop", s.in(see(atNamespace), s.undropTable), edge.Op("undropTable", edge.Writes)) // floe's extension: soft delete; manage asked by the handler
 	e.Handle("POST /v1/{prefix}/tables/rename", s.in(see(inBody), s.renameTable), edge.Op("renameTable", edge.Writes))
 	e.Handle("POST /v1/{prefix}/transactions/commit", s.in(see(inBody), s.commitTransaction), edge.Op("commitTransaction", edge.Writes))
 

@@ -23,6 +23,7 @@ import (
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/jsonstrict"
+	"github.com/floe/floe/safety"
 )
 
 // Config configures the Iceberg REST server.
@@ -64,6 +65,9 @@ type Config struct {
 	PlanLimits iceberg.PlanLimits
 	// Authz decides what each principal may do; nil builds one over Store.
 	Authz *authz.Authorizer
+	// Manager says who may force past protection, protect and undrop (the
+	// manage privilege); nil asks Authz (safety.Grants).
+	Manager safety.Manager
 }
 
 // Server is the Iceberg REST catalog.
@@ -79,6 +83,7 @@ type Server struct {
 	region, account string
 	edge            *edge.Surface
 	authz           *authz.Authorizer
+	manager         safety.Manager
 }
 
 // maxBodyBytes bounds one request body: a commit carries schemas and
@@ -112,9 +117,13 @@ func New(cfg Config) *Server {
 		region:        cfg.Region,
 		account:       cfg.Account,
 		authz:         cfg.Authz,
+		manager:       cfg.Manager,
 	}
 	if s.authz == nil {
 		s.authz = authz.New(cfg.Store)
+	}
+	if s.manager == nil {
+		s.manager = safety.Grants{D: s.authz}
 	}
 	s.edge = edge.New(edge.Config{
 		Name:    "iceberg",

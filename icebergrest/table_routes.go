@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/identity"
+	"github.com/floe/floe/safety"
 )
 
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request, b catalog.Bucket) error {
@@ -158,6 +159,9 @@ func (s *Server) commitTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
+	if err := s.guardProtection(r.Context(), r, ref, req.Updates); err != nil {
+		return err
+	}
 	res, err := s.tables.Commit(r.Context(), b, ref, req)
 	if err != nil {
 		return err
@@ -170,7 +174,12 @@ func (s *Server) dropTable(w http.ResponseWriter, r *http.Request, b catalog.Buc
 	if err != nil {
 		return err
 	}
-	if err := s.tables.DropTable(r.Context(), ref, r.URL.Query().Get("purgeRequested") == "true"); err != nil {
+	force, err := s.force(r, safety.TableResource(ref))
+	if err != nil {
+		return err
+	}
+	if _, err := s.tables.DropTableWith(r.Context(), ref, r.URL.Query().Get("purgeRequested") == "true",
+		catalog.DropOptions{Force: force, By: principal(r).String()}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -214,7 +223,11 @@ func (s *Server) renameTable(w http.ResponseWriter, r *http.Request, b catalog.B
 	if err := requireRename(r, from, to); err != nil {
 		return err
 	}
-	if err := s.tables.RenameTable(r.Context(), from, to.Namespace, to.Name); err != nil {
+	force, err := s.force(r, safety.TableResource(from))
+	if err != nil {
+		return err
+	}
+	if err := s.tables.RenameTableWith(r.Context(), from, to.Namespace, to.Name, force); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -238,7 +251,11 @@ func (s *Server) registerTable(w http.ResponseWriter, r *http.Request, b catalog
 		return err
 	}
 	ref := catalog.TableRef{Bucket: b.Name, Namespace: ns, Name: in.Name}
-	res, err := s.tables.RegisterTable(r.Context(), b, ref, in.MetadataLocation, in.Overwrite)
+	force, err := s.force(r, safety.TableResource(ref))
+	if err != nil {
+		return err
+	}
+	res, err := s.tables.RegisterTableWith(r.Context(), b, ref, in.MetadataLocation, in.Overwrite, force)
 	if err != nil {
 		return err
 	}
@@ -297,6 +314,9 @@ func (s *Server) commitTransaction(w http.ResponseWriter, r *http.Request, b cat
 		// All or none: every table of the transaction must be the
 		// caller's to write before any is committed.
 		if err := require(r, identity.Write, tableRes(changes[i].Ref)); err != nil {
+			return err
+		}
+		if err := s.guardProtection(r.Context(), r, changes[i].Ref, c.Updates); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 )
@@ -34,7 +35,11 @@ const (
 	CodeUnauthenticated        Code = 16
 	CodeServiceUnavailable     Code = 17
 	CodeInternal               Code = 18
-	CodeThrottling             Code = 21
+	// CodeInvalidTableState: the table (or namespace) is in a state that
+	// refuses the operation — protected (floe.protected), or its location
+	// held by a recently deleted table.
+	CodeInvalidTableState Code = 19
+	CodeThrottling        Code = 21
 )
 
 // Status is the HTTP status the spec pairs with a code.
@@ -44,7 +49,8 @@ func (c Code) Status() int {
 		return http.StatusNotAcceptable
 	case CodeNamespaceNotFound, CodeTableNotFound, CodeTableTagNotFound, CodeTableVersionNotFound:
 		return http.StatusNotFound
-	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification:
+	case CodeNamespaceAlreadyExists, CodeNamespaceNotEmpty, CodeTableAlreadyExists, CodeTableTagAlreadyExists, CodeConcurrentModification,
+		CodeInvalidTableState:
 		return http.StatusConflict
 	case CodeInvalidInput:
 		return http.StatusBadRequest
@@ -254,6 +260,12 @@ func asError(err error, notFound Code) *Error {
 	case fault.NotEmpty:
 		return NewError(CodeNamespaceNotEmpty, msg, "Drop what it contains first, or drop with behavior Cascade (which deletes the data).")
 	case fault.Conflict, fault.CommitFailed:
+		if ce.Field == catalog.FieldProtected {
+			return NewError(CodeInvalidTableState, msg, "Protection (floe.protected) refuses drop, purge, cascade, overwrite and rename; a caller with the manage privilege may repeat the request with ?force=true.")
+		}
+		if ce.Field == catalog.FieldRecentlyDeleted {
+			return NewError(CodeInvalidTableState, msg, "Undrop the recently deleted table (POST /v1/table/{id}/undrop), or purge it first.")
+		}
 		return NewError(CodeConcurrentModification, msg, "The catalog changed underneath this request; read the object again and retry.")
 	case fault.Invalid:
 		if ce.Field == "name" || ce.Field == "bucket" || ce.Field == "namespace" || ce.Field == "table" {

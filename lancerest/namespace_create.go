@@ -8,6 +8,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
+	"github.com/floe/floe/safety"
 )
 
 // createNamespace: POST /v1/namespace/{id}/create. One name creates a LANCE
@@ -55,23 +56,39 @@ func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *cal
 		case modeExistOk:
 			return writeJSON(w, propsResponse{Properties: bucketProps(b)})
 		}
-		// Overwrite: the spec drops the namespace (and so its data) and creates it empty.
+		// Overwrite: the spec drops the namespace and creates it empty.
+		// floe empties it explicitly: its tables become recently deleted
+		// (never deleted at once), and protection inside refuses.
 		if ice, err := s.hasIcebergTables(ctx, b, nil); err != nil {
 			return asError(err, CodeNamespaceNotFound)
 		} else if ice {
 			return icebergInside(c.id, c.delim)
 		}
-		if err := s.store.DeleteBucket(ctx, name, true); err != nil && !errors.Is(err, fault.NotFound) {
+		bp, e := bucketProperties(req.Properties)
+		if e != nil {
+			return e
+		}
+		force, e := s.force(ctx, c, safety.NamespaceResource(name, nil))
+		if e != nil {
+			return e
+		}
+		nb, err := s.store.OverwriteBucket(ctx, name, bp.tags, bp.managed, catalog.CascadeOptions{Force: force, By: c.principal.String()})
+		if err == nil && nb.Protected != bp.protected {
+			nb, err = s.store.SetBucketProtected(ctx, name, bp.protected)
+		}
+		if err != nil {
 			return asError(err, CodeNamespaceNotFound)
 		}
+		return writeJSON(w, propsResponse{Properties: bucketProps(nb)})
 	case !errors.Is(err, fault.NotFound):
 		return asError(err, CodeNamespaceNotFound)
 	}
-	tags, managed, e := bucketProperties(req.Properties)
+	bp, e := bucketProperties(req.Properties)
 	if e != nil {
 		return e
 	}
-	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: tags, ManagedVersioning: managed})
+	nb, err := s.store.CreateBucket(ctx, catalog.CreateBucketInput{Name: name, Format: catalog.FormatLance, Owner: c.key.Name, Tags: bp.tags,
+		ManagedVersioning: bp.managed, Protected: bp.protected})
 	if err != nil {
 		if errors.Is(err, fault.AlreadyExists) && req.mode == modeExistOk {
 			return writeJSON(w, propsResponse{Properties: emptyProps})
@@ -87,40 +104,62 @@ func (s *Server) createBucket(ctx context.Context, w http.ResponseWriter, c *cal
 // one of its tags.
 const ManagedVersioningProperty = "floe.managed_versioning"
 
+// bucketSettings are a bucket's CreateNamespace properties: its tags and
+// floe's settings, which are not tags.
+type bucketSettings struct {
+	tags      map[string]string
+	managed   bool
+	protected bool
+}
+
 // bucketProperties splits CreateNamespace properties of a bucket into its
-// tags and the managed-versioning setting.
-func bucketProperties(props map[string]string) (map[string]string, bool, *Error) {
-	v, ok := props[ManagedVersioningProperty]
-	if !ok {
-		return props, false, nil
-	}
-	tags := make(map[string]string, len(props))
-	for k, val := range props {
-		if k != ManagedVersioningProperty {
-			tags[k] = val
+// tags, the managed-versioning setting and protection (floe.protected).
+func bucketProperties(props map[string]string) (bucketSettings, *Error) {
+	var out bucketSettings
+	out.tags = make(map[string]string, len(props))
+	for k, v := range props {
+		switch k {
+		case ManagedVersioningProperty:
+			switch v {
+			case "true":
+				out.managed = true
+			case "false":
+			default:
+				return out, invalid(ManagedVersioningProperty+" must be true or false",
+					"Set it to true to have floe coordinate every commit of the bucket's tables (LanceDB 0.39 or newer), or leave it out.")
+			}
+		case catalog.ProtectedProperty:
+			switch v {
+			case "true":
+				out.protected = true
+			case "false":
+			default:
+				return out, invalid(catalog.ProtectedProperty+" must be true or false",
+					"Set it to true to make the bucket refuse drop (and anything that would delete what it holds) unless forced.")
+			}
+		default:
+			out.tags[k] = v
 		}
 	}
-	switch v {
-	case "true":
-		return tags, true, nil
-	case "false":
-		return tags, false, nil
-	}
-	return nil, false, invalid(ManagedVersioningProperty+" must be true or false",
-		"Set it to true to have floe coordinate every commit of the bucket's tables (LanceDB 0.39 or newer), or leave it out.")
+	return out, nil
 }
 
 // bucketProps is a bucket's properties as the Lance API shows them: its
-// tags, and the managed-versioning setting when it is on.
+// tags, and floe's settings that are on.
 func bucketProps(b catalog.Bucket) map[string]string {
-	if !b.ManagedVersioning {
+	if !b.ManagedVersioning && !b.Protected {
 		return propsOrEmpty(b.Tags)
 	}
-	out := make(map[string]string, len(b.Tags)+1)
+	out := make(map[string]string, len(b.Tags)+2)
 	for k, v := range b.Tags {
 		out[k] = v
 	}
-	out[ManagedVersioningProperty] = "true"
+	if b.ManagedVersioning {
+		out[ManagedVersioningProperty] = "true"
+	}
+	if b.Protected {
+		out[catalog.ProtectedProperty] = "true"
+	}
 	return out
 }
 
@@ -159,10 +198,14 @@ func (s *Server) createChild(ctx context.Context, w http.ResponseWriter, c *call
 	} else if ice {
 		return icebergInside(c.id, c.delim)
 	}
-	if err := s.store.DropNamespace(ctx, bucket, levels, true); err != nil && !errors.Is(err, fault.NotFound) {
-		return asError(err, CodeNamespaceNotFound)
+	// Overwrite empties the namespace explicitly: its tables become
+	// recently deleted (never deleted at once), protection inside refuses,
+	// and a table renamed in from another namespace is left where it is.
+	force, e := s.force(ctx, c, safety.NamespaceResource(bucket, levels))
+	if e != nil {
+		return e
 	}
-	ns, err = s.store.CreateNamespace(ctx, bucket, levels, req.Properties)
+	ns, _, err = s.store.OverwriteNamespace(ctx, bucket, levels, req.Properties, catalog.CascadeOptions{Force: force, By: c.principal.String()})
 	if err != nil {
 		return asError(err, CodeNamespaceNotFound)
 	}

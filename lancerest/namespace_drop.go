@@ -4,13 +4,17 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
+	"github.com/floe/floe/safety"
 )
 
 // dropNamespace: POST /v1/namespace/{id}/drop. mode Fail (404 when missing) or
 // Skip; behavior Restrict (409 code 3 when not empty) or Cascade, which drops
-// every Lance table inside with its data.
+// every Lance table inside (recently deleted for the bucket's hold, then
+// their data goes). Protection inside refuses (409 code 19) unless
+// ?force=true from a caller that manages it.
 func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
 	var req dropNamespaceRequest
 	if e := withBody(r, func(b []byte) (e *Error) { req, e = decodeDropNamespace(b, c.id); return }); e != nil {
@@ -54,11 +58,16 @@ func dropNamespace(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 			return icebergInside(c.id, c.delim)
 		}
 	}
+	force, e := s.force(ctx, c, safety.NamespaceResource(bucket, c.id[1:]))
+	if e != nil {
+		return e
+	}
+	opt := catalog.CascadeOptions{Cascade: req.cascade, Force: force, By: c.principal.String()}
 	var err error
 	if len(c.id) == 1 {
-		err = s.store.DeleteBucket(ctx, bucket, req.cascade)
+		err = s.store.DeleteBucketWith(ctx, bucket, opt)
 	} else {
-		err = s.store.DropNamespace(ctx, bucket, c.id[1:], req.cascade)
+		err = s.store.DropNamespaceWith(ctx, bucket, c.id[1:], opt)
 	}
 	switch {
 	case err == nil:

@@ -49,6 +49,8 @@ func (s *Server) routes() {
 		{"POST /v1/table/{id}/tags/update", "UpdateTableTag", edge.Writes, updateTableTag},
 		{"POST /v1/table/{id}/tags/delete", "DeleteTableTag", edge.Writes, deleteTableTag},
 		{"POST /v1/table/{id}/restore", "RestoreTable", edge.Writes, restoreTable},
+		{"POST /v1/table/{id}/undrop", "UndropTable", edge.Writes, undropTable},      // floe's extension: soft delete
+		{"POST /v1/table/{id}/cleanup_plan", "CleanupPlan", edge.Reads, cleanupPlan}, // floe's extension: a cleanup's dry run
 	} {
 		s.surface.Handle(rt.pattern, s.serve(rt.op, strings.Contains(rt.pattern, "{id}")), edge.Op(rt.name, rt.access))
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/lancecommit"
+	"github.com/floe/floe/safety"
 )
 
 // Config configures a Server.
@@ -61,6 +62,9 @@ type Config struct {
 	// Authz decides what each principal may do; nil builds one over Store
 	// (floe serve hands every surface the process's one authorizer).
 	Authz *authz.Authorizer
+	// Manager says who may force past protection and undrop (the manage
+	// privilege); nil asks Authz (safety.Grants).
+	Manager safety.Manager
 }
 
 // Server is the Lance Namespace REST API.
@@ -76,6 +80,8 @@ type Server struct {
 	// reads) over the same store.
 	commits *lancecommit.Service
 	authz   *authz.Authorizer
+	// manager: see Config.Manager.
+	manager safety.Manager
 
 	surface *edge.Surface
 }
@@ -97,9 +103,13 @@ func New(cfg Config) *Server {
 		jobs:     cfg.Jobs,
 		commits:  lancecommit.New(cfg.Store),
 		authz:    cfg.Authz,
+		manager:  cfg.Manager,
 	}
 	if s.authz == nil {
 		s.authz = authz.New(cfg.Store)
+	}
+	if s.manager == nil {
+		s.manager = safety.Grants{D: s.authz}
 	}
 	auth := cfg.Auth
 	if auth == nil {

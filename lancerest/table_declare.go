@@ -98,9 +98,15 @@ func registerTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	t, err := s.store.RegisterTable(ctx, ref, loc, req.overwrite)
+	force, e := s.force(ctx, c, tableResource(ref))
+	if e != nil {
+		return e
+	}
+	t, err := s.store.RegisterTableWith(ctx, ref, loc, req.overwrite, force)
 	switch {
 	case err == nil:
+	case fault.Field(err) == catalog.FieldProtected, fault.Field(err) == catalog.FieldRecentlyDeleted:
+		return asError(err, CodeTableNotFound)
 	case errors.Is(err, fault.AlreadyExists):
 		return NewError(CodeTableAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already exists",
 			"Use mode Overwrite to repoint the entry (no data is deleted), or pick another name.")

@@ -48,10 +48,16 @@ func renameTable(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Er
 	if _, e := s.resolveTable(ctx, ref, c.id, c.delim); e != nil {
 		return e
 	}
-	_, err := s.store.RenameTable(ctx, ref, toNs, req.NewTableName)
+	force, e := s.force(ctx, c, tableResource(ref))
+	if e != nil {
+		return e
+	}
+	_, err := s.store.RenameTableWith(ctx, ref, toNs, req.NewTableName, catalog.RenameOptions{Force: force})
 	switch {
 	case err == nil:
 		return writeJSON(w, struct{}{})
+	case fault.Field(err) == catalog.FieldProtected:
+		return asError(err, CodeTableNotFound)
 	case errors.Is(err, fault.AlreadyExists), errors.Is(err, fault.Conflict):
 		return NewError(CodeTableAlreadyExists, "a table named "+quote(req.NewTableName)+" already exists there",
 			"Pick another name, or drop or rename the other table first.")

@@ -1,5 +1,7 @@
 package s3tables
 
+import "github.com/floe/floe/catalog"
+
 // deleteTableBucket answers DeleteTableBucket.
 func (s *Server) deleteTableBucket(req *request) (any, error) {
 	name, err := s.bucketParam(req, see)
@@ -9,5 +11,7 @@ func (s *Server) deleteTableBucket(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.cfg.Store.DeleteBucket(req.ctx, name, false)
+	// A bucket that still holds recently deleted tables becomes recently
+	// deleted itself (its name stays taken) until they are purged.
+	return nil, s.cfg.Store.DeleteBucketWith(req.ctx, name, catalog.CascadeOptions{By: req.by})
 }

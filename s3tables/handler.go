@@ -40,6 +40,7 @@ type request struct {
 	r      *http.Request
 	key    catalog.APIKey
 	rights authz.Rights
+	by     string // the principal, as the recently deleted list records who dropped
 	query  url.Values
 	body   []byte
 }
@@ -110,7 +111,7 @@ func (s *Server) serve(a access, h handlerFunc) http.Handler {
 			s.encode(w, r, err)
 			return
 		}
-		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, rights: rights, query: r.URL.Query(), body: body})
+		out, err := h(&request{ctx: r.Context(), r: r, key: p.Key, rights: rights, by: p.String(), query: r.URL.Query(), body: body})
 		if err == nil && out == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return

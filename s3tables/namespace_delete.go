@@ -1,6 +1,9 @@
 package s3tables
 
-import "github.com/floe/floe/identity"
+import (
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/identity"
+)
 
 // deleteNamespace answers DeleteNamespace.
 func (s *Server) deleteNamespace(req *request) (any, error) {
@@ -15,5 +18,5 @@ func (s *Server) deleteNamespace(req *request) (any, error) {
 	if err := s.allow(req, identity.Resource{Bucket: bucket, Namespace: levels}, identity.Manage); err != nil {
 		return nil, err
 	}
-	return nil, s.cfg.Store.DropNamespace(req.ctx, bucket, levels, false)
+	return nil, s.cfg.Store.DropNamespaceWith(req.ctx, bucket, levels, catalog.CascadeOptions{By: req.by})
 }

@@ -100,7 +100,9 @@ func TestSharedCatalog(t *testing.T) {
 
 // TestMaintenanceConfigGovernsDetection: compaction DISABLED through the
 // API makes the catalog refuse compaction proposals for that table only;
-// the bucket's unreferenced-file setting governs orphan removal.
+// the bucket's unreferenced-file setting governs orphan removal. Snapshot
+// expiry and orphan removal delete data, so they are off until turned on
+// (issue 24): the S3 Tables configuration is one of the switches.
 func TestMaintenanceConfigGovernsDetection(t *testing.T) {
 	e := newTestEnv(t)
 	e.seed()
@@ -114,6 +116,16 @@ func TestMaintenanceConfigGovernsDetection(t *testing.T) {
 	}
 	if _, err := c.PutTableBucketMaintenanceConfiguration(ctx, &sdk.PutTableBucketMaintenanceConfigurationInput{TableBucketARN: shared,
 		Type: types.TableBucketMaintenanceTypeIcebergUnreferencedFileRemoval, Value: &types.TableBucketMaintenanceConfigurationValue{Status: types.MaintenanceStatusDisabled}}); err != nil {
+		t.Fatal(err)
+	}
+	scoped := aws.String(arnPrefix + "bucket/scoped")
+	if _, err := c.PutTableBucketMaintenanceConfiguration(ctx, &sdk.PutTableBucketMaintenanceConfigurationInput{TableBucketARN: scoped,
+		Type: types.TableBucketMaintenanceTypeIcebergUnreferencedFileRemoval, Value: &types.TableBucketMaintenanceConfigurationValue{Status: types.MaintenanceStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutTableMaintenanceConfiguration(ctx, &sdk.PutTableMaintenanceConfigurationInput{TableBucketARN: shared,
+		Namespace: aws.String("ns"), Name: aws.String("t"), Type: types.TableMaintenanceTypeIcebergSnapshotManagement,
+		Value: &types.TableMaintenanceConfigurationValue{Status: types.MaintenanceStatusEnabled}}); err != nil {
 		t.Fatal(err)
 	}
 	id := func(bucket string) string {
@@ -131,8 +143,10 @@ func TestMaintenanceConfigGovernsDetection(t *testing.T) {
 		{"iceberg_compact", "shared", false},
 		{"lance_compact", "scoped", true},
 		{"iceberg_remove_orphans", "shared", false},
-		{"iceberg_remove_orphans", "scoped", true},
-		{"iceberg_expire_snapshots", "shared", true},
+		{"iceberg_remove_orphans", "scoped", true},    // turned on for the bucket
+		{"iceberg_expire_snapshots", "shared", true},  // turned on for the table
+		{"iceberg_expire_snapshots", "scoped", false}, // off until turned on
+		{"lance_cleanup", "scoped", false},            // off until turned on
 		{"lance_scalar_index", "shared", true},
 	}
 	for _, tc := range cases {

@@ -19,6 +19,11 @@ type Schema struct {
 	Fields       []form.Field
 	// NeedOneOf: at least one of these fields must be given.
 	NeedOneOf []string
+	// Strict refuses a member the schema does not define (400 naming
+	// it) instead of dropping it: set on tasks that delete data, where a
+	// misspelt or unknown setting (a dry_run before there was one) must
+	// never turn into a real run.
+	Strict bool
 }
 
 // Field returns the named field.
@@ -113,8 +118,9 @@ var schemas = []Schema{
 		{Name: "num_indices_to_merge", Label: "Indices to merge", Type: form.Int, Min: atLeast(0), Default: int64(defaultNumIndicesToMerge)},
 		{Name: "retrain", Label: "Retrain", Type: form.Bool, Default: false},
 	}},
-	{Type: TypeCleanup, Op: "cleanup", Title: "Clean up old versions", Help: "Delete versions no longer needed. Give older_than, retain_versions or both.",
-		NeedOneOf: []string{"older_than", "retain_versions"}, Fields: []form.Field{
+	{Type: TypeCleanup, Op: "cleanup", Title: "Clean up old versions", Help: "Delete versions no longer needed. Give older_than, retain_versions or both; a dry run first lists what would go.",
+		NeedOneOf: []string{"older_than", "retain_versions"}, Strict: true, Fields: []form.Field{
+			{Name: "dry_run", Label: "Dry run", Type: form.Bool, Default: false, Help: "List the versions and files a cleanup would delete, with their bytes, and delete nothing."},
 			{Name: "older_than", Label: "Older than", Type: form.Age, Help: "A whole number and d, h, m or s, e.g. 7d."},
 			{Name: "retain_versions", Label: "Retain versions", Type: form.Int, Min: atLeast(1)},
 			{Name: "delete_unverified", Type: form.Bool, Default: false, Fixed: "floe never deletes unverified files"},

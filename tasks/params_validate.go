@@ -3,13 +3,18 @@ package tasks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/form"
 )
 
 // ValidateParams checks a submission body for the task type against its
 // schema and returns the params to store: recognised fields with their
-// defaults filled, unknown fields dropped. Only shape and basic values are
+// defaults filled, unknown fields dropped — or, for a Strict schema (a task
+// that deletes data), refused. Only shape and basic values are
 // checked here; Submit then checks an index task's column against the
 // table's observed schema. A refusal is an *fault.Error whose Field names
 // the parameter at fault (and whose Err is every field's form.Errors).
@@ -21,6 +26,11 @@ func ValidateParams(t Type, body []byte) (map[string]any, error) {
 	members, err := parseObject(body, sc.BodyOptional, sc.Op)
 	if err != nil {
 		return nil, err
+	}
+	if sc.Strict {
+		if err := refuseUnknown(sc, members); err != nil {
+			return nil, err
+		}
 	}
 	vals, derrs := form.DecodeJSON(sc.Fields, members)
 	return validate(sc, sc.Fields, vals, derrs)
@@ -83,4 +93,26 @@ func parseObject(body []byte, optional bool, what string) (map[string]json.RawMe
 		return nil, invalidf("the body of %s must be a JSON object", what)
 	}
 	return m, nil
+}
+
+// refuseUnknown names the first member (by name) a strict schema does not
+// define.
+func refuseUnknown(sc Schema, members map[string]json.RawMessage) error {
+	var unknown []string
+	for k := range members {
+		if _, ok := sc.Field(k); !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	names := make([]string, len(sc.Fields))
+	for i, f := range sc.Fields {
+		names[i] = f.Name
+	}
+	return &fault.Error{Kind: fault.Invalid, Field: unknown[0], Message: fmt.Sprintf(
+		"%s deletes data and refuses fields it does not know: %s is not one of %s; nothing was submitted",
+		sc.Op, strings.Join(unknown, ", "), strings.Join(names, ", "))}
 }

@@ -103,9 +103,24 @@ func TestCompactParams(t *testing.T) {
 	})
 }
 
+// TestCleanupRefusesUnknownFields: the careful user's cleanup with
+// "dry_run": true ran before cleanup had a dry run, because unknown fields
+// were dropped. A task that deletes data refuses them, naming the field.
+func TestCleanupRefusesUnknownFields(t *testing.T) {
+	_, err := ValidateParams(TypeCleanup, []byte(`{"retain_versions": 2, "dryRun": true}`))
+	fe, ok := fault.As(err)
+	if !ok || fe.Kind != fault.Invalid || fe.Field != "dryRun" {
+		t.Fatalf("err = %v; want Invalid naming dryRun", err)
+	}
+	// Tasks that delete nothing keep dropping what they do not know.
+	if _, err := ValidateParams(TypeCompact, []byte(`{"dry_run": true}`)); err != nil {
+		t.Fatalf("compact with an unknown field: %v", err)
+	}
+}
+
 func TestCleanupParams(t *testing.T) {
 	both := func(over map[string]any) map[string]any {
-		p := map[string]any{"delete_unverified": false, "error_if_tagged_old_versions": false}
+		p := map[string]any{"delete_unverified": false, "dry_run": false, "error_if_tagged_old_versions": false}
 		for k, v := range over {
 			p[k] = v
 		}
@@ -145,7 +160,10 @@ func TestCleanupParams(t *testing.T) {
 		{"error_if_tagged false", `{"retain_versions": 1, "error_if_tagged_old_versions": false}`, both(map[string]any{"retain_versions": 1})},
 		{"error_if_tagged true", `{"retain_versions": 1, "error_if_tagged_old_versions": true}`, nil},
 		{"only flags", `{"delete_unverified": false}`, nil},
-		{"unknown ignored", `{"older_than": "7d", "extra": [1,2]}`, both(map[string]any{"older_than": "7d"})},
+		{"unknown refused: cleanup deletes data", `{"older_than": "7d", "extra": [1,2]}`, nil},
+		{"dry run", `{"retain_versions": 2, "dry_run": true}`, both(map[string]any{"retain_versions": 2, "dry_run": true})},
+		{"dry run not a bool", `{"retain_versions": 2, "dry_run": "yes"}`, nil},
+		{"misspelt dry run refused", `{"retain_versions": 2, "dryrun": true}`, nil},
 		{"null older_than with retain", `{"older_than": null, "retain_versions": 2}`, both(map[string]any{"retain_versions": 2})},
 	})
 }

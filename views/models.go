@@ -119,6 +119,9 @@ type BucketsView struct {
 	FirstHref, NextHref string // keyset pages (?after=NAME); "" = none
 	Form                CreateBucketForm
 	NoneServed          bool // neither catalog surface is running
+	// DeletedBuckets are deleted buckets still holding recently deleted
+	// tables (their names stay taken).
+	DeletedBuckets []DeletedBucketRow
 }
 
 // NamespaceRow is one namespace in a list.
@@ -141,6 +144,10 @@ type BucketView struct {
 	Errors     FieldErrors
 	Snippets   []Snippet
 	Notice     string // error sentence shown at the top (e.g. 409 on delete)
+	Protection ProtectionView
+	Deleted    RecentlyDeletedView
+	Safety     BucketSafetyView
+	CanManage  bool // may force past protection
 	// CanDrop: the user manages everything, which deleting a bucket needs
 	// (CanWrite, managing the bucket, creates namespaces in it).
 	CanDrop bool
@@ -188,6 +195,8 @@ type NamespaceView struct {
 	NewTable               string
 	Errors                 FieldErrors
 	Notice                 string
+	Protection             ProtectionView
+	CanManage              bool // may force past protection
 }
 
 // TableView is the table page.
@@ -220,6 +229,11 @@ type TableView struct {
 	// Properties are the table's (an Iceberg table's from its metadata);
 	// nil when they cannot be read.
 	Properties *PropertiesView
+	Protection ProtectionView
+	// Hold is how long a drop keeps the table recently deleted ("7d";
+	// "0": a drop deletes the data at once).
+	Hold      string
+	CanManage bool // may force past protection
 }
 
 // ConnectView is /connect.

@@ -99,6 +99,13 @@ func TestMaintenanceFormsFromSchema(t *testing.T) {
 			t.Errorf("%s: want a read-only value with its reason, got kind %q", id, f.AttrOr("data-kind", ""))
 		}
 	}
+	// Cleanup deletes data: the console ticks its dry run first (issue 24).
+	if box := r.doc.Find(`input[type="checkbox"][data-testid="cleanup-dry_run"]`); box.Length() != 1 || !box.Is("[checked]") {
+		t.Errorf("the cleanup form's dry run is not ticked by default (%d boxes)", box.Length())
+	}
+	if box := r.doc.Find(`input[type="checkbox"][data-testid="optimize_indices-retrain"]`); box.Length() == 1 && box.Is("[checked]") {
+		t.Error("a box other than dry_run is ticked by default")
+	}
 	if r.doc.Find(".maint-form .hint").Length() != 0 || r.doc.Find(".maint-form .help").Length() == 0 {
 		t.Error("form help is not styled as help")
 	}

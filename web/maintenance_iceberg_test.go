@@ -28,7 +28,7 @@ func TestIcebergMaintenanceTab(t *testing.T) {
 		if r.status != http.StatusOK {
 			t.Fatalf("status %d", r.status)
 		}
-		for _, id := range []string{"run-iceberg_expire_snapshots", "run-iceberg_remove_orphans-dry", "run-iceberg_remove_orphans",
+		for _, id := range []string{"run-iceberg_expire_snapshots-dry", "run-iceberg_expire_snapshots", "run-iceberg_remove_orphans-dry", "run-iceberg_remove_orphans",
 			"run-iceberg_compact", "run-iceberg_rewrite_manifests", "no-iceberg-worker", "iceberg-not-observed", "iceberg-jobs-empty"} {
 			if !r.has(id) {
 				t.Errorf("missing %s", id)

@@ -39,6 +39,14 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("GET /fragments/endpoint-hint", "EndpointHint", see, h.EndpointHint)
 	page("GET /buckets/{bucket}", "ShowBucket", see, h.ShowBucket)
 	page("POST /buckets/{bucket}/delete", "DeleteBucket", global(identity.Manage), h.DeleteBucket)
+	page("POST /buckets/{bucket}/protect", "ProtectBucket", on(identity.Manage), h.ProtectBucket)
+	page("POST /buckets/{bucket}/settings", "SaveBucketSafety", on(identity.Manage), h.SaveBucketSafety)
+	page("POST /buckets/{bucket}/undrop", "UndropBucket", global(identity.Manage), h.UndropBucket)
+	page("POST /buckets/{bucket}/purge", "PurgeBucket", global(identity.Manage), h.PurgeBucket)
+	page("POST /buckets/{bucket}/deleted/{id}/undrop", "UndropTable", see, h.UndropDeletedTable) // manage on the table: the handler
+	page("POST /buckets/{bucket}/deleted/{id}/purge", "PurgeTable", see, h.PurgeDeletedTable)    // manage on the table: the handler
+	page("POST /buckets/{bucket}/namespaces/{ns}/protect", "ProtectNamespace", on(identity.Manage), h.ProtectNamespace)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/protect", "ProtectTable", on(identity.Manage), h.ProtectTable)
 	page("POST /buckets/{bucket}/namespaces", "CreateNamespace", see, h.CreateNamespace) // manage on the new namespace: the handler
 	page("GET /buckets/{bucket}/namespaces/{ns}", "ShowNamespace", see, h.ShowNamespace)
 	page("POST /buckets/{bucket}/namespaces/{ns}/delete", "DeleteNamespace", on(identity.Manage), h.DeleteNamespace)

@@ -22,6 +22,7 @@ import (
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/tasks"
 	"github.com/floe/floe/web/sessions"
 )
@@ -61,6 +62,9 @@ type Config struct {
 	// registry, which floe serve exposes on its --metrics listener; nil
 	// records nothing.
 	Metrics *edge.Metrics
+	// Manager says who may force past protection, protect, undrop and
+	// purge; nil asks Authz (safety.Grants).
+	Manager safety.Manager
 	// LiveLimit lowers the cap of /live websockets open at once over every
 	// session (0, or more than liveMaxTotal: liveMaxTotal); each session has
 	// its own cap too (live_limits.go).
@@ -138,7 +142,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.h = handlers.New(handlers.Deps{Store: cfg.Store, Logger: log, Surfaces: cfg.Surfaces, Stats: cfg.Stats, Sessions: sm,
 		Plugin: cfg.Plugin, Observe: cfg.Observe, Preview: cfg.Preview, Tasks: cfg.Tasks, Now: cfg.Now, Storage: storageStatus(cfg.Storage),
-		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO, Authz: cfg.Authz})
+		SnippetStore: cfg.SnippetStore, Health: newHealth(cfg.Observe, cfg.Store, cfg.Plugin), Audit: cfg.Audit, SSO: cfg.SSO, Authz: cfg.Authz,
+		Manager: cfg.Manager})
 	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
 		s.h.Encode(w, r, &fault.Error{Kind: fault.Unavailable, Field: "database", Message: "the session store failed", Err: err})
 	}

@@ -83,6 +83,13 @@ func tableEntry(e catalog.TableEvent) audit.Entry {
 	if e.Kind == catalog.TableDropped {
 		d["data_deleted"] = e.DataDeleted
 		d["deregistered"] = e.Deregistered
+		if e.Held { // recently deleted: undroppable until purge_at
+			d["held"] = true
+			d["purge_at"] = e.PurgeAt.UTC().Format(time.RFC3339)
+		}
+		if e.Purged { // a recently deleted table's hold ended, or Purge now
+			d["purged"] = true
+		}
 	}
 	data, _ := json.Marshal(d)
 	return audit.Entry{Type: typ, Time: time.Now(), Principal: "-", Bucket: e.Table.Bucket,

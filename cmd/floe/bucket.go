@@ -10,7 +10,8 @@ import (
 
 func newBucketCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bucket", Short: "Create, list and delete table buckets"}
-	cmd.AddCommand(newBucketCreateCmd(), newBucketListCmd(), newBucketDeleteCmd(), newBucketManagedVersioningCmd())
+	cmd.AddCommand(newBucketCreateCmd(), newBucketListCmd(), newBucketDeleteCmd(), newBucketManagedVersioningCmd(),
+		newBucketProtectCmd(), newBucketHoldCmd(), newBucketDestructiveCmd(), newBucketUndropCmd(), newBucketPurgeCmd())
 	return cmd
 }
 
@@ -129,22 +130,26 @@ func newBucketListCmd() *cobra.Command {
 }
 
 func newBucketDeleteCmd() *cobra.Command {
-	var cascade bool
+	var cascade, force bool
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
-		Short: "Delete an empty table bucket (--cascade also drops its tables and DELETES THEIR DATA)",
+		Short: "Delete an empty table bucket (--cascade also drops its tables: recently deleted for the bucket's hold, then their data goes)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withStore(cmd, func(st *catalog.Store) error {
-				if err := st.DeleteBucket(cmd.Context(), args[0], cascade); err != nil {
+				if err := st.DeleteBucketWith(cmd.Context(), args[0], catalog.CascadeOptions{Cascade: cascade, Force: force, By: cliPrincipal().String()}); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "deleted bucket %s\n", args[0])
+				if n, err := st.CountDeletedTables(cmd.Context(), args[0]); err == nil && n > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "its %d recently deleted tables are held until their purge time: floe bucket undrop %s brings it back\n", n, args[0])
+				}
 				return nil
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&cascade, "cascade", false, "also drop every namespace and table in the bucket, deleting their data")
+	cmd.Flags().BoolVar(&cascade, "cascade", false, "also drop every namespace and table in the bucket (recently deleted for the hold, then their data is deleted)")
+	cmd.Flags().BoolVar(&force, "force", false, "delete even if the bucket or something in it is protected")
 	return cmd
 }
 

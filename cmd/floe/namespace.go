@@ -10,7 +10,7 @@ import (
 
 func newNamespaceCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "namespace", Short: "Create and list namespaces inside a bucket"}
-	cmd.AddCommand(newNamespaceCreateCmd(), newNamespaceListCmd())
+	cmd.AddCommand(newNamespaceCreateCmd(), newNamespaceListCmd(), newNamespaceProtectCmd())
 	return cmd
 }
 

@@ -27,8 +27,11 @@ type serveConfig struct {
 	Metrics                    string
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
-	S3                         s3tablesConfig
-	S3Store                    s3Flags // an s3:// --warehouse
+	// SoftDeleteHold is --soft-delete-hold as typed ("7d", "0"); serve
+	// records it as the catalog's default hold at start.
+	SoftDeleteHold string
+	S3             s3tablesConfig
+	S3Store        s3Flags // an s3:// --warehouse
 	// MaxConnections is the connection budget of every listener together:
 	// 0 derives it from the open-file limit, -1 is no limit.
 	MaxConnections int
@@ -104,6 +107,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
+	f.StringVar(&c.SoftDeleteHold, "soft-delete-hold", catalog.FormatHold(catalog.DefaultSoftDeleteHold),
+		"how long a dropped table stays recently deleted (undroppable) before its data is deleted, for buckets without their own: 7d, 36h, 90m, or 0 to delete at once")
 	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
 	c.S3.addFlags(f)
 	c.Audit.addFlags(f)
@@ -178,7 +183,19 @@ func (c serveConfig) check() error {
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
 	}
+	if _, err := c.hold(); err != nil {
+		return usageError{"--soft-delete-hold: " + err.Error()}
+	}
 	return c.OIDC.check(c.HTTP)
+}
+
+// hold is --soft-delete-hold; unset (a config built in a test) is the
+// default.
+func (c serveConfig) hold() (time.Duration, error) {
+	if c.SoftDeleteHold == "" {
+		return catalog.DefaultSoftDeleteHold, nil
+	}
+	return catalog.ParseHold(c.SoftDeleteHold)
 }
 
 // bootstrapAdmin creates the first admin on an empty catalog, with the

@@ -21,6 +21,7 @@ import (
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/notify"
 	"github.com/floe/floe/plugin"
+	"github.com/floe/floe/safety"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 )
@@ -110,6 +111,15 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	s.st.FollowGrants(s.bus)      // on PostgreSQL: a grant made on any replica decides here once its note arrives
 	s.authz = authz.New(s.st)     // the one authorizer every surface asks
 	s.register("catalog", s.st.Close)
+	// The default hold is the catalog's (so CLI drops hold as long as the
+	// server's); every start records this one's.
+	hold, err := cfg.hold()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.st.SetDefaultHold(ctx, hold); err != nil {
+		return nil, err
+	}
 	if err := s.bindAll(); err != nil {
 		return nil, err
 	}
@@ -243,6 +253,9 @@ func (s *server) Run(ctx context.Context) error {
 		{"console live updates", s.console.Run},
 		{"task follower", func(ctx context.Context) error { s.svc.tasks.FollowJobs(ctx, s.svc.plugin); return nil }},
 		{"housekeeping", func(ctx context.Context) error { housekeep(ctx, s.st, s.svc.sessions, s.log); return nil }},
+		// Recently deleted tables whose hold ended lose their data here (on
+		// PostgreSQL every replica sweeps; each table is claimed first).
+		{"soft-delete sweep", (&safety.Sweeper{Store: s.st, Log: s.log}).Run},
 		{"grpc", func(ctx context.Context) error { return s.svc.plugin.Serve(ctx, s.grpcLn, s.grpcOpts...) }},
 	}
 	if h, ok := s.cfg.storage.(*warehouse.Health); ok {

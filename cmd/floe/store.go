@@ -155,7 +155,9 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 		db.Close()
 		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
-	st, err := catalog.New(db, catalog.Options{Warehouse: p.Warehouse, Backend: backend})
+	// Drops are held for floe serve's recorded --soft-delete-hold; before
+	// any serve recorded one, for the default.
+	st, err := catalog.New(db, catalog.Options{Warehouse: p.Warehouse, Backend: backend, SoftDeleteHold: catalog.DefaultSoftDeleteHold})
 	if err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)

@@ -8,8 +8,8 @@ import (
 )
 
 func newTableCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "table", Short: "List tables, and repair an Iceberg table older floe left unreadable"}
-	cmd.AddCommand(newTableListCmd(), newTableRepairCmd())
+	cmd := &cobra.Command{Use: "table", Short: "List tables, undrop or purge recently deleted ones, protect them, and repair an Iceberg table older floe left unreadable"}
+	cmd.AddCommand(newTableListCmd(), newTableRepairCmd(), newTableDeletedCmd(), newTableUndropCmd(), newTablePurgeCmd(), newTableProtectCmd())
 	return cmd
 }
 

@@ -35,14 +35,67 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type DeletionFile_DeletionFileType int32
+
+const (
+	DeletionFile_ARROW_ARRAY DeletionFile_DeletionFileType = 0 // a .arrow file
+	DeletionFile_BITMAP      DeletionFile_DeletionFileType = 1 // a .bin file
+)
+
+// Enum value maps for DeletionFile_DeletionFileType.
+var (
+	DeletionFile_DeletionFileType_name = map[int32]string{
+		0: "ARROW_ARRAY",
+		1: "BITMAP",
+	}
+	DeletionFile_DeletionFileType_value = map[string]int32{
+		"ARROW_ARRAY": 0,
+		"BITMAP":      1,
+	}
+)
+
+func (x DeletionFile_DeletionFileType) Enum() *DeletionFile_DeletionFileType {
+	p := new(DeletionFile_DeletionFileType)
+	*p = x
+	return p
+}
+
+func (x DeletionFile_DeletionFileType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DeletionFile_DeletionFileType) Descriptor() protoreflect.EnumDescriptor {
+	return file_lance_table_proto_enumTypes[0].Descriptor()
+}
+
+func (DeletionFile_DeletionFileType) Type() protoreflect.EnumType {
+	return &file_lance_table_proto_enumTypes[0]
+}
+
+func (x DeletionFile_DeletionFileType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DeletionFile_DeletionFileType.Descriptor instead.
+func (DeletionFile_DeletionFileType) EnumDescriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{7, 0}
+}
+
 type Manifest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Fields         []*Field               `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty"`
 	Fragments      []*DataFragment        `protobuf:"bytes,2,rep,name=fragments,proto3" json:"fragments,omitempty"`
 	Version        uint64                 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
 	SchemaMetadata map[string][]byte      `protobuf:"bytes,5,rep,name=schema_metadata,json=schemaMetadata,proto3" json:"schema_metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Where the IndexSection message sits in the manifest file (the same
+	// framing: a u32 length, then the message); absent without indices.
+	IndexSection *uint64 `protobuf:"varint,6,opt,name=index_section,json=indexSection,proto3,oneof" json:"index_section,omitempty"`
+	// When the version was committed.
+	Timestamp *Timestamp `protobuf:"bytes,7,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// The transaction file of this version, relative to _transactions/.
+	TransactionFile string `protobuf:"bytes,12,opt,name=transaction_file,json=transactionFile,proto3" json:"transaction_file,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Manifest) Reset() {
@@ -103,6 +156,221 @@ func (x *Manifest) GetSchemaMetadata() map[string][]byte {
 	return nil
 }
 
+func (x *Manifest) GetIndexSection() uint64 {
+	if x != nil && x.IndexSection != nil {
+		return *x.IndexSection
+	}
+	return 0
+}
+
+func (x *Manifest) GetTimestamp() *Timestamp {
+	if x != nil {
+		return x.Timestamp
+	}
+	return nil
+}
+
+func (x *Manifest) GetTransactionFile() string {
+	if x != nil {
+		return x.TransactionFile
+	}
+	return ""
+}
+
+// google.protobuf.Timestamp's wire form, declared here so the trimmed
+// copy imports nothing.
+type Timestamp struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seconds       int64                  `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	Nanos         int32                  `protobuf:"varint,2,opt,name=nanos,proto3" json:"nanos,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Timestamp) Reset() {
+	*x = Timestamp{}
+	mi := &file_lance_table_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Timestamp) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Timestamp) ProtoMessage() {}
+
+func (x *Timestamp) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Timestamp.ProtoReflect.Descriptor instead.
+func (*Timestamp) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Timestamp) GetSeconds() int64 {
+	if x != nil {
+		return x.Seconds
+	}
+	return 0
+}
+
+func (x *Timestamp) GetNanos() int32 {
+	if x != nil {
+		return x.Nanos
+	}
+	return 0
+}
+
+type UUID struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uuid          []byte                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UUID) Reset() {
+	*x = UUID{}
+	mi := &file_lance_table_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UUID) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UUID) ProtoMessage() {}
+
+func (x *UUID) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UUID.ProtoReflect.Descriptor instead.
+func (*UUID) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *UUID) GetUuid() []byte {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
+type IndexMetadata struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uuid          *UUID                  `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexMetadata) Reset() {
+	*x = IndexMetadata{}
+	mi := &file_lance_table_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexMetadata) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexMetadata) ProtoMessage() {}
+
+func (x *IndexMetadata) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexMetadata.ProtoReflect.Descriptor instead.
+func (*IndexMetadata) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *IndexMetadata) GetUuid() *UUID {
+	if x != nil {
+		return x.Uuid
+	}
+	return nil
+}
+
+func (x *IndexMetadata) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type IndexSection struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Indices       []*IndexMetadata       `protobuf:"bytes,1,rep,name=indices,proto3" json:"indices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IndexSection) Reset() {
+	*x = IndexSection{}
+	mi := &file_lance_table_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IndexSection) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IndexSection) ProtoMessage() {}
+
+func (x *IndexSection) ProtoReflect() protoreflect.Message {
+	mi := &file_lance_table_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IndexSection.ProtoReflect.Descriptor instead.
+func (*IndexSection) Descriptor() ([]byte, []int) {
+	return file_lance_table_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *IndexSection) GetIndices() []*IndexMetadata {
+	if x != nil {
+		return x.Indices
+	}
+	return nil
+}
+
 type DataFragment struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Id           uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -116,7 +384,7 @@ type DataFragment struct {
 
 func (x *DataFragment) Reset() {
 	*x = DataFragment{}
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -128,7 +396,7 @@ func (x *DataFragment) String() string {
 func (*DataFragment) ProtoMessage() {}
 
 func (x *DataFragment) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[1]
+	mi := &file_lance_table_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -141,7 +409,7 @@ func (x *DataFragment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFragment.ProtoReflect.Descriptor instead.
 func (*DataFragment) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{1}
+	return file_lance_table_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DataFragment) GetId() uint64 {
@@ -182,7 +450,7 @@ type DataFile struct {
 
 func (x *DataFile) Reset() {
 	*x = DataFile{}
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -194,7 +462,7 @@ func (x *DataFile) String() string {
 func (*DataFile) ProtoMessage() {}
 
 func (x *DataFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[2]
+	mi := &file_lance_table_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -207,7 +475,7 @@ func (x *DataFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DataFile.ProtoReflect.Descriptor instead.
 func (*DataFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{2}
+	return file_lance_table_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DataFile) GetPath() string {
@@ -225,17 +493,18 @@ func (x *DataFile) GetFileSizeBytes() uint64 {
 }
 
 type DeletionFile struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	ReadVersion    uint64                 `protobuf:"varint,2,opt,name=read_version,json=readVersion,proto3" json:"read_version,omitempty"`
-	Id             uint64                 `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
-	NumDeletedRows uint64                 `protobuf:"varint,4,opt,name=num_deleted_rows,json=numDeletedRows,proto3" json:"num_deleted_rows,omitempty"`
+	state          protoimpl.MessageState        `protogen:"open.v1"`
+	FileType       DeletionFile_DeletionFileType `protobuf:"varint,1,opt,name=file_type,json=fileType,proto3,enum=lance.table.DeletionFile_DeletionFileType" json:"file_type,omitempty"`
+	ReadVersion    uint64                        `protobuf:"varint,2,opt,name=read_version,json=readVersion,proto3" json:"read_version,omitempty"`
+	Id             uint64                        `protobuf:"varint,3,opt,name=id,proto3" json:"id,omitempty"`
+	NumDeletedRows uint64                        `protobuf:"varint,4,opt,name=num_deleted_rows,json=numDeletedRows,proto3" json:"num_deleted_rows,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DeletionFile) Reset() {
 	*x = DeletionFile{}
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -247,7 +516,7 @@ func (x *DeletionFile) String() string {
 func (*DeletionFile) ProtoMessage() {}
 
 func (x *DeletionFile) ProtoReflect() protoreflect.Message {
-	mi := &file_lance_table_proto_msgTypes[3]
+	mi := &file_lance_table_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -260,7 +529,14 @@ func (x *DeletionFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletionFile.ProtoReflect.Descriptor instead.
 func (*DeletionFile) Descriptor() ([]byte, []int) {
-	return file_lance_table_proto_rawDescGZIP(), []int{3}
+	return file_lance_table_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DeletionFile) GetFileType() DeletionFile_DeletionFileType {
+	if x != nil {
+		return x.FileType
+	}
+	return DeletionFile_ARROW_ARRAY
 }
 
 func (x *DeletionFile) GetReadVersion() uint64 {
@@ -288,15 +564,29 @@ var File_lance_table_proto protoreflect.FileDescriptor
 
 const file_lance_table_proto_rawDesc = "" +
 	"\n" +
-	"\x11lance/table.proto\x12\vlance.table\x1a\x10lance/file.proto\"\x9f\x02\n" +
+	"\x11lance/table.proto\x12\vlance.table\x1a\x10lance/file.proto\"\xbc\x03\n" +
 	"\bManifest\x12)\n" +
 	"\x06fields\x18\x01 \x03(\v2\x11.lance.file.FieldR\x06fields\x127\n" +
 	"\tfragments\x18\x02 \x03(\v2\x19.lance.table.DataFragmentR\tfragments\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\x04R\aversion\x12R\n" +
-	"\x0fschema_metadata\x18\x05 \x03(\v2).lance.table.Manifest.SchemaMetadataEntryR\x0eschemaMetadata\x1aA\n" +
+	"\x0fschema_metadata\x18\x05 \x03(\v2).lance.table.Manifest.SchemaMetadataEntryR\x0eschemaMetadata\x12(\n" +
+	"\rindex_section\x18\x06 \x01(\x04H\x00R\findexSection\x88\x01\x01\x124\n" +
+	"\ttimestamp\x18\a \x01(\v2\x16.lance.table.TimestampR\ttimestamp\x12)\n" +
+	"\x10transaction_file\x18\f \x01(\tR\x0ftransactionFile\x1aA\n" +
 	"\x13SchemaMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xb0\x01\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\x10\n" +
+	"\x0e_index_section\";\n" +
+	"\tTimestamp\x12\x18\n" +
+	"\aseconds\x18\x01 \x01(\x03R\aseconds\x12\x14\n" +
+	"\x05nanos\x18\x02 \x01(\x05R\x05nanos\"\x1a\n" +
+	"\x04UUID\x12\x12\n" +
+	"\x04uuid\x18\x01 \x01(\fR\x04uuid\"J\n" +
+	"\rIndexMetadata\x12%\n" +
+	"\x04uuid\x18\x01 \x01(\v2\x11.lance.table.UUIDR\x04uuid\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"D\n" +
+	"\fIndexSection\x124\n" +
+	"\aindices\x18\x01 \x03(\v2\x1a.lance.table.IndexMetadataR\aindices\"\xb0\x01\n" +
 	"\fDataFragment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12+\n" +
 	"\x05files\x18\x02 \x03(\v2\x15.lance.table.DataFileR\x05files\x12>\n" +
@@ -304,11 +594,16 @@ const file_lance_table_proto_rawDesc = "" +
 	"\rphysical_rows\x18\x04 \x01(\x04R\fphysicalRows\"F\n" +
 	"\bDataFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12&\n" +
-	"\x0ffile_size_bytes\x18\x06 \x01(\x04R\rfileSizeBytes\"k\n" +
-	"\fDeletionFile\x12!\n" +
+	"\x0ffile_size_bytes\x18\x06 \x01(\x04R\rfileSizeBytes\"\xe5\x01\n" +
+	"\fDeletionFile\x12G\n" +
+	"\tfile_type\x18\x01 \x01(\x0e2*.lance.table.DeletionFile.DeletionFileTypeR\bfileType\x12!\n" +
 	"\fread_version\x18\x02 \x01(\x04R\vreadVersion\x12\x0e\n" +
 	"\x02id\x18\x03 \x01(\x04R\x02id\x12(\n" +
-	"\x10num_deleted_rows\x18\x04 \x01(\x04R\x0enumDeletedRowsB(Z&github.com/floe/floe/lancemeta/lancepbb\x06proto3"
+	"\x10num_deleted_rows\x18\x04 \x01(\x04R\x0enumDeletedRows\"/\n" +
+	"\x10DeletionFileType\x12\x0f\n" +
+	"\vARROW_ARRAY\x10\x00\x12\n" +
+	"\n" +
+	"\x06BITMAP\x10\x01B(Z&github.com/floe/floe/lancemeta/lancepbb\x06proto3"
 
 var (
 	file_lance_table_proto_rawDescOnce sync.Once
@@ -322,26 +617,36 @@ func file_lance_table_proto_rawDescGZIP() []byte {
 	return file_lance_table_proto_rawDescData
 }
 
-var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_lance_table_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_lance_table_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_lance_table_proto_goTypes = []any{
-	(*Manifest)(nil),     // 0: lance.table.Manifest
-	(*DataFragment)(nil), // 1: lance.table.DataFragment
-	(*DataFile)(nil),     // 2: lance.table.DataFile
-	(*DeletionFile)(nil), // 3: lance.table.DeletionFile
-	nil,                  // 4: lance.table.Manifest.SchemaMetadataEntry
-	(*Field)(nil),        // 5: lance.file.Field
+	(DeletionFile_DeletionFileType)(0), // 0: lance.table.DeletionFile.DeletionFileType
+	(*Manifest)(nil),                   // 1: lance.table.Manifest
+	(*Timestamp)(nil),                  // 2: lance.table.Timestamp
+	(*UUID)(nil),                       // 3: lance.table.UUID
+	(*IndexMetadata)(nil),              // 4: lance.table.IndexMetadata
+	(*IndexSection)(nil),               // 5: lance.table.IndexSection
+	(*DataFragment)(nil),               // 6: lance.table.DataFragment
+	(*DataFile)(nil),                   // 7: lance.table.DataFile
+	(*DeletionFile)(nil),               // 8: lance.table.DeletionFile
+	nil,                                // 9: lance.table.Manifest.SchemaMetadataEntry
+	(*Field)(nil),                      // 10: lance.file.Field
 }
 var file_lance_table_proto_depIdxs = []int32{
-	5, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
-	1, // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
-	4, // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
-	2, // 3: lance.table.DataFragment.files:type_name -> lance.table.DataFile
-	3, // 4: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	10, // 0: lance.table.Manifest.fields:type_name -> lance.file.Field
+	6,  // 1: lance.table.Manifest.fragments:type_name -> lance.table.DataFragment
+	9,  // 2: lance.table.Manifest.schema_metadata:type_name -> lance.table.Manifest.SchemaMetadataEntry
+	2,  // 3: lance.table.Manifest.timestamp:type_name -> lance.table.Timestamp
+	3,  // 4: lance.table.IndexMetadata.uuid:type_name -> lance.table.UUID
+	4,  // 5: lance.table.IndexSection.indices:type_name -> lance.table.IndexMetadata
+	7,  // 6: lance.table.DataFragment.files:type_name -> lance.table.DataFile
+	8,  // 7: lance.table.DataFragment.deletion_file:type_name -> lance.table.DeletionFile
+	0,  // 8: lance.table.DeletionFile.file_type:type_name -> lance.table.DeletionFile.DeletionFileType
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_lance_table_proto_init() }
@@ -350,18 +655,20 @@ func file_lance_table_proto_init() {
 		return
 	}
 	file_lance_file_proto_init()
+	file_lance_table_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lance_table_proto_rawDesc), len(file_lance_table_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   5,
+			NumEnums:      1,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_lance_table_proto_goTypes,
 		DependencyIndexes: file_lance_table_proto_depIdxs,
+		EnumInfos:         file_lance_table_proto_enumTypes,
 		MessageInfos:      file_lance_table_proto_msgTypes,
 	}.Build()
 	File_lance_table_proto = out.File

@@ -19,7 +19,7 @@ const (
 	lane = "iceberg"
 	// descriptorVersion changes whenever a form or default below changes,
 	// so the console asks for the descriptors again.
-	descriptorVersion = "2026-11-30.1"
+	descriptorVersion = "2026-12-02.1"
 )
 
 // JobTypes lists the job types in the order they matter most.
@@ -51,6 +51,8 @@ var jobTypes = map[string]jobType{
 				help: "Snapshots older than this may go; 0 means age alone never keeps a snapshot."},
 			{name: "retain_last", label: "Always keep the last", kind: pluginpb.FieldType_FIELD_TYPE_INT, def: 5, min: 1, max: 100000,
 				help: "The newest snapshots of the main branch kept whatever their age."},
+			{name: "dry_run", label: "Dry run", kind: pluginpb.FieldType_FIELD_TYPE_BOOL, def: 0,
+				help: "List the snapshots that would expire and the files and bytes that would be deleted; commit and delete nothing."},
 		},
 	},
 	JobOrphans: {

@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as lancedb from '@lancedb/lancedb';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { runJob, cleanupPlan } from './lib/jobs.mjs';
 import { startExecution } from './lib/runner.mjs';
 import * as H from './testutil/harness.mjs';
@@ -141,6 +143,54 @@ describe('lance_cleanup', () => {
     r = await run(spec('lance_cleanup', 'cleanbad', { older_than: '7d' }));
     assert.equal(r.success, true, r.error);
     assert.deepEqual(JSON.parse(r.result.versions_removed), []);
+  });
+
+  // Issue 24: a dry run deletes nothing and names exactly the files the
+  // real run with the same policy then deletes, with their bytes. LanceDB
+  // 0.39 cannot list them; floe computes them from the manifests.
+  it('dry run lists exactly what the cleanup that follows deletes, file for file', async () => {
+    await H.seedTable(h, { bucket: B, name: 'cleandry', appends: 6, perAppend: 40 });
+    // One fragment first, so the real run's optimize() has nothing to
+    // compact and the two plans see the same versions.
+    let r = await run(spec('lance_compact', 'cleandry'));
+    assert.equal(r.success, true, r.error);
+    const dir = join(h.dir, 'warehouse', B, 'docs', 'cleandry.lance');
+    const tree = () => {
+      const out = new Map();
+      const walk = (d) => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          const p = join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else out.set(relative(dir, p), statSync(p).size);
+        }
+      };
+      walk(dir);
+      return out;
+    };
+    const before = tree();
+    // A parameter cleanup does not know fails the job before anything goes.
+    r = await run(spec('lance_cleanup', 'cleandry', { retain_versions: '2', dryrun: 'true' }));
+    assert.equal(r.success, false);
+    assert.match(r.error, /refuses parameters it does not know: dryrun; nothing was deleted/);
+    assert.deepEqual(tree(), before, 'a refused cleanup changed the dataset');
+    r = await run(spec('lance_cleanup', 'cleandry', { retain_versions: '2', dry_run: 'true' }));
+    assert.equal(r.success, true, r.error);
+    assert.equal(r.result.ran, 'dry_run');
+    assert.match(r.result.engine_note, /LanceDB 0\.39 cannot list what its cleanup would delete/);
+    assert.deepEqual(tree(), before, 'a dry run changed the dataset');
+    const planned = JSON.parse(r.result.files_would_delete);
+    assert.ok(planned.length > 0, 'the dry run plans no deletion: the test proves nothing');
+    assert.equal(Number(r.result.bytes_would_delete), planned.reduce((n, f) => n + before.get(f.path), 0));
+    const versions = (await (await H.openTable(h, B, 'docs', 'cleandry')).listVersions()).map((v) => v.version).sort((a, b) => a - b);
+    assert.deepEqual(JSON.parse(r.result.versions_would_keep), versions.slice(-2));
+    assert.deepEqual(JSON.parse(r.result.versions_would_remove), versions.slice(0, -2));
+
+    r = await run(spec('lance_cleanup', 'cleandry', { retain_versions: '2' }));
+    assert.equal(r.success, true, r.error);
+    const after = tree();
+    const deleted = [...before.keys()].filter((p) => !after.has(p)).sort();
+    assert.deepEqual(deleted, planned.map((f) => f.path).sort());
+    assert.equal(await (await H.openTable(h, B, 'docs', 'cleandry')).countRows(), 240);
   });
 
   it('plans by count, by age and around tags', () => {

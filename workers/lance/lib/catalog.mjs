@@ -189,6 +189,21 @@ export class Catalog {
   }
 
   /**
+   * What a cleanup with this cutoff would delete (floe's CleanupPlan
+   * extension: floe reads the manifests and lists the dataset, on disk or
+   * S3, because LanceDB 0.39 cannot say). Returns {versions, kept, files,
+   * bytes, unverified_kept}.
+   */
+  async cleanupPlan(ref, beforeMs, taggedVersions) {
+    const ident = identOf(ref);
+    const p = `/v1/table/${encodeURIComponent(ident)}/cleanup_plan?delimiter=${encodeURIComponent(DELIM)}`;
+    const r = await this.request('POST', p, { id: [ref.bucket, ...ref.namespace, ref.name], before_ms: beforeMs, tagged_versions: taggedVersions });
+    if (r.status === 404) throw new TableGoneError(`table ${ident} no longer exists in the catalog (${r.json?.detail || r.json?.error || '404'})`);
+    if (r.status !== 200) throw Catalog.describeError(p, r);
+    return r.json;
+  }
+
+  /**
    * Forget the catalog's records of versions cleanup removed from storage
    * (BatchDeleteTableVersions), for a managed table: LanceDB 0.39 deletes
    * the manifests but does not tell the namespace. Returns how many

@@ -253,9 +253,65 @@ const cleanup = {
     if (older === null && retain === null) throw new ParamError('cleanup needs older_than or retain_versions (or both)');
     if (p.get('delete_unverified')) refuse('delete_unverified', true, 'floe never deletes files that may belong to an in-flight commit');
     if (p.get('error_if_tagged_old_versions')) refuse('error_if_tagged_old_versions', true, 'tagged versions are kept and reported, never an error');
-    return { olderThanS: older, retainVersions: retain };
+    p.refuseUnknown(taskMeta);
+    return { olderThanS: older, retainVersions: retain, dryRun: p.get('dry_run') };
   },
-  async run(table, plan, before, { progress, signal, catalog, ref, managed }) {
+  async run(table, plan, before, ctx) {
+    return plan.dryRun ? cleanupDryRun(table, plan, ctx) : cleanupRun(table, plan, before, ctx);
+  },
+};
+
+// taskMeta are the names the task API adds to a task's parameters.
+const taskMeta = ['task_id', 'bucket', 'namespace', 'table'];
+
+// dryRunFileCap bounds the file list a dry run puts in its result (the
+// whole count and bytes are always there); the console shows the list.
+const dryRunFileCap = 1000;
+
+/**
+ * A cleanup's dry run: the versions the same policy would remove now, and
+ * every file that removal deletes, with the bytes. LanceDB 0.39 cannot list
+ * what its cleanup would delete, so floe computes it from the manifests
+ * and a listing of the dataset (the CleanupPlan extension of its Lance
+ * REST). Nothing is compacted, pruned or written.
+ */
+async function cleanupDryRun(table, plan, { progress, catalog, ref }) {
+  progress('planning', 20, 'reading the versions and tags');
+  const versions = (await table.listVersions()).map((v) => ({ version: v.version, ms: v.timestamp.getTime() })).sort((a, b) => a.version - b.version);
+  const tagList = await (await table.tags()).list();
+  const tags = Object.fromEntries(Object.entries(tagList).map(([k, v]) => [k, v.version]));
+  const cp = cleanupPlan(versions, tags, plan);
+  let fp = { versions: [], kept: versions.map((v) => v.version), files: [], bytes: 0, unverified_kept: 0 };
+  if (cp.cutoffMs !== null) {
+    progress('planning', 50, `asking floe which files removing ${cp.remove.length} versions deletes`);
+    fp = await catalog.cleanupPlan(ref, cp.cutoffMs, Object.values(tags));
+  }
+  const fragments = (await table.stats()).fragmentStats.numFragments;
+  const compactNote = fragments > 1
+    ? ` A real run first compacts (LanceDB 0.39's optimize() has no prune-only call): if it merges this table's ${fragments} fragments, the files it replaces are deleted too once no kept version references them, and the new version counts among the ones kept.`
+    : ' A real run first calls optimize() without pruning; with one fragment it has nothing to compact.';
+  const files = fp.files || [];
+  return {
+    extra: {
+      ran: 'dry_run',
+      dry_run: 'true',
+      engine_note: 'Dry run: nothing was compacted, pruned or deleted. LanceDB 0.39 cannot list what its cleanup would delete, so floe computed it from the dataset\'s manifests and a listing of its files, by the engine\'s rules.' + compactNote,
+      policy: { older_than_seconds: plan.olderThanS, retain_versions: plan.retainVersions },
+      cutoff: cp.cutoffMs !== null ? new Date(cp.cutoffMs).toISOString() : '',
+      versions_would_remove: fp.versions || [],
+      versions_would_keep: fp.kept || [],
+      versions_kept_for_tags: cp.keptForTags,
+      files_would_delete: files.slice(0, dryRunFileCap),
+      files_would_delete_count: files.length,
+      ...(files.length > dryRunFileCap ? { files_note: `only the first ${dryRunFileCap} of ${files.length} files are listed` } : {}),
+      bytes_would_delete: fp.bytes || 0,
+      unverified_files_kept: fp.unverified_kept || 0,
+    },
+    summary: () => `dry run: would remove ${(fp.versions || []).length} versions and delete ${files.length} files (${fp.bytes || 0} bytes); nothing was deleted`,
+  };
+}
+
+const cleanupRun = async (table, plan, before, { progress, signal, catalog, ref, managed }) => {
     // LanceDB has no prune-only call: optimize() also compacts and refreshes
     // indices. Run that part first with no pruning, so the versions it makes
     // exist before the cutoff is chosen and count among the ones kept.
@@ -304,7 +360,6 @@ const cleanup = {
       },
       summary: () => `removed ${removed.length} versions, kept ${left.length}` + (cp.keptForTags.length ? `; ${cp.keptForTags.length} kept because of tag "${cp.blocking[0].name}" on version ${cp.blocking[0].version}` : ''),
     };
-  },
 };
 
 // ---- scalar index --------------------------------------------------------------------

@@ -120,6 +120,15 @@ export class Params {
   has(name) {
     return this.map[name] !== undefined && this.map[name] !== '';
   }
+  /**
+   * Refuse every parameter the console did not define (nor the task's own
+   * names in meta): a job that deletes data must never run with a setting
+   * it does not know, as a cleanup sent with an unknown dry_run once did.
+   */
+  refuseUnknown(meta = []) {
+    const unknown = Object.keys(this.map).filter((k) => !this.defs.has(k) && !meta.includes(k)).sort();
+    if (unknown.length) throw new ParamError(`this job deletes data and refuses parameters it does not know: ${unknown.join(', ')}; nothing was deleted`);
+  }
   str(name, def = '') {
     return this.has(name) ? String(this.map[name]) : def;
   }
