@@ -33,7 +33,7 @@ func TestPagesRender(t *testing.T) {
 			[]string{"LanceDB, pylance, lance-spark, lance-ray", "Spark, Trino, DuckDB, PyIceberg", `htmx.min.js?v=`, `includeIndicatorStyles&#34;:false`}, nil},
 		{"/buckets/vec", []string{"namespaces-table", "create-namespace-form", "snippet-lancedb-js", "delete-bucket-form", "breadcrumb"},
 			[]string{"prod.eu", "then their data is deleted", "connectNamespace"}, []string{"pyiceberg"}},
-		{"/buckets/lake", []string{"snippet-pyiceberg", "snippet-spark-iceberg"}, []string{`warehouse=&#34;lake&#34;`, `list_tables(&#34;raw&#34;)`}, []string{"connectNamespace", "&lt;API_KEY"}},
+		{"/buckets/lake", []string{"snippet-pyiceberg"}, []string{`warehouse=&#34;lake&#34;`, `list_tables(&#34;raw&#34;)`}, []string{"connectNamespace", "&lt;API_KEY"}},
 		{"/buckets/vec/namespaces/prod", []string{"tables-table", "declare-table-form", "child-namespaces", "table-filter"},
 			[]string{"items", "prod.eu"}, []string{"iceberg-create-note"}},
 		{"/buckets/lake/namespaces/raw", []string{"iceberg-create-note", "tables-empty"}, []string{"PyIceberg", "Spark"}, []string{"declare-table-form"}},
