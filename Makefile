@@ -31,11 +31,11 @@ test-go:
 FUZZTIME ?= 10s
 FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
-	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
+	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./iceberg:FuzzParseFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
 	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
 	./handlers:FuzzSafeNext \
-	./lancemeta:FuzzDecodeManifest \
+	./lancemeta:FuzzDecodeManifest ./observe:FuzzReadFigures \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \
 	./form:FuzzValidate ./tasks:FuzzValidateParams ./handlers:FuzzActivityFilter \
 	./oidc:FuzzGroupsFrom ./oidc:FuzzParseKeySet

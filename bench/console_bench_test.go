@@ -102,7 +102,14 @@ func consolePages(b *testing.B, dbPath string) {
 		{"tables_page200", fmt.Sprintf("/buckets/bench/namespaces/docs?after=table_%05d", consoleTables-50-1)},
 		{"tables_page200_numbered", "/buckets/bench/namespaces/docs?page=200"},
 		{"tables_attention", "/buckets/bench/namespaces/docs?health=attention"},
+		// Sorted by a figure (rows = 1000+i, so descending starts at the
+		// last table), first page and page 100 by its cursor link.
+		{"tables_sorted_rows", "/buckets/bench/namespaces/docs?sort=rows&dir=desc"},
+		{"tables_sorted_rows_page100", fmt.Sprintf("/buckets/bench/namespaces/docs?sort=rows&dir=desc&after=%d~table_%05d",
+			1000+consoleTables-99*50, consoleTables-99*50)},
+		{"tables_sorted_health", "/buckets/bench/namespaces/docs?sort=health&dir=desc"},
 		{"buckets", "/buckets"},
+		{"buckets_sorted_rows", "/buckets?sort=rows&dir=desc"},
 	}
 	p50 := map[string]time.Duration{}
 	for _, p := range pages {
@@ -120,6 +127,9 @@ func consolePages(b *testing.B, dbPath string) {
 	if p50["tables_first"] > 0 {
 		b.Logf("page 200 / page 1 p50: %.2f (keyset link), %.2f (numbered link); target ≤ 1.3",
 			float64(p50["tables_page200"])/float64(p50["tables_first"]), float64(p50["tables_page200_numbered"])/float64(p50["tables_first"]))
+		b.Logf("sorted / unsorted first page p50: by rows %.2f, page 100 by rows %.2f, by health %.2f; target ≤ 1.3",
+			float64(p50["tables_sorted_rows"])/float64(p50["tables_first"]), float64(p50["tables_sorted_rows_page100"])/float64(p50["tables_first"]),
+			float64(p50["tables_sorted_health"])/float64(p50["tables_first"]))
 	}
 }
 

@@ -60,6 +60,8 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestLanceVersionsBatchAllOrNone", Fn: TestLanceVersionsBatchAllOrNone},
 	{Name: "TestLanceVersionsTwoStores", Fn: TestLanceVersionsTwoStores},
 	{Name: "TestTableTags", Fn: TestTableTags},
+	{Name: "TestSearch", Fn: TestSearch},
+	{Name: "TestSearchIndexesExistingEntries", Fn: TestSearchIndexesExistingEntries},
 	{Name: "TestSoftDeleteDropUndropPurge", Fn: TestSoftDeleteDropUndropPurge},
 	{Name: "TestSoftDeleteHoldEnds", Fn: TestSoftDeleteHoldEnds},
 	{Name: "TestSoftDeletePurgeOnceAcrossStores", Fn: TestSoftDeletePurgeOnceAcrossStores},
@@ -67,6 +69,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestOverwriteRepro", Fn: TestOverwriteRepro},
 	{Name: "TestCascadeKeepsForeignData", Fn: TestCascadeKeepsForeignData},
 	{Name: "TestBucketCascadeUndrop", Fn: TestBucketCascadeUndrop},
+	{Name: "TestSearchSkipsDeletedBuckets", Fn: TestSearchSkipsDeletedBuckets},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

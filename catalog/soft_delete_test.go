@@ -493,3 +493,29 @@ func TestBucketCascadeUndrop(t *testing.T) {
 		t.Fatalf("tags after undrop: %v %v", tags, err)
 	}
 }
+
+// A bucket deleted while it holds recently deleted tables keeps its row,
+// but search no longer finds it or anything in it; undrop brings both back.
+func TestSearchSkipsDeletedBuckets(t *testing.T) {
+	ctx := context.Background()
+	s, _ := heldFixture(t)
+	a := mustTable(t, s, ref("lance-b", "a"), FormatLance)
+	writeData(t, a.Location)
+	found := func(q string) int {
+		t.Helper()
+		hits, _, err := s.Search(ctx, q, SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	if found("lance-b") == 0 {
+		t.Fatal("the live bucket is not found")
+	}
+	if err := s.DeleteBucket(ctx, "lance-b", true); err != nil {
+		t.Fatal(err)
+	}
+	if n := found("lance-b"); n != 0 {
+		t.Errorf("the deleted bucket is still found (%d hits)", n)
+	}
+}

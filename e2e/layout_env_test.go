@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,9 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/icebergrest"
 	"github.com/floe/floe/internal/dbschema"
+	"github.com/floe/floe/internal/lancetest"
 	"github.com/floe/floe/internal/runtest"
+	"github.com/floe/floe/lancecommit"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
@@ -165,6 +168,31 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 		t.Fatal(err)
 	}
 	createIcebergTable(t, store)
+	// The new panels with content: two kept observations (the Trends
+	// charts), a long tag (Tags and branches) and a second Iceberg schema
+	// (Schema history).
+	for i, attrs := range []string{`{"rows": 1000, "bytes": 3145728, "version": 1}`, `{"rows": 1234567, "bytes": 5368709120, "version": 2}`} {
+		if _, err := obs.Put(observe.Observation{ObjectID: tb.ID, Format: catalog.FormatLance, WorkerID: "layout-worker",
+			ObservedAt: time.Now().Add(time.Duration(i-2) * time.Hour), Attributes: []byte(attrs)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := obs.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vdir := filepath.Join(strings.TrimPrefix(tb.Location, "file://"), "_versions")
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for v := uint64(1); v <= 2; v++ {
+		if err := os.WriteFile(filepath.Join(vdir, catalog.ManifestName(v, true)), lancetest.Manifest(v, 100*v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lancecommit.New(store).CreateTag(ctx, tb, "release-candidate-with-a-rather-long-name-0123456789", 2); err != nil {
+		t.Fatal(err)
+	}
+	evolveIcebergSchema(t, store)
 
 	// Jobs in every state.
 	done, err := ts.Submit(ctx, tb, tasks.TypeCompact, []byte(`{}`))
@@ -251,6 +279,31 @@ func createIcebergTable(t *testing.T, store *catalog.Store) {
 	)
 	if _, err := cat.CreateTable(ctx, []string{"sales", "events"}, schema); err != nil {
 		t.Fatalf("iceberg-go create: %v", err)
+	}
+}
+
+// evolveIcebergSchema gives createIcebergTable's table a second schema
+// through the Iceberg REST (a column added, one renamed).
+func evolveIcebergSchema(t *testing.T, store *catalog.Store) {
+	t.Helper()
+	ctx := context.Background()
+	rs := httptest.NewServer(icebergrest.New(icebergrest.Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Anonymous: true}).Handler())
+	t.Cleanup(rs.Close)
+	cat, err := rest.NewCatalog(ctx, "floe", rs.URL, rest.WithWarehouseLocation("layout-lake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(ctx, []string{"sales", "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txn := tbl.NewTransaction()
+	if err := txn.UpdateSchema(true, false).RenameColumn([]string{"id"}, "event_id").
+		AddColumn([]string{"another_rather_long_column_name_added_by_the_second_schema"}, iceberg.PrimitiveTypes.String, "", false, nil).Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := txn.Commit(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

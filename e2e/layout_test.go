@@ -57,6 +57,7 @@ func TestJourneyLayout(t *testing.T) {
 		"/buckets/layout-lake/namespaces/sales/tables/events/data",
 		"/buckets/layout-lake/namespaces/sales/tables/events/maintenance",
 		"/buckets/layout-lake/namespaces/sales/tables/events/connect",
+		"/buckets/layout-lake/namespaces/sales/tables/events/schema",
 		"/connect",
 		"/api-keys",
 		"/users",
@@ -135,6 +136,17 @@ func TestJourneyLayout(t *testing.T) {
 					t.Fatalf("%s at %d px %s: %v", p, width, scheme, err)
 				}
 				measure(p, width, scheme)
+			}
+		}
+	}
+	// The new panels were measured with content, not their empty states.
+	for p, ids := range map[string][]string{tbl: {"trend-rows", "trend-bytes", "tag-row"}, "/buckets/layout-lake/namespaces/sales/tables/events/schema": {"schema-diff-table"}} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(c.url+p), chromedp.WaitReady(tid("nav-buckets"))); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="`+id+`"]').length`)); err != nil || n == 0 {
+				t.Errorf("%s: no %s (%v)", p, id, err)
 			}
 		}
 	}

@@ -55,6 +55,7 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 	for _, b := range buckets {
 		v.Buckets = append(v.Buckets, b.Name)
 	}
+	sortKeyRows(r, &v)
 	return v, nil
 }
 

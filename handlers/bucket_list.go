@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/floe/floe/catalog"
@@ -33,18 +32,21 @@ func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (vi
 	if len(after) > maxFilterLen {
 		after = after[:maxFilterLen]
 	}
-	items, next, err := h.visibleBuckets(r, after)
-	if err != nil {
-		return views.BucketsView{}, err
-	}
-	v := views.BucketsView{Page: h.page(r, "Buckets", "buckets"), Form: form, NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == ""}
+	ord := parseOrderOf(r, bucketSortKeys)
+	v := views.BucketsView{Page: h.page(r, "Buckets", "buckets"), Form: form, NoneServed: h.surfaces.Lance == "" && h.surfaces.Iceberg == "",
+		Sort: bucketHeaders(ord, h.health != nil)}
 	var sums map[string]health.BucketSummary
+	var err error
 	if h.health != nil {
 		v.HealthShown = true
 		// Cached sums over every table; a failure leaves dashes, not an error page.
 		if sums, err = h.health.Buckets(r.Context()); err != nil {
 			h.log.Warn("bucket health sums", "err", err)
 		}
+	}
+	items, next, err := h.bucketPage(r, ord, after, sums)
+	if err != nil {
+		return views.BucketsView{}, err
 	}
 	deleted, err := h.store.ListDeletedBuckets(r.Context())
 	if err != nil {
@@ -75,10 +77,10 @@ func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (vi
 		v.Buckets = append(v.Buckets, row)
 	}
 	if after != "" {
-		v.FirstHref = "/buckets"
+		v.FirstHref = bucketsHref(ord, "")
 	}
 	if next != "" {
-		v.NextHref = "/buckets?" + url.Values{"after": {next}}.Encode()
+		v.NextHref = bucketsHref(ord, next)
 	}
 	return v, nil
 }

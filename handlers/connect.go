@@ -72,7 +72,7 @@ func (h *Handlers) Connect(w http.ResponseWriter, r *http.Request) {
 			if ok {
 				v.Snippets = append(v.Snippets, h.snippets(r, n, f)...)
 			} else if h.formatServed(f) {
-				v.NoBucketOf = append(v.NoBucketOf, formatName(f))
+				v.NoBucketOf = append(v.NoBucketOf, formatLabel(f))
 			}
 		}
 	}

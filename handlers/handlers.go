@@ -17,6 +17,7 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
+	"github.com/floe/floe/lancecommit"
 	"github.com/floe/floe/observe"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
@@ -101,6 +102,7 @@ type Handlers struct {
 	health   *health.Service
 	users    *userCache // what password sessions are checked against
 	now      func() time.Time
+	commits  *lancecommit.Service // Lance versions and tags, as the Lance REST reads them
 	audit    ActivityReader
 	sso      SSO // nil: no identity provider
 	authz    *authz.Authorizer
@@ -119,7 +121,8 @@ func New(d Deps) *Handlers {
 	}
 	h := &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz, manager: d.Manager}
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz, manager: d.Manager,
+		commits: lancecommit.New(d.Store)}
 	if h.authz == nil {
 		h.authz = authz.New(d.Store)
 	}

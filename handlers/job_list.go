@@ -34,8 +34,9 @@ func (h *Handlers) Jobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Lanes, v.Types = h.jobFilterOptions(v.Lane, v.Type)
+	order := parseJobOrder(q)
 	jobs, next, err := h.plugin.ListJobs(r.Context(), plugin.JobFilter{Lane: v.Lane, Type: v.Type,
-		State: plugin.JobState(v.State), Before: q.Get("before"), Limit: jobsPageSize})
+		State: plugin.JobState(v.State), Before: q.Get("before"), Limit: jobsPageSize, Order: order})
 	if errors.Is(err, plugin.ErrJobNotFound) {
 		h.showError(w, r, http.StatusNotFound, "Page not found", "This page of jobs starts at a job that no longer exists; start again from the newest jobs.")
 		return
@@ -63,6 +64,9 @@ func (h *Handlers) Jobs(w http.ResponseWriter, r *http.Request) {
 			filter.Set(k, val)
 		}
 	}
+	v.Sort = jobHeaders(order, filter)
+	setJobOrder(filter, order)
+	v.SortKey, v.SortDir = filter.Get("sort"), filter.Get("dir")
 	if next != "" {
 		nq := url.Values{}
 		for k, vs := range filter {

@@ -54,13 +54,29 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		after = after[:maxFilterLen]
 	}
 	attention := r.URL.Query().Get("health") == "attention" && h.health != nil
+	rt, err := h.Rights(ctx)
+	if err != nil {
+		return views.NamespaceView{}, err
+	}
+	// A user granted some tables here, not the namespace, gets those by
+	// name (each read on its own); the sorted listings cover every table.
+	allTables, grantedNames := rt.Tables(identity.Resource{Bucket: b.Name, Namespace: ns.Levels})
+	ord := parseListOrder(r)
+	if h.health == nil || !allTables {
+		ord = listOrder{health.Order{Key: health.SortName}} // figures and health are not judged here: the catalog's order only
+	}
 
 	v := views.NamespaceView{
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
 		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
-		AttentionHref: listHref(b.Name, ns.Name(), q, "", true), AllHref: listHref(b.Name, ns.Name(), q, "", false),
+		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
+		Sort:   sortHeaders(ord, h.health != nil, func(o listOrder) string { return o.link(listHref(b.Name, ns.Name(), q, "", attention)) }),
+		Sorted: !ord.byName(), SortKey: string(ord.Key), SortDesc: ord.Desc,
+	}
+	if !ord.byName() {
+		_, v.After, _ = strings.Cut(after, "~") // the page says after which name, not the cursor
 	}
 	v.CanManage = h.canManage(r, safety.NamespaceResource(b.Name, ns.Levels))
 	v.Protection = views.ProtectionView{What: "namespace", Action: views.NamespaceURL(b.Name, ns.Name()) + "/protect",
@@ -68,15 +84,14 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string
-	rt, err := h.Rights(ctx)
-	if err != nil {
-		return views.NamespaceView{}, err
-	}
-	if all, names := rt.Tables(identity.Resource{Bucket: b.Name, Namespace: ns.Levels}); !all {
-		tables, next, v.Total, err = h.grantedTablesPage(r, b.Name, ns.Levels, names, q, after, attention)
-	} else if attention {
+	switch {
+	case !allTables:
+		tables, next, v.Total, err = h.grantedTablesPage(r, b.Name, ns.Levels, grantedNames, q, after, attention)
+	case !ord.byName():
+		tables, next, v.Total, err = h.sortedPage(r, b.Name, ns.Levels, ord, q, attention, after)
+	case attention:
 		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
-	} else {
+	default:
 		tables, next, v.Total, err = h.tablesPage(r, b.Name, ns.Levels, opt, after)
 	}
 	if err != nil {
@@ -95,10 +110,13 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		v.Tables = append(v.Tables, h.tableRow(t, h.plugin != nil && h.Can(ctx, identity.Maintain, tablePlace(t))))
 	}
 	if after != "" {
-		v.FirstHref = listHref(b.Name, ns.Name(), q, "", attention)
+		v.FirstHref = ord.link(listHref(b.Name, ns.Name(), q, "", attention))
 	}
 	if next != "" {
-		v.NextHref = listHref(b.Name, ns.Name(), q, next, attention)
+		v.NextHref = ord.link(listHref(b.Name, ns.Name(), q, next, attention))
+	}
+	if h.Can(ctx, identity.Maintain, identity.Resource{Bucket: b.Name, Namespace: ns.Levels}) {
+		v.BulkURL, v.Here = views.NamespaceURL(b.Name, ns.Name())+"/bulk", r.URL.RequestURI()
 	}
 	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
 		return views.NamespaceView{}, err

@@ -74,8 +74,8 @@ func (h *Handlers) formatServed(f catalog.Format) bool {
 	return false
 }
 
-// formatName is a format as a sentence names it.
-func formatName(f catalog.Format) string {
+// formatLabel is a format as a sentence names it.
+func formatLabel(f catalog.Format) string {
 	switch f {
 	case catalog.FormatLance:
 		return "Lance"

@@ -69,6 +69,22 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 	}
 	v.Filter = strings.TrimSpace(q.Get("filter"))
 	picked := q["col"]
+	at, err := h.lanceReadAt(r.Context(), t, q)
+	if err == nil {
+		v.Offset, err = parseOffset(q)
+	}
+	v.Versions = h.lancePicker(r.Context(), t, at)
+	if err != nil {
+		status := readAtStatus(err)
+		if status == 0 {
+			h.fail(w, r, err) // the catalog or the store failed, not the link
+			return
+		}
+		h.logError(r, status, err)
+		v.Failure = sentenceOf(err)
+		h.render(w, r, status, views.LanceDataPage(v))
+		return
+	}
 
 	// The picker lists the columns the worker last described; without a
 	// description it lists what the read returns.
@@ -105,7 +121,7 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 
 	start := time.Now()
 	res, err := h.preview.Fetch(r.Context(), preview.Request{ObjectID: t.ID, Format: catalog.FormatLance,
-		RowLimit: v.Limit, Columns: cols, Filter: v.Filter})
+		RowLimit: v.Limit, Columns: cols, Filter: v.Filter, Version: at.Version, Offset: v.Offset})
 	if err != nil {
 		status, msg := previewFailure(r.Context(), err)
 		if status == 0 {
@@ -129,7 +145,12 @@ func (h *Handlers) lanceData(w http.ResponseWriter, r *http.Request, t catalog.T
 	markPicked(&v, cols)
 	v.Grid = lanceGrid(res, time.Since(start))
 	v.HasGrid = true
-	h.observeIfBehind(t, res.TotalRows)
+	v.Pager = rowPager(v.Action, q, v.Offset, v.Limit, res.RowsRead, res.Truncated)
+	if at.Version > 0 {
+		v.Grid.Footer = "Version " + strconv.FormatUint(at.Version, 10) + tagNote(at.Tag) + ": " + v.Grid.Footer
+	} else {
+		h.observeIfBehind(t, res.TotalRows) // only the latest version says whether observations trail
+	}
 	h.renderPooled(w, r, http.StatusOK, views.LanceDataPage(v))
 }
 

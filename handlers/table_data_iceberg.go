@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/iceberg"
 	"github.com/floe/floe/views"
 )
@@ -75,7 +76,22 @@ func (h *Handlers) icebergData(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Snapshots = snapshotOptions(md, snap)
 
-	rows, err := iceberg.ReadRows(ctx, h.store.Storage(), t, snap, limit)
+	opt, ok := h.icebergRowOptions(r, md, &v)
+	if !ok {
+		h.render(w, r, http.StatusUnprocessableEntity, views.IcebergDataPage(v))
+		return
+	}
+	rows, err := iceberg.ReadRowsWith(ctx, h.store.Storage(), t, snap, limit, opt)
+	if fe, isField := fault.As(err); isField && fe.Kind == fault.Invalid {
+		h.logError(r, http.StatusUnprocessableEntity, err)
+		if fe.Field == "filter" {
+			v.Errors["filter"] = capitalize(fe.Message) + "."
+		} else {
+			v.Error = capitalize(fe.Message) + "."
+		}
+		h.render(w, r, http.StatusUnprocessableEntity, views.IcebergDataPage(v))
+		return
+	}
 	if err != nil {
 		h.logError(r, http.StatusOK, err)
 		v.Error = "The rows of this snapshot could not be read: " + err.Error() + "."
@@ -83,7 +99,15 @@ func (h *Handlers) icebergData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.HasDeletes = rows.HasDeleteFiles
-	v.Grid = icebergGrid(rows, snapshotTotal(md, snap))
+	total := snapshotTotal(md, snap)
+	if !opt.Filter.IsZero() {
+		total = -1 // the snapshot's count is not the count of matching rows
+	}
+	v.Grid = icebergGrid(rows, total)
+	v.Pager = rowPager(v.Action, q, opt.Offset, limit, len(rows.Rows), rows.More)
+	if !opt.Filter.IsZero() || opt.Offset > 0 {
+		v.Grid.Footer = pageFooter(rows, opt, snapshotTotal(md, snap))
+	}
 	h.render(w, r, http.StatusOK, views.IcebergDataPage(v))
 }
 
@@ -165,4 +189,72 @@ func icebergDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// icebergRowOptions reads Browse Data's column picks, filter and offset,
+// and fills the picker from the table's columns (top level). A bad filter
+// or offset sets the sentence next to its field; ok is then false.
+func (h *Handlers) icebergRowOptions(r *http.Request, md *iceberg.Metadata, v *views.IcebergDataView) (iceberg.RowOptions, bool) {
+	q := r.URL.Query()
+	v.Errors = views.FieldErrors{}
+	var opt iceberg.RowOptions
+	for _, c := range q["col"] {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(opt.Columns, c) {
+			opt.Columns = append(opt.Columns, c)
+		}
+	}
+	top := 0
+	for _, c := range md.Columns {
+		if c.Depth == 0 {
+			top++
+			v.Columns = append(v.Columns, views.ColumnChoice{Name: c.Name, Type: c.Type, Checked: len(opt.Columns) == 0 || slices.Contains(opt.Columns, c.Name)})
+		}
+	}
+	if len(opt.Columns) == top {
+		opt.Columns = nil // every column picked is the same as none
+	}
+	v.Filter = strings.TrimSpace(q.Get("filter"))
+	f, err := iceberg.ParseFilter(v.Filter)
+	if err != nil {
+		v.Errors["filter"] = "The filter cannot be read: " + err.Error() + "."
+		h.logError(r, http.StatusUnprocessableEntity, err)
+		return opt, false
+	}
+	opt.Filter = f
+	off, err := parseOffset(q)
+	if err != nil {
+		v.Error = sentenceOf(err)
+		h.logError(r, http.StatusUnprocessableEntity, err)
+		return opt, false
+	}
+	opt.Offset = off
+	return opt, true
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// pageFooter says which rows a filtered or later page shows.
+func pageFooter(rows *iceberg.Rows, opt iceberg.RowOptions, total int64) string {
+	n := int64(len(rows.Rows))
+	what := "rows"
+	if !opt.Filter.IsZero() {
+		what = "matching rows"
+	}
+	s := fmt.Sprintf("%s %s–%s", capitalize(what), groupDigits(opt.Offset+min(n, 1)), groupDigits(opt.Offset+n))
+	if n == 0 {
+		s = "No " + what + fmt.Sprintf(" past the first %s", groupDigits(opt.Offset))
+	}
+	if opt.Filter.IsZero() && total >= 0 {
+		s += " of " + groupDigits(total)
+	}
+	s += fmt.Sprintf(" of snapshot %d, read from %s", rows.SnapshotID, icebergPlural(rows.FilesRead, "data file", "data files"))
+	if rows.More && !opt.Filter.IsZero() {
+		s += "; more may match"
+	}
+	return s + "."
 }

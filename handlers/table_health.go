@@ -73,21 +73,10 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
-	active := h.activeJobTypes(ctx, t.ID)
 	var notice string
-	for _, job := range ov.Jobs() {
-		if active[job.Job] {
-			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
-		}
-		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
-			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
-		switch {
-		case err == nil, errors.Is(err, plugin.ErrDuplicateJob):
-		default:
-			h.logError(r, http.StatusServiceUnavailable, err)
-			notice = "A job could not be submitted. The error is in the server log."
-		}
+	if _, err := h.submitFix(ctx, t); err != nil {
+		h.logError(r, http.StatusServiceUnavailable, err)
+		notice = "A job could not be submitted. The error is in the server log."
 	}
 	v, tableURL := h.fixView(ctx, t, since)
 	if !isHTMX(r) { // a plain form (the namespace list's row Fix): say what happened on the table page
@@ -108,6 +97,32 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	h.render(w, r, status, views.HealthFix(v))
+}
+
+// submitFix submits each job that clears one of the table's reasons (a
+// job already active for the table is followed, not doubled) and returns
+// how many it submitted; the error is the first submission that failed.
+// Fix on the table page and the lists' bulk Fix both come here.
+func (h *Handlers) submitFix(ctx context.Context, t catalog.Table) (int, error) {
+	ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
+	active := h.activeJobTypes(ctx, t.ID)
+	var first error
+	n := 0
+	for _, job := range ov.Jobs() {
+		if active[job.Job] {
+			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
+		}
+		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
+			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, plugin.ErrDuplicateJob):
+		case first == nil:
+			first = err
+		}
+	}
+	return n, first
 }
 
 // fixConfirm is the question asked before a Fix that deletes data ("" =

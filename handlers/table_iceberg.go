@@ -34,6 +34,7 @@ func (h *Handlers) icebergPanel(ctx context.Context, t catalog.Table) views.Iceb
 		Snapshots: icebergCount(int64(md.SnapshotCount)),
 	}
 	p.ColumnsTotal = len(md.Columns)
+	p.Schemas, p.SchemasHref = len(md.Schemas), base+"/schema"
 	for _, c := range md.Columns[:min(len(md.Columns), maxSchemaRows)] {
 		p.Columns = append(p.Columns, views.IcebergColumn{ID: c.ID, Name: c.Name, Path: c.Path, Depth: c.Depth, Type: c.Type, Required: c.Required, Doc: c.Doc})
 	}

@@ -71,6 +71,10 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	v.RenderedAt = since
 	v.Health = h.healthPanel(t, since)
+	v.Trend = h.trendView(r.Context(), t)
+	if t.Format == catalog.FormatLance {
+		v.Refs = h.lanceRefs(r.Context(), t, v.Version)
+	}
 	v.CanManage = h.canManage(r, safety.TableResource(ref))
 	v.Protection = views.ProtectionView{What: "table", Action: views.TableURL(b.Name, v.Namespace, t.Name) + "/protect",
 		Protected: t.Protected(), CanManage: v.CanManage}

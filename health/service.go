@@ -73,6 +73,7 @@ type Service struct {
 	sumMu  sync.Mutex // one recomputation at a time
 
 	attention map[string]attentionEntry // by bucket + NUL + namespace
+	listings  map[string]*listing       // by bucket + NUL + namespace (listing.go)
 }
 
 type cacheKey struct {

@@ -31,8 +31,11 @@ type Metadata struct {
 	// CurrentSnapshotID is 0 when the table has no snapshot yet.
 	CurrentSnapshotID int64
 
-	SchemaID      int
-	Columns       []Column // current schema, nested fields flattened in order
+	SchemaID int
+	Columns  []Column // current schema, nested fields flattened in order
+	// Schemas are every schema the metadata keeps, oldest id first, each
+	// flattened like Columns (schema history and diffs).
+	Schemas       []SchemaInfo
 	PartitionSpec []PartitionColumn
 	SortOrder     []SortColumn
 	Properties    []Property // sorted by key
@@ -82,6 +85,13 @@ type SnapshotInfo struct {
 	AddedFiles   int64
 	Current      bool
 	Summary      map[string]string
+	SchemaID     int // the schema it was written with; -1 when the snapshot does not say (v1)
+}
+
+// SchemaInfo is one schema of the table's history.
+type SchemaInfo struct {
+	ID      int
+	Columns []Column
 }
 
 // Ref is a branch or tag.
@@ -135,6 +145,12 @@ func describe(md *tableMetadata, loc string) *Metadata {
 	schema, _ := md.schema(md.CurrentSchemaID)
 	names := map[int]string{}
 	flatten(schema.Fields, "", 0, &out.Columns, names)
+	for _, sc := range md.Schemas {
+		si := SchemaInfo{ID: sc.SchemaID}
+		flatten(sc.Fields, "", 0, &si.Columns, map[int]string{})
+		out.Schemas = append(out.Schemas, si)
+	}
+	sort.Slice(out.Schemas, func(i, j int) bool { return out.Schemas[i].ID < out.Schemas[j].ID })
 	if spec, ok := md.spec(md.DefaultSpecID); ok {
 		for _, f := range spec.Fields {
 			out.PartitionSpec = append(out.PartitionSpec, PartitionColumn{f.FieldID, f.Name, sourceName(names, f.SourceID), f.Transform})
@@ -154,7 +170,10 @@ func describe(md *tableMetadata, loc string) *Metadata {
 			ID: s.SnapshotID, Time: time.UnixMilli(s.TimestampMs).UTC(), Operation: s.Summary["operation"],
 			AddedRecords: summaryInt(s.Summary, "added-records"), TotalRecords: summaryInt(s.Summary, "total-records"),
 			AddedFiles: summaryInt(s.Summary, "added-data-files"), Current: s.SnapshotID == md.CurrentSnapshotID,
-			Summary: s.Summary,
+			Summary: s.Summary, SchemaID: -1,
+		}
+		if s.SchemaID != nil {
+			info.SchemaID = *s.SchemaID
 		}
 		if s.ParentSnapshotID != nil {
 			info.ParentID = *s.ParentSnapshotID

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
 	"github.com/hamba/avro/v2/ocf"
 )
@@ -83,19 +84,56 @@ type manifestEntry struct {
 // ReadRows reads up to limit rows of a snapshot (0 = current) for Browse
 // Data: manifest list → manifests → Parquet data files, in manifest order.
 func ReadRows(ctx context.Context, wh *warehouse.Warehouse, tbl catalog.Table, snapshotID int64, limit int) (*Rows, error) {
+	return ReadRowsWith(ctx, wh, tbl, snapshotID, limit, RowOptions{})
+}
+
+// RowOptions narrow a page of rows: the columns shown (nil = all), a
+// filter rows must match, and how many matching rows come before the page.
+type RowOptions struct {
+	Columns []string
+	Filter  Filter
+	Offset  int64 // 0..MaxRowOffset
+}
+
+const (
+	// MaxRowOffset bounds how deep a page starts: without a filter whole
+	// data files and row groups are skipped by their counts, but with one
+	// every skipped row is read and tested.
+	MaxRowOffset = 1_000_000
+	// MaxScannedRows bounds the rows read to fill one filtered page; past
+	// it the page shows what matched so far and says so.
+	MaxScannedRows = 2_000_000
+)
+
+// ReadRowsWith is ReadRows with columns, a filter and an offset. A column
+// the snapshot's schema lacks is fault.Invalid with Field "col"; a filter
+// naming one, or comparing a column with a value of another kind, is
+// fault.Invalid with Field "filter".
+func ReadRowsWith(ctx context.Context, wh *warehouse.Warehouse, tbl catalog.Table, snapshotID int64, limit int, opt RowOptions) (*Rows, error) {
 	files := warehouseFiles{wh}
 	md, err := tableMetadataOf(files, tbl)
 	if err != nil {
 		return nil, err
 	}
-	return readRows(ctx, files, md, snapshotID, limit)
+	return readRows(ctx, files, md, snapshotID, limit, opt)
 }
 
-func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID int64, limit int) (*Rows, error) {
+// pageState is what a page read carries across data files.
+type pageState struct {
+	limit   int
+	opt     RowOptions
+	shown   []int // schema field index of each shown column
+	fcols   []int // schema field index of each filter column
+	skip    int64 // matching rows still to skip
+	scanned int64
+}
+
+func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID int64, limit int, opt RowOptions) (*Rows, error) {
 	if limit <= 0 {
 		limit = DefaultRowLimit
 	}
 	limit = min(limit, MaxRowLimit)
+	opt.Offset = min(max(opt.Offset, 0), MaxRowOffset)
 	out := &Rows{}
 	if snapshotID == 0 {
 		snapshotID = md.CurrentSnapshotID
@@ -121,6 +159,10 @@ func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID i
 				out.Columns = append(out.Columns, RowColumn{f.Name, f.Type.String()})
 			}
 		}
+	}
+	st, err := newPageState(schema, limit, opt, out)
+	if err != nil {
+		return nil, err
 	}
 	manifests, err := readManifestList(fs, md, snap, out)
 	if err != nil {
@@ -152,7 +194,11 @@ func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID i
 			if e.DataFile.RecordCount == 0 {
 				continue
 			}
-			if len(out.Rows) >= limit || files >= MaxFilesPerPage {
+			if st.opt.Filter.IsZero() && st.skip >= e.DataFile.RecordCount {
+				st.skip -= e.DataFile.RecordCount // before the page: not even opened
+				continue
+			}
+			if len(out.Rows) >= limit || files >= MaxFilesPerPage || st.scanned >= MaxScannedRows {
 				out.More = true
 				break
 			}
@@ -165,7 +211,11 @@ func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID i
 				continue
 			}
 			files++
-			more, err := readParquet(ctx, fs, e.DataFile.FilePath, schema, limit, out)
+			more, err := readParquet(ctx, fs, e.DataFile.FilePath, schema, st, out)
+			var fe *filterError
+			if errors.As(err, &fe) {
+				return nil, fault.New(fault.Invalid, "filter", "%s", fe.Error())
+			}
 			if err != nil {
 				out.Notes = append(out.Notes, fmt.Sprintf("data file %s is unreadable: %v", baseName(e.DataFile.FilePath), err))
 				continue
@@ -185,8 +235,58 @@ func readRows(ctx context.Context, fs fileStore, md *tableMetadata, snapshotID i
 	if out.HasDeleteFiles {
 		out.Notes = append(out.Notes, "this snapshot has delete files, which are not applied here: some rows shown may have been deleted")
 	}
+	if st.scanned >= MaxScannedRows && len(out.Rows) < limit {
+		out.Notes = append(out.Notes, fmt.Sprintf("the filter was tested on the first %d rows only; narrow it to find rows further in", MaxScannedRows))
+	}
 	return out, nil
 }
+
+// newPageState checks the columns and the filter against the schema and
+// sets the page's shown columns.
+func newPageState(schema Schema, limit int, opt RowOptions, out *Rows) (*pageState, error) {
+	st := &pageState{limit: limit, opt: opt, skip: opt.Offset}
+	byName := make(map[string]int, len(schema.Fields))
+	for i, f := range schema.Fields {
+		byName[f.Name] = i
+	}
+	if len(opt.Columns) == 0 {
+		for i := range schema.Fields {
+			st.shown = append(st.shown, i)
+		}
+	} else {
+		want := map[string]bool{}
+		for _, c := range opt.Columns {
+			if _, ok := byName[c]; !ok {
+				return nil, fault.New(fault.Invalid, "col", "this snapshot has no column %q; pick columns from the list", c)
+			}
+			want[c] = true
+		}
+		for i, f := range schema.Fields { // in the schema's order
+			if want[f.Name] {
+				st.shown = append(st.shown, i)
+			}
+		}
+		out.Columns = out.Columns[:0]
+		for _, i := range st.shown {
+			f := schema.Fields[i]
+			out.Columns = append(out.Columns, RowColumn{f.Name, f.Type.String()})
+		}
+	}
+	for _, c := range opt.Filter.Columns() {
+		i, ok := byName[c]
+		if !ok {
+			return nil, fault.New(fault.Invalid, "filter", "the filter names column %q, which this snapshot does not have", c)
+		}
+		st.fcols = append(st.fcols, i)
+	}
+	return st, nil
+}
+
+// filterError is a filter that cannot be applied to the rows read (a
+// comparison of a column with a value of another kind).
+type filterError struct{ err error }
+
+func (e *filterError) Error() string { return e.err.Error() }
 
 func readManifestList(fs fileStore, md *tableMetadata, snap Snapshot, out *Rows) ([]manifestFile, error) {
 	if snap.ManifestList == "" { // v1 snapshots may list manifests inline
@@ -240,9 +340,10 @@ func readAvro[T any](fs fileStore, loc, tableLoc string) ([]T, error) {
 	return out, nil
 }
 
-// readParquet appends rows of one data file until the page is full; more
+// readParquet appends rows of one data file until the page is full,
+// skipping the rows before the page and those the filter refuses; more
 // says the file held rows beyond the page.
-func readParquet(ctx context.Context, fs fileStore, loc string, schema Schema, limit int, out *Rows) (more bool, err error) {
+func readParquet(ctx context.Context, fs fileStore, loc string, schema Schema, st *pageState, out *Rows) (more bool, err error) {
 	f, err := fs.Open(loc)
 	if err != nil {
 		return false, err
@@ -253,8 +354,31 @@ func readParquet(ctx context.Context, fs fileStore, loc string, schema Schema, l
 		return false, err
 	}
 	defer pf.Close()
+	limit := st.limit
 	want := limit - len(out.Rows)
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(want)}, memory.DefaultAllocator)
+	// Without a filter, whole row groups before the page are skipped by
+	// their counts; with one every row is tested.
+	var groups []int
+	consumed := int64(0) // rows of this file skipped or examined
+	if st.opt.Filter.IsZero() && st.skip > 0 {
+		for g := 0; g < pf.NumRowGroups(); g++ {
+			n := pf.MetaData().RowGroup(g).NumRows()
+			if st.skip >= n && len(groups) == 0 {
+				st.skip -= n
+				consumed += n
+				continue
+			}
+			groups = append(groups, g)
+		}
+		if len(groups) == 0 {
+			return false, nil
+		}
+	}
+	batch := int64(want)
+	if !st.opt.Filter.IsZero() || st.skip > 0 {
+		batch = 4096 // most rows read are dropped: read in larger batches
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batch}, memory.DefaultAllocator)
 	if err != nil {
 		return false, err
 	}
@@ -268,17 +392,43 @@ func readParquet(ctx context.Context, fs fileStore, loc string, schema Schema, l
 	for i, f := range schema.Fields {
 		cols[i] = fileColumn(arrowSchema, f)
 	}
-	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	rr, err := fr.GetRecordReader(ctx, nil, groups)
 	if err != nil {
 		return false, err
 	}
 	defer rr.Release()
 	for len(out.Rows) < limit && rr.Next() {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		rec := rr.RecordBatch()
-		n := min(int(rec.NumRows()), limit-len(out.Rows))
-		for r := 0; r < n; r++ {
-			row := make([]Cell, len(cols))
-			for c, idx := range cols {
+		rows := int(rec.NumRows())
+		r := 0
+		for ; r < rows && len(out.Rows) < limit && st.scanned < MaxScannedRows; r++ {
+			st.scanned++
+			consumed++
+			if !st.opt.Filter.IsZero() {
+				ok, err := st.opt.Filter.matches(func(k int) rowValue {
+					idx := cols[st.fcols[k]]
+					if idx < 0 {
+						return rowValue{null: true}
+					}
+					return cellValue(rec.Column(idx), r)
+				})
+				if err != nil {
+					return false, &filterError{err}
+				}
+				if !ok {
+					continue
+				}
+			}
+			if st.skip > 0 {
+				st.skip--
+				continue
+			}
+			row := make([]Cell, len(st.shown))
+			for c, fi := range st.shown {
+				idx := cols[fi]
 				if idx < 0 {
 					row[c] = Cell{Null: true}
 					continue
@@ -287,15 +437,18 @@ func readParquet(ctx context.Context, fs fileStore, loc string, schema Schema, l
 			}
 			out.Rows = append(out.Rows, row)
 		}
-		if n < int(rec.NumRows()) {
+		if r < rows {
 			more = true
+		}
+		if st.scanned >= MaxScannedRows {
+			break
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return more, err
 	}
-	if len(out.Rows) >= limit && !more {
-		more = pf.NumRows() > int64(want)
+	if !more {
+		more = pf.NumRows() > consumed // rows left unread in later batches
 	}
 	return more, nil
 }

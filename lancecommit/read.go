@@ -107,12 +107,18 @@ func (s *Service) Delete(ctx context.Context, t catalog.Table, ranges []catalog.
 // listStorage lists the manifests in <location>/_versions through the
 // warehouse, oldest first. A dataset not yet written has none.
 func (s *Service) listStorage(ctx context.Context, t catalog.Table) ([]Version, error) {
-	wh := s.store.Storage()
-	loc, err := wh.Parse(t.Location)
+	loc, err := s.store.Storage().Parse(t.Location)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := loc.Join("_versions")
+	return s.listVersions(ctx, loc)
+}
+
+// listVersions lists the manifests in <root>/_versions (a table's, or a
+// branch's tree/<name>), oldest first.
+func (s *Service) listVersions(ctx context.Context, root warehouse.Location) ([]Version, error) {
+	wh := s.store.Storage()
+	dir, err := root.Join("_versions")
 	if err != nil {
 		return nil, err
 	}

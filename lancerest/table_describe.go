@@ -2,8 +2,6 @@ package lancerest
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"net/http"
 
 	"github.com/floe/floe/catalog"
@@ -176,19 +174,9 @@ func (s *Server) pinnedVersion(ctx context.Context, t catalog.Table, c *call, re
 	if !tagName.MatchString(*req.Tag) {
 		return 0, false, invalid("tag "+quote(*req.Tag)+" is not a valid tag name", "Pass a tag listed by ListTableTags.")
 	}
-	loc, err := s.store.Storage().Parse(t.Location)
-	if err == nil {
-		loc, err = loc.Join("_refs", "tags")
-	}
+	tf, err := s.commits.Tag(ctx, t, *req.Tag)
 	if err != nil {
-		return 0, false, asError(err, CodeTableNotFound)
-	}
-	tf, err := s.readTag(ctx, loc, *req.Tag)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, false, tagNotFound(c, *req.Tag)
-	}
-	if err != nil {
-		return 0, false, asError(err, CodeTableNotFound)
+		return 0, false, tagError(c, *req.Tag, nil, err)
 	}
 	if tf.Branch != nil && *tf.Branch != "" && *tf.Branch != "main" {
 		return 0, false, NewError(CodeUnsupported, "tag "+quote(*req.Tag)+" names a version of branch "+quote(*tf.Branch),

@@ -1,38 +1,22 @@
 package lancerest
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"net/http"
-	"regexp"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/identity"
-	"github.com/floe/floe/warehouse"
+	"github.com/floe/floe/lancecommit"
 )
 
 // Tags live where Lance keeps them, <location>/_refs/tags/<name>.json, in
-// Lance's own JSON, so a tag made here is one LanceDB's table.tags() lists
-// and the other way round. Files are reached through the warehouse, which
-// keeps every location inside it.
-// tagFile is Lance's tag file (camelCase as Lance writes it).
-type tagFile struct {
-	Branch       *string           `json:"branch"`
-	Version      uint64            `json:"version"`
-	CreatedAt    string            `json:"createdAt,omitempty"`
-	UpdatedAt    string            `json:"updatedAt,omitempty"`
-	ManifestSize int64             `json:"manifestSize"`
-	Metadata     map[string]string `json:"metadata"`
-}
+// Lance's own JSON; lancecommit reads and writes them (the console's Tags
+// panel calls the same service). This file is the surface: it decodes the
+// request, resolves the table, checks the key and maps the service's
+// refusals to the spec's codes.
 
-// tagName is the subset of Lance's tag names floe writes: no path
-// separators, no leading dot, nothing a file system treats specially.
-var tagName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,254}$`)
+// tagName is lancecommit.TagName, the names floe writes.
+var tagName = lancecommit.TagName
 
 type tagRequest struct {
 	ID        []string `json:"id"`
@@ -44,12 +28,12 @@ type tagRequest struct {
 }
 
 // maxTagPage bounds one ListTableTags page; each tag is a file read.
-const maxTagPage = 1000
+const maxTagPage = lancecommit.MaxTagPage
 
 // tagCall decodes a tag request and resolves its table; needTag and
 // needVersion say which fields the operation requires.
-func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, tagTable, *Error) {
-	var none tagTable
+func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write bool) (tagRequest, catalog.Table, *Error) {
+	var none catalog.Table
 	var req tagRequest
 	if e := withBody(r, func(b []byte) *Error {
 		if e := decodeJSON(b, &req); e != nil {
@@ -63,7 +47,7 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		return req, none, e
 	}
 	if needTag && !tagName.MatchString(req.Tag) {
-		return req, none, invalid("tag "+quote(req.Tag)+" is not a valid tag name", "Tag names are 1-255 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.' or '-'.")
+		return req, none, invalid("tag "+quote(req.Tag)+" is not a valid tag name", lancecommit.TagNameRule)
 	}
 	if needVersion && (req.Version == nil || *req.Version < 1) {
 		return req, none, invalid("version is required and must be at least 1", "Pass a version listed by ListTableVersions.")
@@ -87,22 +71,7 @@ func (s *Server) tagCall(r *http.Request, c *call, needTag, needVersion, write b
 		return req, none, NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no versions yet (it is only declared)",
 			"Write the dataset first; tags name versions.")
 	}
-	loc, err := s.store.Storage().Parse(t.Location)
-	if err == nil {
-		loc, err = loc.Join("_refs", "tags")
-	}
-	if err != nil {
-		return req, none, asError(err, CodeTableNotFound)
-	}
-	return req, tagTable{dir: loc, table: t, managed: managed}, nil
-}
-
-// tagTable is a tag call's resolved table: its tag directory and whether
-// its versions come from the catalog's record.
-type tagTable struct {
-	dir     warehouse.Location
-	table   catalog.Table
-	managed bool
+	return req, t, nil
 }
 
 func tagNotFound(c *call, tag string) *Error {
@@ -110,11 +79,33 @@ func tagNotFound(c *call, tag string) *Error {
 		"List the table's tags with ListTableTags.")
 }
 
+// tagError maps the tag service's refusals to the spec's codes, naming
+// the table as the request did.
+func tagError(c *call, tag string, version *int64, err error) *Error {
+	switch e, _ := fault.As(err); {
+	case e != nil && e.Kind == fault.NotFound && e.Field == "tag":
+		return tagNotFound(c, tag)
+	case e != nil && e.Kind == fault.NotFound && e.Field == "version":
+		v := int64(0)
+		if version != nil {
+			v = *version
+		}
+		return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(v),
+			"Pick a version listed by ListTableVersions.")
+	case e != nil && e.Kind == fault.AlreadyExists && e.Field == "tag":
+		return NewError(CodeTableTagAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already has tag "+quote(tag),
+			"Move it with UpdateTableTag, or delete it first.")
+	case e != nil && e.Kind == fault.Invalid && (e.Field == "tag" || e.Field == "page_token"):
+		return invalid(e.Message, "Pass a tag name listed by ListTableTags, or the page_token of the previous answer.")
+	}
+	return asError(err, CodeTableNotFound)
+}
+
 // listTableTags: POST /v1/table/{id}/tags/list. Tags by name, paged:
 // limit and page_token from the body or the query; the page token is the
 // last name of the previous page.
 func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, tt, e := s.tagCall(r, c, false, false, false)
+	req, t, e := s.tagCall(r, c, false, false, false)
 	if e != nil {
 		return e
 	}
@@ -122,36 +113,18 @@ func listTableTags(s *Server, w http.ResponseWriter, r *http.Request, c *call) *
 	if e != nil {
 		return e
 	}
-	dir := tt.dir
+	tags, next, err := s.commits.Tags(r.Context(), t, after, limit)
+	if err != nil {
+		return tagError(c, "", nil, err)
+	}
 	type contents struct {
 		Branch       *string `json:"branch,omitempty"`
 		Version      uint64  `json:"version"`
 		ManifestSize int64   `json:"manifestSize"`
 	}
-	out := map[string]contents{}
-	var names []string
-	err := s.store.Storage().List(r.Context(), dir, func(en warehouse.Entry) error {
-		rel, _ := en.Loc.Rel(dir)
-		if name, ok := cutJSON(rel); ok && !strings.Contains(rel, "/") && name > after {
-			names = append(names, name)
-		}
-		return nil
-	})
-	if err != nil {
-		return asError(err, CodeTableNotFound)
-	}
-	slices.Sort(names)
-	var next string
-	if len(names) > limit {
-		names = names[:limit]
-		next = names[limit-1]
-	}
-	for _, name := range names {
-		tf, err := s.readTag(r.Context(), dir, name)
-		if err != nil {
-			continue // being written or removed right now
-		}
-		out[name] = contents{Branch: tf.Branch, Version: tf.Version, ManifestSize: tf.ManifestSize}
+	out := make(map[string]contents, len(tags))
+	for _, tg := range tags {
+		out[tg.Name] = contents{Branch: tg.Branch, Version: tg.Version, ManifestSize: tg.ManifestSize}
 	}
 	return writeJSON(w, struct {
 		Tags      map[string]contents `json:"tags"`
@@ -186,20 +159,17 @@ func tagPage(c *call, req tagRequest) (limit int, after string, e *Error) {
 
 // getTableTagVersion: POST /v1/table/{id}/tags/version.
 func getTableTagVersion(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, tt, e := s.tagCall(r, c, true, false, false)
+	req, t, e := s.tagCall(r, c, true, false, false)
 	if e != nil {
 		return e
 	}
-	tf, err := s.readTag(r.Context(), tt.dir, req.Tag)
-	if errors.Is(err, fs.ErrNotExist) {
-		return tagNotFound(c, req.Tag)
-	}
+	tg, err := s.commits.Tag(r.Context(), t, req.Tag)
 	if err != nil {
-		return asError(err, CodeTableNotFound)
+		return tagError(c, req.Tag, nil, err)
 	}
 	return writeJSON(w, struct {
 		Version uint64 `json:"version"`
-	}{tf.Version})
+	}{tg.Version})
 }
 
 // createTableTag: POST /v1/table/{id}/tags/create; 409 code 9 if it exists.
@@ -213,103 +183,28 @@ func updateTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 }
 
 func (s *Server) putTag(w http.ResponseWriter, r *http.Request, c *call, update bool) *Error {
-	req, tt, e := s.tagCall(r, c, true, true, true)
+	req, t, e := s.tagCall(r, c, true, true, true)
 	if e != nil {
 		return e
 	}
-	dir := tt.dir
-	ctx := r.Context()
-	v, found, err := s.commits.Describe(ctx, tt.table, tt.managed, uint64(*req.Version))
-	if err != nil {
-		return asError(err, CodeTableNotFound)
-	}
-	if !found {
-		return NewError(CodeTableVersionNotFound, "table "+quote(joinIdentifier(c.id, c.delim))+" has no version "+itoa(*req.Version),
-			"Pick a version listed by ListTableVersions.")
-	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
-	tf := tagFile{Version: v.Version, CreatedAt: now, UpdatedAt: now, ManifestSize: v.Size, Metadata: map[string]string{}}
-	old, err := s.readTag(ctx, dir, req.Tag)
-	switch {
-	case update && errors.Is(err, fs.ErrNotExist):
-		return tagNotFound(c, req.Tag)
-	case update && err == nil:
-		tf.CreatedAt, tf.Metadata = old.CreatedAt, old.Metadata
-		if tf.Metadata == nil {
-			tf.Metadata = map[string]string{}
-		}
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return asError(err, CodeTableNotFound)
-	}
-	b, _ := json.MarshalIndent(tf, "", "  ")
-	path, err := dir.Join(req.Tag + ".json")
-	if err != nil {
-		return asError(err, CodeTableNotFound)
-	}
-	wh := s.store.Storage()
-	if err := wh.MkdirAll(ctx, dir); err != nil {
-		return asError(err, CodeTableNotFound)
-	}
+	put := s.commits.CreateTag
 	if update {
-		// The warehouse replaces a file whole, so a reader never sees half
-		// a tag.
-		if err := wh.WriteFile(ctx, path, b); err != nil {
-			return asError(err, CodeTableNotFound)
-		}
-		return writeJSON(w, struct{}{})
+		put = s.commits.MoveTag
 	}
-	err = wh.CreateExclusive(ctx, path, b)
-	if errors.Is(err, fs.ErrExist) {
-		return NewError(CodeTableTagAlreadyExists, "table "+quote(joinIdentifier(c.id, c.delim))+" already has tag "+quote(req.Tag),
-			"Move it with UpdateTableTag, or delete it first.")
-	}
-	if err != nil {
-		return asError(err, CodeTableNotFound)
+	if err := put(r.Context(), t, req.Tag, uint64(*req.Version)); err != nil {
+		return tagError(c, req.Tag, req.Version, err)
 	}
 	return writeJSON(w, struct{}{})
 }
 
 // deleteTableTag: POST /v1/table/{id}/tags/delete.
 func deleteTableTag(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Error {
-	req, tt, e := s.tagCall(r, c, true, false, true)
+	req, t, e := s.tagCall(r, c, true, false, true)
 	if e != nil {
 		return e
 	}
-	path, err := tt.dir.Join(req.Tag + ".json")
-	if err != nil {
-		return asError(err, CodeTableNotFound)
-	}
-	wh := s.store.Storage()
-	// Delete of a missing file succeeds, so ask first: a missing tag is 404.
-	ok, err := wh.Exists(r.Context(), path)
-	if err != nil {
-		return asError(err, CodeTableNotFound)
-	}
-	if !ok {
-		return tagNotFound(c, req.Tag)
-	}
-	if err := wh.Delete(r.Context(), path); err != nil {
-		return asError(err, CodeTableNotFound)
+	if err := s.commits.DeleteTag(r.Context(), t, req.Tag); err != nil {
+		return tagError(c, req.Tag, nil, err)
 	}
 	return writeJSON(w, struct{}{})
-}
-
-func (s *Server) readTag(ctx context.Context, dir warehouse.Location, name string) (tagFile, error) {
-	var tf tagFile
-	path, err := dir.Join(name + ".json")
-	if err != nil {
-		return tf, err
-	}
-	b, err := s.store.Storage().ReadFile(ctx, path)
-	if err != nil {
-		return tf, err
-	}
-	return tf, json.Unmarshal(b, &tf)
-}
-
-func cutJSON(file string) (string, bool) {
-	if len(file) <= len(".json") || file[len(file)-5:] != ".json" || file[0] == '.' {
-		return "", false
-	}
-	return file[:len(file)-5], true
 }

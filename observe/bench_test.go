@@ -17,16 +17,21 @@ import (
 // one process.
 func BenchmarkIngest(b *testing.B) {
 	for _, on := range []bool{false, true} {
-		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) { benchIngest(b, on) })
+		b.Run(fmt.Sprintf("metrics=%v", on), func(b *testing.B) { benchIngest(b, on, true) })
 	}
+	// The kept observations' cost: the same ingest with history off.
+	b.Run("history=false", func(b *testing.B) { benchIngest(b, true, false) })
 }
 
-func benchIngest(b *testing.B, metrics bool) {
+func benchIngest(b *testing.B, metrics, history bool) {
 	db := openDB(b, b.TempDir())
 	defer db.Close()
 	s, err := New(db, 50_000)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if !history {
+		s.SetHistoryRetention(0)
 	}
 	if metrics {
 		if err := s.Instrument(prometheus.NewRegistry()); err != nil {

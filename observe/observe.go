@@ -83,6 +83,12 @@ type Store struct {
 	changes atomic.Uint64 // see Changes
 
 	metrics atomic.Pointer[metrics] // set by Instrument; nil records nothing
+
+	// Kept observations (history.go).
+	histMu    sync.Mutex
+	retention time.Duration   // 0: history off
+	lastFig   map[key]figures // each object's last point's figures
+	prunedAt  time.Time       // the last prune of old points
 }
 
 // ErrTooLarge is returned for attribute blobs over the size cap.
@@ -106,6 +112,9 @@ func New(db *persist.DB, cap int) (*Store, error) {
 		order:   list.New(),
 		dirty:   make(map[key]bool),
 		kick:    make(chan struct{}, 1),
+
+		retention: DefaultHistoryRetention,
+		lastFig:   map[key]figures{},
 	}, nil
 }
 
@@ -305,7 +314,9 @@ func (s *Store) Flush(ctx context.Context) error {
 	clear(s.dirty)
 	s.mu.Unlock()
 
+	var seen map[key]figures // the points' figures, remembered once committed
 	err := s.db.Write(ctx, func(tx *persist.Tx) error {
+		seen = map[key]figures{}
 		up, err := tx.PrepareContext(ctx, `INSERT INTO observations(object_id, format, observed_at, worker_id, attributes_json)
 			VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT(object_id, format) DO UPDATE SET observed_at = excluded.observed_at,
@@ -320,19 +331,25 @@ func (s *Store) Flush(ctx context.Context) error {
 			return err
 		}
 		defer del.Close()
+		kept := make([]Observation, 0, len(writes))
 		for _, w := range writes {
 			if w.e == nil {
 				_, err = del.ExecContext(ctx, w.k.objectID, string(w.k.format))
 			} else {
 				o := w.e.meta
+				o.Attributes = unpack(w.e.packed)
 				_, err = up.ExecContext(ctx, o.ObjectID, string(o.Format), persist.Micros(o.ObservedAt),
-					o.WorkerID, string(unpack(w.e.packed)))
+					o.WorkerID, string(o.Attributes))
+				kept = append(kept, o)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		return nil
+		if err := s.recordPoints(ctx, tx, kept, seen); err != nil {
+			return err
+		}
+		return s.prunePoints(ctx, tx, time.Now())
 	})
 	if err != nil {
 		// Put the keys back so the next flush retries them.
@@ -343,6 +360,7 @@ func (s *Store) Flush(ctx context.Context) error {
 		s.mu.Unlock()
 		return fmt.Errorf("observe: flush: %w", err)
 	}
+	s.rememberFigures(seen)
 	if s.bus.Load() != nil {
 		keys := make([]key, len(writes))
 		for i, w := range writes {

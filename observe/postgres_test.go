@@ -16,5 +16,7 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestPutGet", Fn: TestPutGet},
 		{Name: "TestTypedAttributes", Fn: TestTypedAttributes},
 		{Name: "TestEvictionAndPersistence", Fn: TestEvictionAndPersistence},
+		{Name: "TestHistoryKeepsChanges", Fn: TestHistoryKeepsChanges},
+		{Name: "TestHistoryRetention", Fn: TestHistoryRetention},
 	})
 }

@@ -112,10 +112,12 @@ type JobFilter struct {
 	Type     string
 	State    JobState
 	ObjectID string
-	// Before pages backwards: jobs created strictly before the job with
-	// this id (use the last id of the previous page).
+	// Before starts the page after the job with this id in Order (use
+	// the last id of the previous page; with the default order, jobs
+	// created strictly before it).
 	Before string
-	Limit  int // <= 0: DefaultJobPage; capped at MaxJobPage
+	Order  JobOrder // zero: newest first
+	Limit  int      // <= 0: DefaultJobPage; capped at MaxJobPage
 }
 
 // Job page sizes: a page is rendered at once, so it stays small.

@@ -78,20 +78,21 @@ func (p *Plugin) ListJobs(ctx context.Context, f JobFilter) ([]Job, string, erro
 	if f.ObjectID != "" {
 		add("object_id = ?", f.ObjectID)
 	}
+	orderBy, after := f.Order.orderSQL()
 	if f.Before != "" {
 		var created int64
 		err := p.db.QueryRowContext(ctx, `SELECT created_at FROM plugin_jobs WHERE id = ?`, f.Before).Scan(&created)
 		if err != nil {
 			return nil, "", fmt.Errorf("plugin: page cursor: %w", ErrJobNotFound)
 		}
-		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
-		args = append(args, created, created, f.Before)
+		where = append(where, after)
+		args = append(args, f.Order.afterArgs(f.Before)...)
 	}
 	q := `SELECT ` + jobColumns + ` FROM plugin_jobs`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY created_at DESC, id DESC LIMIT ?"
+	q += " ORDER BY " + orderBy + " LIMIT ?"
 	args = append(args, limit+1)
 	rows, err := p.db.QueryContext(ctx, q, args...)
 	if err != nil {

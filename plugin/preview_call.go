@@ -16,6 +16,8 @@ type PreviewRequest struct {
 	RowLimit int
 	Columns  []string // empty = all
 	Filter   string   // engine SQL predicate; empty = none
+	Version  uint64   // read as of this version (time travel); 0 = the latest
+	Offset   int64    // matching rows skipped before the first one sent
 }
 
 // PreviewPart is one reply of a preview: Arrow IPC stream bytes, or, when
@@ -73,7 +75,8 @@ func (p *Plugin) StartPreview(ctx context.Context, workerID string, req PreviewR
 		return nil, fmt.Errorf("%w (worker %s)", ErrWorkerGone, workerID)
 	}
 	msg := &pluginpb.Preview{ObjectId: req.ObjectID, Format: req.Format,
-		RowLimit: int32(min(max(req.RowLimit, 0), rowLimitCap)), Columns: slices.Clone(req.Columns), Filter: req.Filter}
+		RowLimit: int32(min(max(req.RowLimit, 0), rowLimitCap)), Columns: slices.Clone(req.Columns), Filter: req.Filter,
+		Version: req.Version, Offset: max(req.Offset, 0)}
 	msg.Object = p.objectRef(ctx, req.ObjectID)
 	// A preview reads one table: its key reads that table's bucket only.
 	cc, err := p.clusterContext(ctx, s, keyScope{privilege: "read", bucket: msg.Object.GetBucket()})

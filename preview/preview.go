@@ -76,7 +76,18 @@ type Request struct {
 	RowLimit int      // <= 0: DefaultRowLimit; capped at MaxRowLimit
 	Columns  []string // empty: all
 	Filter   string   // engine SQL predicate; empty: none
+	// Version reads the table as of that version (time travel); 0: the
+	// latest. A worker whose engine cannot travel fails the preview.
+	Version uint64
+	// Offset skips that many matching rows (0..MaxOffset), for the pages
+	// after the first RowLimit rows.
+	Offset int64
 }
+
+// MaxOffset bounds how far into a table Browse Data pages: the engine
+// reads and drops every skipped row, so a page a million rows in is the
+// deepest worth a click (a filter finds the rest).
+const MaxOffset = 1_000_000
 
 // Column is one result column.
 type Column struct {
@@ -96,7 +107,8 @@ type Result struct {
 	Columns   []Column
 	Rows      [][]Cell
 	RowsRead  int   // rows decoded (≤ the row limit)
-	TotalRows int64 // rows in the table as the worker reports; -1 unknown
+	Offset    int64 // matching rows skipped before the first one read
+	TotalRows int64 // rows in the table (at the version read) as the worker reports; -1 unknown
 	Truncated bool  // more rows exist than were shown
 	WorkerID  string
 }
@@ -180,7 +192,7 @@ func (b *Broker) fetchLocal(ctx context.Context, req Request) (*Result, error) {
 	defer cancel()
 	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
 		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: limit,
-		Columns: req.Columns, Filter: req.Filter,
+		Columns: req.Columns, Filter: req.Filter, Version: req.Version, Offset: min(max(req.Offset, 0), MaxOffset),
 	})
 	if err != nil {
 		return nil, b.callError(ctx, workerID, err)
@@ -215,7 +227,8 @@ func (b *Broker) fetchLocal(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.WorkerID = workerID
 	res.TotalRows = done.TotalRows
-	if done.Truncated || (res.TotalRows >= 0 && int64(res.RowsRead) < res.TotalRows) {
+	res.Offset = min(max(req.Offset, 0), MaxOffset)
+	if done.Truncated || (res.TotalRows >= 0 && res.Offset+int64(res.RowsRead) < res.TotalRows) {
 		res.Truncated = true
 	}
 	return res, nil
@@ -230,7 +243,7 @@ func (b *Broker) readsWithoutFilter(ctx context.Context, workerID string, req Re
 	tctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	call, err := b.w.StartPreview(tctx, workerID, plugin.PreviewRequest{
-		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: 1, Columns: req.Columns})
+		ObjectID: req.ObjectID, Format: string(req.Format), RowLimit: 1, Columns: req.Columns, Version: req.Version})
 	if err != nil {
 		return false
 	}

@@ -118,3 +118,7 @@ func plural(n int, one, many string) string {
 	}
 	return itoa(n) + " " + many
 }
+
+func queryEscape(s string) string { return url.QueryEscape(s) }
+
+func pathEscape(s string) string { return url.PathEscape(s) }

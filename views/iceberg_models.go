@@ -21,6 +21,8 @@ type IcebergPanel struct {
 
 	Columns      []IcebergColumn // the first rows of the schema (the handler bounds them)
 	ColumnsTotal int             // rows in the whole schema; more than len(Columns) when cut
+	Schemas      int             // schemas the metadata keeps (the history page compares them)
+	SchemasHref  string          // the schema history page
 	Partition    []string        // "bucket[16](id) AS id_bucket"
 	SortOrder    []string        // "id asc nulls-first"
 	Properties   []IcebergProperty
@@ -74,6 +76,11 @@ type IcebergDataView struct {
 	Error        string // the read failed: a sentence instead of the grid
 	HasDeletes   bool
 	Grid         Grid
+	// The column picker and filter, as Lance Browse Data has them.
+	Columns []ColumnChoice
+	Filter  string
+	Errors  FieldErrors
+	Pager   RowPager
 }
 
 // SnapshotOption is one entry of the snapshot picker.

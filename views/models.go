@@ -116,7 +116,8 @@ type BucketsView struct {
 	Buckets []BucketRow
 	// HealthShown: the Rows, Size and Need attention columns are shown.
 	HealthShown         bool
-	FirstHref, NextHref string // keyset pages (?after=NAME); "" = none
+	FirstHref, NextHref string // keyset pages (?after=NAME, or a position when sorted); "" = none
+	Sort                SortHeaders
 	Form                CreateBucketForm
 	NoneServed          bool // neither catalog surface is running
 	// DeletedBuckets are deleted buckets still holding recently deleted
@@ -191,12 +192,21 @@ type NamespaceView struct {
 	Attention, HealthShown bool
 	AttentionHref, AllHref string
 	CanDeclare             bool // Lance or unset bucket
-	Properties             PropertiesView
-	NewTable               string
-	Errors                 FieldErrors
-	Notice                 string
-	Protection             ProtectionView
-	CanManage              bool // may force past protection
+	// Sort links the column headers; Sorted is set when the list is in
+	// another order than by name (the After cursor is then a position in
+	// that order). SortKey and SortDesc are kept by the filter form.
+	Sort       SortHeaders
+	Sorted     bool
+	SortKey    string
+	SortDesc   bool
+	BulkURL    string // where the selected tables' bulk action posts; "" for readers
+	Properties PropertiesView
+	Here       string // this list page's own link (the bulk action returns to it)
+	NewTable   string
+	Errors     FieldErrors
+	Notice     string
+	Protection ProtectionView
+	CanManage  bool // may force past protection
 }
 
 // TableView is the table page.
@@ -224,8 +234,10 @@ type TableView struct {
 	WorkerID     string
 	Errors       FieldErrors
 	Notice       string
-	Iceberg      IcebergPanel  // ICEBERG tables only
-	Observed     *ObservedView // LANCE tables: the last observation; nil without an observation store
+	Iceberg      IcebergPanel   // ICEBERG tables only
+	Observed     *ObservedView  // LANCE tables: the last observation; nil without an observation store
+	Trend        *TrendView     // rows and bytes over time; nil without an observation store
+	Refs         *LanceRefsView // LANCE tables: tags and branches
 	// Properties are the table's (an Iceberg table's from its metadata);
 	// nil when they cannot be read.
 	Properties *PropertiesView
@@ -266,6 +278,7 @@ type APIKeyRow struct {
 type APIKeysView struct {
 	Page
 	Keys []APIKeyRow // keys people made
+	Sort SortHeaders // Name, Created, Used
 	// SystemKeys are the keys floe made for itself (bundled workers, the
 	// demo seeder, keys minted for jobs), listed apart and folded away.
 	SystemKeys []APIKeyRow
@@ -299,4 +312,49 @@ type ErrorView struct {
 	Message   string
 	Back      string
 	BackLabel string
+}
+
+// SortHeader is one sortable column's header: a link to the list in its
+// order (Href "" when the column cannot be sorted here).
+type SortHeader struct {
+	Key, Label    string
+	Title         string // what the column counts, when its label is short
+	Href          string
+	Current, Desc bool // the list is sorted by this column, descending
+}
+
+// AriaSort is the header's aria-sort value.
+func (h SortHeader) AriaSort() string {
+	switch {
+	case !h.Current:
+		return "none"
+	case h.Desc:
+		return "descending"
+	}
+	return "ascending"
+}
+
+// SortHeaders are the sortable columns of a table list.
+type SortHeaders struct {
+	Name, Rows, Size, Changed, Health SortHeader
+	Tables, Created, Used             SortHeader // buckets and API keys
+}
+
+// BulkConfirmView is the page that asks before a bulk action deletes data.
+type BulkConfirmView struct {
+	Page
+	Action, Question, Button string
+	URL, Back                string
+	Tables                   []BulkConfirmRow
+}
+
+// BulkConfirmRow is one ticked table and what the action does to it.
+type BulkConfirmRow struct {
+	Name, Format, Detail string
+	Deletes              bool
+}
+
+// JobSortHeaders are the jobs list's sortable columns.
+type JobSortHeaders struct {
+	Type, Created, Updated SortHeader
 }

@@ -35,6 +35,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	}
 	page("GET /{$}", "Redirect", see, redirectTo("/buckets"))
 	page("GET /buckets", "ListBuckets", see, h.ListBuckets)
+	page("GET /search", "Search", see, h.Search)               // lists only what the user may see: the handler
 	page("POST /buckets", "CreateBucket", see, h.CreateBucket) // manage on the new bucket: asked by the handler
 	page("GET /fragments/endpoint-hint", "EndpointHint", see, h.EndpointHint)
 	page("GET /buckets/{bucket}", "ShowBucket", see, h.ShowBucket)
@@ -53,6 +54,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	// Properties: a namespace's need manage, a table's write (a commit), as on the Iceberg REST.
 	page("POST /buckets/{bucket}/namespaces/{ns}/properties", "UpdateNamespaceProperties", on(identity.Manage), h.UpdateNamespaceProperties)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables", "DeclareTable", see, h.DeclareTable) // manage on the new table: the handler
+	page("POST /buckets/{bucket}/namespaces/{ns}/bulk", "BulkTables", see, h.BulkTables)       // maintain or manage on each ticked table: the handler
 	page("GET /buckets/{bucket}/namespaces/{ns}/create-table", "NewIcebergTable", see, h.NewIcebergTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/create-table", "CreateIcebergTable", see, h.CreateIcebergTable) // the handler
 	page("GET /fragments/iceberg-column", "IcebergColumnRow", see, h.IcebergColumnRow)
@@ -72,6 +74,10 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/properties", "UpdateTableProperties", on(identity.Write), h.UpdateTableProperties)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", "DropTable", on(identity.Manage), h.DropTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/deregister", "DeregisterTable", on(identity.Manage), h.DeregisterTable)
+	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/schema", "TableSchemaHistory", read, h.TableSchemaHistory)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags", "CreateLanceTag", on(identity.Write), h.CreateLanceTag)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags/{tag}/move", "MoveLanceTag", on(identity.Write), h.MoveLanceTag)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/tags/{tag}/delete", "DeleteLanceTag", on(identity.Write), h.DeleteLanceTag)
 	// Access tabs: who holds what on a place; its managers grant there.
 	for _, at := range []string{"/buckets/{bucket}", "/buckets/{bucket}/namespaces/{ns}", "/buckets/{bucket}/namespaces/{ns}/tables/{table}"} {
 		shown := see

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/observe"
 	"github.com/floe/floe/warehouse"
 	"github.com/floe/floe/web"
 	"github.com/spf13/cobra"
@@ -27,6 +28,7 @@ type serveConfig struct {
 	Metrics                    string
 	GRPCCert, GRPCKey, GRPCCA  string
 	WithWorker                 bool
+	HistoryRetention           time.Duration // kept observations for trend charts; 0 = none
 	// SoftDeleteHold is --soft-delete-hold as typed ("7d", "0"); serve
 	// records it as the catalog's default hold at start.
 	SoftDeleteHold string
@@ -107,6 +109,8 @@ default; give an empty address to switch the Lance or Iceberg surface off.`,
 	f.StringVar(&c.GRPCKey, "grpc-tls-key", "", "TLS key for the plugin channel")
 	f.StringVar(&c.GRPCCA, "grpc-tls-ca", "", "CA that signs worker client certificates")
 	f.BoolVar(&c.WithWorker, "with-worker", false, "also run the bundled Lance and Iceberg workers as child processes")
+	f.DurationVar(&c.HistoryRetention, "history-retention", observe.DefaultHistoryRetention,
+		"how long each table's past figures are kept for the console's trend charts (e.g. 720h; 0 = keep none)")
 	f.StringVar(&c.SoftDeleteHold, "soft-delete-hold", catalog.FormatHold(catalog.DefaultSoftDeleteHold),
 		"how long a dropped table stays recently deleted (undroppable) before its data is deleted, for buckets without their own: 7d, 36h, 90m, or 0 to delete at once")
 	f.IntVar(&c.MaxConnections, "max-connections", 0, "connections all listeners together may hold (0 = as many as the open-file limit allows, less a fifth for floe's own files; -1 = no limit, only behind a proxy that limits them)")
@@ -182,6 +186,9 @@ func (c serveConfig) check() error {
 	}
 	if (c.GRPCCert != "" || c.GRPCKey != "" || c.GRPCCA != "") && (c.GRPCCert == "" || c.GRPCKey == "" || c.GRPCCA == "") {
 		return usageError{"--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca go together: give all three for mTLS, or none"}
+	}
+	if c.HistoryRetention < 0 || (c.HistoryRetention > 0 && c.HistoryRetention < time.Hour) {
+		return usageError{"--history-retention must be 0 (keep no history) or at least 1h, e.g. 720h"}
 	}
 	if _, err := c.hold(); err != nil {
 		return usageError{"--soft-delete-hold: " + err.Error()}

@@ -73,6 +73,8 @@ func TestServeRefusesBadFlagsBeforeBinding(t *testing.T) {
 		{"no console", []string{"--http", ""}, "--http must name an address"},
 		{"no plugin channel", []string{"--grpc", ""}, "--grpc must name an address"},
 		{"half mTLS", []string{"--grpc-tls-cert", "c.pem"}, "go together"},
+		{"negative history retention", []string{"--history-retention", "-1h"}, "--history-retention must be 0"},
+		{"history retention below an hour", []string{"--history-retention", "5m"}, "--history-retention must be 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,3 +166,45 @@ func observation(id string) observe.Observation {
 }
 
 func jobSpec() plugin.JobSpec { return plugin.JobSpec{Type: "lance_compact", ObjectID: "t1"} }
+
+// --history-retention reaches the observations: with a retention, a flushed
+// observation leaves a kept point for the trend charts; with 0, none.
+func TestServeHistoryRetentionFlag(t *testing.T) {
+	for _, tc := range []struct {
+		retention time.Duration
+		want      int
+	}{{observe.DefaultHistoryRetention, 1}, {0, 0}} {
+		t.Run(tc.retention.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := serveConfig{HTTP: "127.0.0.1:0", GRPC: "127.0.0.1:0", HistoryRetention: tc.retention}
+			paths := dataPaths{Data: dir, Catalog: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse")}
+			s, err := startServer(context.Background(), cfg, paths, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if got := s.svc.observe.HistoryRetention(); got != tc.retention {
+				t.Fatalf("retention in force %v, want %v", got, tc.retention)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			ran := make(chan error, 1)
+			go func() { ran <- s.Run(ctx) }()
+			resp, err := waitGet("http://" + s.surfaces.Console + "/healthz") // running: a cancel now stops what Run started
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if _, err := s.svc.observe.Put(observation("00000000-0000-0000-0000-0000000000ab")); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if err := <-ran; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var n int
+			if err := s.db.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM observation_points`).Scan(&n); err != nil || n != tc.want {
+				t.Fatalf("kept points %d, %v; want %d", n, err, tc.want)
+			}
+		})
+	}
+}

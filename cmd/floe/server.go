@@ -133,6 +133,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 	if s.svc, err = newServices(ctx, s, httpURL(s.surfaces.Lance), httpURL(s.surfaces.Iceberg)); err != nil {
 		return nil, err
 	}
+	s.svc.observe.SetHistoryRetention(cfg.HistoryRetention)
 	if s.events, err = newEventParts(ctx, s); err != nil {
 		return nil, err
 	}

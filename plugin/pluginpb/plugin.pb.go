@@ -2634,14 +2634,20 @@ func (x *Cancel) GetReason() string {
 }
 
 type Preview struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ObjectId      string                 `protobuf:"bytes,1,opt,name=object_id,json=objectId,proto3" json:"object_id,omitempty"`
-	Format        string                 `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"` // "LANCE" or "ICEBERG"
-	RowLimit      int32                  `protobuf:"varint,3,opt,name=row_limit,json=rowLimit,proto3" json:"row_limit,omitempty"`
-	Columns       []string               `protobuf:"bytes,4,rep,name=columns,proto3" json:"columns,omitempty"` // empty = all
-	Filter        string                 `protobuf:"bytes,5,opt,name=filter,proto3" json:"filter,omitempty"`   // engine SQL predicate; empty = none
-	Object        *ObjectRef             `protobuf:"bytes,6,opt,name=object,proto3" json:"object,omitempty"`
-	Cluster       *ClusterContext        `protobuf:"bytes,7,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ObjectId string                 `protobuf:"bytes,1,opt,name=object_id,json=objectId,proto3" json:"object_id,omitempty"`
+	Format   string                 `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"` // "LANCE" or "ICEBERG"
+	RowLimit int32                  `protobuf:"varint,3,opt,name=row_limit,json=rowLimit,proto3" json:"row_limit,omitempty"`
+	Columns  []string               `protobuf:"bytes,4,rep,name=columns,proto3" json:"columns,omitempty"` // empty = all
+	Filter   string                 `protobuf:"bytes,5,opt,name=filter,proto3" json:"filter,omitempty"`   // engine SQL predicate; empty = none
+	Object   *ObjectRef             `protobuf:"bytes,6,opt,name=object,proto3" json:"object,omitempty"`
+	Cluster  *ClusterContext        `protobuf:"bytes,7,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	// version reads the table as of that version (time travel); 0 = the
+	// latest. The console resolves a tag to its version before asking.
+	Version uint64 `protobuf:"varint,8,opt,name=version,proto3" json:"version,omitempty"`
+	// offset skips that many matching rows before the first one sent, so a
+	// page past the first row_limit rows can be read.
+	Offset        int64 `protobuf:"varint,9,opt,name=offset,proto3" json:"offset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2723,6 +2729,20 @@ func (x *Preview) GetCluster() *ClusterContext {
 		return x.Cluster
 	}
 	return nil
+}
+
+func (x *Preview) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *Preview) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
 }
 
 // Shutdown asks the worker to close its stream (the console is stopping).
@@ -2994,7 +3014,7 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06Cancel\x12*\n" +
 	"\x11target_request_id\x18\x01 \x01(\tR\x0ftargetRequestId\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x16\n" +
-	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xfa\x01\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\xac\x02\n" +
 	"\aPreview\x12\x1b\n" +
 	"\tobject_id\x18\x01 \x01(\tR\bobjectId\x12\x16\n" +
 	"\x06format\x18\x02 \x01(\tR\x06format\x12\x1b\n" +
@@ -3002,7 +3022,9 @@ const file_floe_plugin_v1_plugin_proto_rawDesc = "" +
 	"\acolumns\x18\x04 \x03(\tR\acolumns\x12\x16\n" +
 	"\x06filter\x18\x05 \x01(\tR\x06filter\x121\n" +
 	"\x06object\x18\x06 \x01(\v2\x19.floe.plugin.v1.ObjectRefR\x06object\x128\n" +
-	"\acluster\x18\a \x01(\v2\x1e.floe.plugin.v1.ClusterContextR\acluster\"\"\n" +
+	"\acluster\x18\a \x01(\v2\x1e.floe.plugin.v1.ClusterContextR\acluster\x12\x18\n" +
+	"\aversion\x18\b \x01(\x04R\aversion\x12\x16\n" +
+	"\x06offset\x18\t \x01(\x03R\x06offset\"\"\n" +
 	"\bShutdown\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason*\xc9\x01\n" +
 	"\tFieldType\x12\x1a\n" +
