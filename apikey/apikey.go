@@ -135,6 +135,8 @@ func (c *Checker) Check(r *http.Request) (catalog.APIKey, *Refusal) {
 	switch {
 	case err == nil:
 		return key, nil
+	case errors.Is(err, catalog.ErrKeyExpired):
+		return catalog.APIKey{}, &Refusal{Reason: Unknown, Message: fault.Message(err, "the API key expired; create a new one")}
 	case errors.Is(err, fault.NotFound), errors.Is(err, fault.Invalid):
 		return catalog.APIKey{}, &Refusal{Reason: Unknown,
 			Message: "the API key is unknown, revoked or expired; create a new one with `floe token create` or on the console's API keys page"}

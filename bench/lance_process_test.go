@@ -194,6 +194,9 @@ type floeProc struct {
 func startFloe(b *testing.B, bin string) *floeProc {
 	b.Helper()
 	data := b.TempDir()
+	if out, err := exec.Command(bin, "init", "--data", data).CombinedOutput(); err != nil {
+		b.Fatalf("floe init: %v\n%s", err, out)
+	}
 	out, err := exec.Command(bin, "token", "create", "--role", "readwrite", "--data", data).Output()
 	if err != nil {
 		b.Fatalf("floe token create: %v", err)

@@ -47,6 +47,16 @@ func errUnknownKey() error {
 	return newErr(fault.NotFound, "api_key", "API key is unknown, revoked or expired; create a new one")
 }
 
+// ErrKeyExpired is the finer reason of the refusal an expired key gets,
+// so each surface can say that it expired (and when) rather than that it
+// is unknown.
+var ErrKeyExpired = errors.New("API key expired")
+
+func errKeyExpired(id string, at time.Time) error {
+	return &fault.Error{Kind: fault.NotFound, Field: "api_key", Err: ErrKeyExpired,
+		Message: fmt.Sprintf("API key %s expired at %s; create a new one (floe token create, or the console's API keys page)", id, at.UTC().Format(time.RFC3339))}
+}
+
 // CreateAPIKey stores a new key and returns it with its secret (shown once).
 // The secret is "floe_" followed by 40 random base62 characters. The key
 // also gets a SigV4 access key pair for the S3 Tables surface; the returned
@@ -143,7 +153,7 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 	}
 	now := s.now()
 	if expires != 0 && micros(now) >= expires {
-		return APIKey{}, errUnknownKey()
+		return APIKey{}, errKeyExpired(k.ID, fromMicros(expires))
 	}
 	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 	if now.Sub(k.LastUsedAt) >= lastUsedEvery {

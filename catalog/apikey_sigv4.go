@@ -70,7 +70,7 @@ func (s *Store) LookupAccessKey(ctx context.Context, accessKeyID string) (APIKey
 	}
 	now := s.now()
 	if expires != 0 && micros(now) >= expires {
-		return APIKey{}, errUnknownAccessKey()
+		return APIKey{}, errKeyExpired(k.ID, fromMicros(expires))
 	}
 	k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
 	if now.Sub(k.LastUsedAt) >= lastUsedEvery {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/floe/floe/fault"
@@ -197,7 +198,8 @@ func (s *Store) DeleteBucketWith(ctx context.Context, name string, opt CascadeOp
 		}
 		if (nsCount > 0 || len(tables) > 0) && !opt.Cascade {
 			return newErr(fault.NotEmpty, "bucket",
-				"bucket %q is not empty (%d namespaces, %d tables); drop them first or delete with cascade, which deletes their data", name, nsCount, len(tables))
+				"bucket %q is not empty (%s, %s); drop them first or delete with cascade, which deletes their data",
+				name, counted(nsCount, "namespace", "namespaces"), counted(len(tables), "table", "tables"))
 		}
 		nss, err := s.loadNamespaces(ctx, tx, `bucket = ?`, name)
 		if err != nil {
@@ -256,4 +258,21 @@ func (s *Store) removeBucketRow(ctx context.Context, tx *persist.Tx, name string
 	}
 	_ = s.wh.Delete(ctx, s.BucketRoot(name))
 	return nil
+}
+
+// DisplayARN is a catalog ARN ("arn:floe:s3tables:<region>:<account>:…")
+// in the form the S3 Tables API accepts and answers
+// ("arn:aws:s3tables:<region>:<account>:…" with the S3 Tables surface's
+// region and account), so the console, the CLI and the AWS tools name a
+// bucket or table alike. An empty region or account, or a string that is
+// not an S3 Tables ARN, comes back unchanged.
+func DisplayARN(arn, region, account string) string {
+	if region == "" || account == "" {
+		return arn
+	}
+	parts := strings.SplitN(arn, ":", 6) // arn, partition, service, region, account, resource
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "s3tables" {
+		return arn
+	}
+	return "arn:aws:s3tables:" + region + ":" + account + ":" + parts[5]
 }

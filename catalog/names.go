@@ -251,3 +251,12 @@ func capDirName(enc string) string {
 	keep := maxDirName - 2 - dirHashHex
 	return "-" + enc[:keep] + "-" + hex.EncodeToString(sum[:])[:dirHashHex]
 }
+
+// counted is "1 table" or "3 tables": a count with its noun in the right
+// number, for sentences people read.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

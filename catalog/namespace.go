@@ -245,6 +245,9 @@ func (s *Store) UpdateNamespaceProperties(ctx context.Context, bucket string, le
 		for k, v := range updates {
 			ns.Properties[k] = v
 		}
+		if err := CheckProperties("namespace", ns.Properties); err != nil {
+			return err
+		}
 		if err := checkProtectedValue(ns.Properties); err != nil {
 			return err
 		}
@@ -312,12 +315,12 @@ func (s *Store) DropNamespaceWith(ctx context.Context, bucket string, levels []s
 		}
 		if views > 0 && !opt.Cascade {
 			return newErr(fault.NotEmpty, "namespace",
-				"namespace %q in bucket %q holds %d views; drop them first or drop with cascade", name, bucket, views)
+				"namespace %q in bucket %q holds %s; drop them first or drop with cascade", name, bucket, counted(views, "view", "views"))
 		}
 		if (children > 0 || len(tables) > 0) && !opt.Cascade {
 			return newErr(fault.NotEmpty, "namespace",
-				"namespace %q in bucket %q is not empty (%d child namespaces, %d tables); drop them first or drop with cascade, which deletes their data",
-				name, bucket, children, len(tables))
+				"namespace %q in bucket %q is not empty (%s, %s); drop them first or drop with cascade, which deletes their data",
+				name, bucket, counted(children, "child namespace", "child namespaces"), counted(len(tables), "table", "tables"))
 		}
 		nss, err := s.loadNamespaces(ctx, tx, subtreeWhere("name"), bucket, name, lo, hi)
 		if err != nil {

@@ -149,6 +149,12 @@ type User struct {
 	Name      string
 	Role      Role // "" for an identity-provider user whose groups give no role
 	CreatedAt time.Time
+	// DisabledAt is when an admin disabled the user (zero = enabled): a
+	// disabled user cannot sign in and every session of theirs is refused.
+	DisabledAt time.Time
+	// SessionsAfter refuses every session signed in before it (a password
+	// reset or a disable sets it); zero refuses none.
+	SessionsAfter time.Time
 	// Issuer and Subject name an identity-provider user at its provider;
 	// both "" for a local user.
 	Issuer, Subject string
@@ -159,6 +165,9 @@ type User struct {
 	// local users.
 	LastSignInAt time.Time
 }
+
+// Disabled reports whether the user may not sign in.
+func (u User) Disabled() bool { return !u.DisabledAt.IsZero() }
 
 // FromIdP reports whether the user signs in through the identity provider.
 func (u User) FromIdP() bool { return u.Subject != "" }

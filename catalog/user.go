@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -79,9 +80,10 @@ func (s *Store) CreateUser(ctx context.Context, name, password string, role Role
 	return u, nil
 }
 
-// SetUserPassword replaces a local user's password. A user of the
-// identity provider has none and gets none: its sign-in stays the
-// provider's.
+// SetUserPassword replaces a local user's password and signs out every
+// session the user signed in before (whoever knew the old password is out
+// too). A user of the identity provider has none and gets none: its
+// sign-in stays the provider's.
 func (s *Store) SetUserPassword(ctx context.Context, name, password string) error {
 	if err := validatePassword(password); err != nil {
 		return err
@@ -90,7 +92,8 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 	if err != nil {
 		return Invalid("password", "password cannot be hashed: "+err.Error())
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ? WHERE name = ? AND idp_subject = ''`, string(hash), name)
+	res, err := s.db.ExecContext(ctx, `UPDATE users SET password_hash = ?, sessions_after = ? WHERE name = ? AND idp_subject = ''`,
+		string(hash), micros(s.now()), name)
 	if err != nil {
 		return dbErr("update user", err)
 	}
@@ -110,7 +113,8 @@ func (s *Store) SetUserPassword(ctx context.Context, name, password string) erro
 // Authenticate checks a password in constant time against the stored hash.
 // Unknown user or wrong password both give fault.NotFound, and so does a
 // user of the identity provider (it has no password; its sign-in is the
-// provider's), after the same bcrypt work.
+// provider's), after the same bcrypt work; the right password of a
+// disabled user gives fault.Forbidden (ErrUserDisabled).
 func (s *Store) Authenticate(ctx context.Context, name, password string) (User, error) {
 	var hash string
 	u, err := s.getUser(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE name = ?`, name, &hash)
@@ -124,21 +128,32 @@ func (s *Store) Authenticate(ctx context.Context, name, password string) (User, 
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return User{}, errBadCredentials()
 	}
+	if u.Disabled() {
+		return User{}, errUserDisabled(u.Name)
+	}
 	return u, nil
 }
 
+// ErrUserDisabled is the finer reason of the refusal a disabled user gets.
+var ErrUserDisabled = errors.New("user disabled")
+
+func errUserDisabled(name string) error {
+	return &fault.Error{Kind: fault.Forbidden, Field: "username", Err: ErrUserDisabled,
+		Message: fmt.Sprintf("User %s is disabled; ask an admin to enable it (Users page, or floe user enable %s).", name, name)}
+}
+
 // userColumns are what scanUser reads, in its order.
-const userColumns = `name, role, created_at, idp_issuer, idp_subject, idp_groups, last_sign_in_at`
+const userColumns = `name, role, created_at, idp_issuer, idp_subject, idp_groups, last_sign_in_at, disabled_at, sessions_after`
 
 // scanUser reads the userColumns of one row, then extra.
 func scanUser(sc interface{ Scan(...any) error }, extra ...any) (User, error) {
 	var u User
 	var role, groups string
-	var created, signedIn int64
-	if err := sc.Scan(append([]any{&u.Name, &role, &created, &u.Issuer, &u.Subject, &groups, &signedIn}, extra...)...); err != nil {
+	var created, signedIn, disabled, after int64
+	if err := sc.Scan(append([]any{&u.Name, &role, &created, &u.Issuer, &u.Subject, &groups, &signedIn, &disabled, &after}, extra...)...); err != nil {
 		return User{}, err
 	}
-	u.Role, u.CreatedAt = Role(role), fromMicros(created)
+	u.Role, u.CreatedAt, u.DisabledAt, u.SessionsAfter = Role(role), fromMicros(created), fromMicros(disabled), fromMicros(after)
 	if signedIn != 0 {
 		u.LastSignInAt = fromMicros(signedIn)
 	}

@@ -60,6 +60,7 @@ func TestJourneyLayout(t *testing.T) {
 		"/buckets/layout-lake/namespaces/sales/tables/events/schema",
 		"/connect",
 		"/api-keys",
+		"/users",
 		"/workers",
 		"/job-types/lance_compact",
 		"/jobs",

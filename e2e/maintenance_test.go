@@ -89,6 +89,7 @@ func startFloeWithWorker(t *testing.T) floeProc {
 		return strings.TrimSpace(lines[len(lines)-1])
 	}
 	run("go", "build", "-o", bin, "./cmd/floe")
+	run(bin, "init", "--data", data)
 	apiKey := run(bin, "token", "create", "--role", "readwrite", "--data", data)
 	workerToken := run(bin, "worker-token", "create", "--data", data)
 	logFile, err := os.Create(filepath.Join(dir, "floe.log"))

@@ -36,7 +36,7 @@ func TestScreenshots(t *testing.T) {
 	if err != nil {
 		t.Skip("skipping: node is not on PATH (the bundled Lance worker is a Node program)")
 	}
-	f := startFloeForSnippets(t, node, true)
+	f := startFloeForSnippets(t, node, snippetFloeOptions{withWorker: true})
 	ctx, _ := browserContext(t, execPath)
 	ctx, cancel := context.WithTimeout(ctx, screenshotsTimeout)
 	defer cancel()

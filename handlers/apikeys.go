@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/floe/floe/catalog"
@@ -39,12 +40,15 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 	}
 	v := views.APIKeysView{Page: h.page(r, "API keys", "api-keys")}
 	if k, ok := h.takeSecret(r); ok && k.Secret != "" {
-		v.Secret, v.Created, v.AccessKeyID, v.SecretAccessKey = k.Secret, k.Name, k.AccessKeyID, k.SecretAccessKey
+		v.Secret, v.Created, v.AccessKeyID, v.SecretAccessKey, v.CreatedExpires = k.Secret, k.Name, k.AccessKeyID, k.SecretAccessKey, k.ExpiresAt
 	}
 	for _, k := range keys {
-		row := views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt}
+		row := views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket,
+			CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}
 		if m, ok := keyMark(k); ok {
 			row.System, row.Warning = m.Label, m.Warning
+			v.SystemKeys = append(v.SystemKeys, row)
+			continue
 		}
 		v.Keys = append(v.Keys, row)
 	}
@@ -61,6 +65,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	role := catalog.Role(r.PostFormValue("role"))
 	bucket := r.PostFormValue("bucket")
+	expiresIn := strings.TrimSpace(r.PostFormValue("expires_in"))
 	// A key's role becomes its grant on its scope: making one is the
 	// scope's managers' to do.
 	if err := h.Require(r.Context(), identity.Manage, identity.Resource{Bucket: bucket}); err != nil {
@@ -69,6 +74,10 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 	}
 
 	err := validateKey(name, role)
+	var ttl time.Duration
+	if err == nil {
+		ttl, err = catalog.ParseKeyLifetime(expiresIn)
+	}
 	if err == nil && bucket != "" {
 		if _, berr := h.store.GetBucket(r.Context(), bucket); errors.Is(berr, fault.NotFound) {
 			err = catalog.Invalid("bucket", "There is no bucket "+bucket+"; pick one from the list or every bucket.")
@@ -79,7 +88,7 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 	var secret string
 	var key catalog.APIKey
 	if err == nil {
-		key, secret, err = h.store.CreateAPIKey(r.Context(), name, role, bucket, 0)
+		key, secret, err = h.store.CreateAPIKey(r.Context(), name, role, bucket, ttl)
 	}
 	if err != nil {
 		field, msg, status, ok := fieldError(err, "name")
@@ -93,12 +102,12 @@ func (h *Handlers) CreateAPIKey(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.logError(r, status, err)
-		v.Name, v.Role, v.Bucket, v.Errors = name, string(role), bucket, views.FieldErrors{field: msg}
+		v.Name, v.Role, v.Bucket, v.ExpiresIn, v.Errors = name, string(role), bucket, expiresIn, views.FieldErrors{field: msg}
 		h.render(w, r, status, views.APIKeysPage(v))
 		return
 	}
 	// Post-redirect-get: a reload of the list cannot create a second key.
-	h.holdSecret(r, revealed{Name: key.Name, Secret: secret, AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey})
+	h.holdSecret(r, revealed{Name: key.Name, Secret: secret, AccessKeyID: key.AccessKeyID, SecretAccessKey: key.SecretAccessKey, ExpiresAt: key.ExpiresAt})
 	redirect(w, r, "/api-keys")
 }
 

@@ -39,8 +39,8 @@ func TestS3TablesSnippets(t *testing.T) {
 		t.Fatalf("%d snippets, want 2", len(got))
 	}
 	for _, s := range got {
-		if !strings.Contains(s.Code, "http://console.example:9102") || !strings.Contains(s.Code, "eu-west-3") || !strings.Contains(s.Code, accessKeyIDPlaceholder) {
-			t.Fatalf("snippet %s lacks the address, region or key placeholder:\n%s", s.ID, s.Code)
+		if !strings.Contains(s.Code, "http://console.example:9102") || !strings.Contains(s.Code, "eu-west-3") || !strings.Contains(s.Code, snippetAccessKeyEnv) || strings.Contains(s.Code, "<") {
+			t.Fatalf("snippet %s lacks the address, region or key variable, or has a placeholder:\n%s", s.ID, s.Code)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 	v := views.BucketView{
 		Page: h.page(r, b.Name, "buckets"), Name: b.Name, Format: string(b.Format), ARN: h.displayARN(b.ARN),
 		CreatedAt: b.CreatedAt, TableCount: b.TableCount,
-		Snippets: h.snippets(r, b.Name, "default", b.Format),
+		Snippets: h.snippets(r, b.Name, b.Format),
 	}
 	rt, err := h.Rights(r.Context())
 	if err != nil {

@@ -7,17 +7,34 @@ import (
 	"github.com/floe/floe/views"
 )
 
-// snippetBucketPlaceholder names a bucket when none exists yet.
-const snippetBucketPlaceholder = "my-bucket"
-
 // snippets builds the Connect snippets for one bucket of a format (unset
-// buckets get both formats' snippets).
-func (h *Handlers) snippets(r *http.Request, bucket, ns string, f catalog.Format) []views.Snippet {
-	return Snippets(SnippetInput{
-		LanceURL: h.lanceURL(r), IcebergURL: h.icebergURL(r), Bucket: bucket, Namespace: ns,
-		Lance: f != catalog.FormatIceberg, Iceberg: f != catalog.FormatLance, Store: h.s3,
-	})
+// buckets get both formats' snippets), on the first table the bucket holds
+// (else its first namespace): real names a copied snippet finds.
+func (h *Handlers) snippets(r *http.Request, bucket string, f catalog.Format) []views.Snippet {
+	in := SnippetInput{LanceURL: h.lanceURL(r), IcebergURL: h.icebergURL(r), Bucket: bucket,
+		Lance: f != catalog.FormatIceberg, Iceberg: f != catalog.FormatLance, Store: h.s3}
+	nss, _, err := h.store.ListNamespaces(r.Context(), bucket, nil, catalog.ListOptions{Limit: snippetNamespacesLooked})
+	if err == nil {
+		for _, ns := range nss {
+			if in.Namespace == nil {
+				in.Namespace = ns.Levels
+			}
+			tables, _, err := h.store.ListTables(r.Context(), bucket, ns.Levels, catalog.ListTablesOptions{ListOptions: catalog.ListOptions{Limit: 1}})
+			if err == nil && len(tables) == 1 {
+				in.Namespace, in.Table = ns.Levels, tables[0].Name
+				if f == catalog.FormatUnset {
+					in.Lance, in.Iceberg = tables[0].Format == catalog.FormatLance, tables[0].Format == catalog.FormatIceberg
+				}
+				break
+			}
+		}
+	}
+	return Snippets(in)
 }
+
+// snippetNamespacesLooked bounds the namespaces read to find a table for the
+// snippets: a few reads, not a scan of a bucket with thousands.
+const snippetNamespacesLooked = 20
 
 // Connect renders /connect: snippets for each running surface with the real
 // address. The bucket is ?bucket=, else the first bucket of that format.
@@ -43,19 +60,21 @@ func (h *Handlers) Connect(w http.ResponseWriter, r *http.Request) {
 	}
 	if found {
 		v.Bucket = chosen
-		v.Snippets = h.snippets(r, chosen, "default", chosenFormat)
+		v.Snippets = h.snippets(r, chosen, chosenFormat)
 	} else {
-		pick := func(f catalog.Format) string {
-			if n, ok := firstOf[f]; ok {
-				return n
+		// The first bucket of each format; a format without one gets no
+		// snippets (a made-up bucket name would not run), and the page says so.
+		for _, f := range []catalog.Format{catalog.FormatLance, catalog.FormatIceberg} {
+			n, ok := firstOf[f]
+			if !ok {
+				n, ok = firstOf[catalog.FormatUnset]
 			}
-			if n, ok := firstOf[catalog.FormatUnset]; ok {
-				return n
+			if ok {
+				v.Snippets = append(v.Snippets, h.snippets(r, n, f)...)
+			} else if h.formatServed(f) {
+				v.NoBucketOf = append(v.NoBucketOf, formatLabel(f))
 			}
-			return snippetBucketPlaceholder
 		}
-		v.Snippets = append(h.snippets(r, pick(catalog.FormatLance), "default", catalog.FormatLance),
-			h.snippets(r, pick(catalog.FormatIceberg), "default", catalog.FormatIceberg)...)
 	}
 	v.Snippets = append(v.Snippets, h.s3tablesSnippets(r)...)
 	h.render(w, r, http.StatusOK, views.ConnectPage(v))

@@ -37,7 +37,8 @@ type revealed struct {
 	Secret          string
 	AccessKeyID     string // API keys only: the SigV4 pair
 	SecretAccessKey string
-	For             string // the page that shows it when not the list's own ("" = that list)
+	For             string    // the page that shows it when not the list's own ("" = that list)
+	ExpiresAt       time.Time // API keys: when it stops working (zero: never)
 	held            time.Time
 }
 

@@ -39,3 +39,34 @@ func FuzzSafeNext(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLiveSub: whatever /live's query holds, ParseLiveSub answers
+// without panicking, keeps its caps, and what it accepts round-trips
+// through LiveURL (since= among it, to the millisecond).
+func FuzzParseLiveSub(f *testing.F) {
+	for _, s := range []string{"table=t&refresh=1&since=1764633600000", "since=-1", "since=99999999999999", "since=1e3",
+		"jobs=a,b,a&tasks=x&page=maintenance", "page=/jobs", "since=%00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		s, err := ParseLiveSub(q)
+		if err != nil {
+			return
+		}
+		if len(s.Jobs) > MaxLiveJobs+1 || len(s.Tasks) > MaxLiveJobs {
+			t.Fatalf("caps exceeded: %d jobs, %d tasks", len(s.Jobs), len(s.Tasks))
+		}
+		back, err := url.ParseQuery(strings.TrimPrefix(LiveURL(s), "/live?"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseLiveSub(back)
+		if err != nil || !again.Since.Equal(s.Since) || again.Page != s.Page || again.Table != s.Table {
+			t.Fatalf("%q: %+v then %+v, %v", raw, s, again, err)
+		}
+	})
+}

@@ -4,6 +4,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -14,9 +15,11 @@ import (
 	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
+	"github.com/floe/floe/fault"
 	"github.com/floe/floe/health"
 	"github.com/floe/floe/lancecommit"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/preview"
 	"github.com/floe/floe/safety"
@@ -97,6 +100,8 @@ type Handlers struct {
 	s3       *SnippetStore // the s3:// warehouse for Connect snippets; nil = local
 	reveals  *reveals      // new secrets awaiting their one showing
 	health   *health.Service
+	users    *userCache // what password sessions are checked against
+	now      func() time.Time
 	commits  *lancecommit.Service // Lance versions and tags, as the Lance REST reads them
 	audit    ActivityReader
 	sso      SSO // nil: no identity provider
@@ -110,9 +115,13 @@ func New(d Deps) *Handlers {
 	if log == nil {
 		log = slog.Default()
 	}
-	h := &Handlers{store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	h := &Handlers{now: now, store: d.Store, log: log, surfaces: d.Surfaces, stats: d.Stats, sessions: d.Sessions,
 		plugin: d.Plugin, observe: d.Observe, preview: d.Preview, tasks: d.Tasks, storage: d.Storage, signin: newSigninGuard(d.Now),
-		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, audit: d.Audit, sso: d.SSO, authz: d.Authz, manager: d.Manager,
+		s3: d.SnippetStore, reveals: &reveals{}, health: d.Health, users: newUserCache(d.Store), audit: d.Audit, sso: d.SSO, authz: d.Authz, manager: d.Manager,
 		commits: lancecommit.New(d.Store)}
 	if h.authz == nil {
 		h.authz = authz.New(d.Store)
@@ -129,6 +138,12 @@ const (
 	sessionRole   = "role"
 	sessionGroups = "groups" // []string: the identity provider's groups of the user
 	sessionVia    = "via"    // how the user signed in: "" (a password) or viaOIDC
+	// sessionSignedIn is when a sign-in made the session (Unix
+	// microseconds). A session carrying it is checked against the users
+	// table on every request (users.go): a disabled, deleted or re-passworded
+	// user's sessions stop at once, and a changed role applies on the next
+	// page. Sessions made before it existed leave it out.
+	sessionSignedIn = "signed_in"
 )
 
 // viaOIDC marks a session signed in through the identity provider.
@@ -171,7 +186,9 @@ func (u User) Principal() edge.Principal {
 	return edge.Principal{Kind: edge.User, ID: u.Name, Name: u.Name, Role: u.Role, Groups: u.Groups, Via: via}
 }
 
-// SessionUser reads the user recorded in the request's session.
+// SessionUser reads the user recorded in the request's session; a
+// password session whose user is gone, disabled or signed out since (see
+// sessionSignedIn) counts as none.
 func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
 	name := h.sessions.GetString(ctx, sessionUser)
 	if name == "" {
@@ -179,5 +196,16 @@ func (h *Handlers) SessionUser(ctx context.Context) (User, bool) {
 	}
 	u := User{Name: name, Role: catalog.Role(h.sessions.GetString(ctx, sessionRole)), Via: h.sessions.GetString(ctx, sessionVia)}
 	u.Groups, _ = h.sessions.Get(ctx, sessionGroups).([]string)
+	if at := h.sessions.GetInt64(ctx, sessionSignedIn); at != 0 && h.users != nil {
+		cu, err := h.users.check(ctx, name, persist.FromMicros(at))
+		switch {
+		case err == nil:
+			u.Role = cu.Role
+		case errors.Is(err, fault.NotFound), errors.Is(err, fault.Forbidden):
+			return User{}, false
+		}
+		// A database that cannot be read leaves the session as it is: the
+		// page itself then says the database is unavailable.
+	}
 	return u, true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/views"
 )
 
@@ -36,6 +37,11 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	if name != "" && pass != "" {
 		u, err = h.store.Authenticate(r.Context(), name, pass)
 	}
+	if errors.Is(err, catalog.ErrUserDisabled) {
+		h.log.Info("sign-in refused: user disabled", "user", name, "client", client, "request_id", edge.RequestID(r.Context()))
+		h.render(w, r, http.StatusForbidden, views.LoginPage(views.LoginForm{Username: name, Next: next, Error: fault.Message(err, "This user is disabled.")}))
+		return
+	}
 	if errors.Is(err, fault.NotFound) {
 		h.log.Info("sign-in refused", "user", name, "client", client, "request_id", edge.RequestID(r.Context()))
 		msg := "Wrong username or password."
@@ -57,6 +63,7 @@ func (h *Handlers) Login(w http.ResponseWriter, r *http.Request) {
 	h.signin.succeed(name, client)
 	h.sessions.Put(r.Context(), sessionUser, u.Name)
 	h.sessions.Put(r.Context(), sessionRole, string(u.Role))
+	h.sessions.Put(r.Context(), sessionSignedIn, persist.Micros(h.now()))
 	edge.SetPrincipal(r.Context(), User{Name: u.Name, Role: u.Role}.Principal()) // the access log names who signed in
 	if next == "" {
 		next = "/buckets"

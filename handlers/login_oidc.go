@@ -10,6 +10,7 @@ import (
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/oidc"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/views"
 )
 
@@ -95,6 +96,10 @@ func (h *Handlers) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	if u.Disabled() { // an admin disabled the user in floe: the provider's yes does not undo that
+		h.oidcRefused(w, r, http.StatusForbidden, "You signed in as "+u.Name+" through "+h.sso.Label()+", but an admin disabled this user in floe. Ask one to enable it (Users page).")
+		return
+	}
 	if role == "" {
 		h.log.Info("sign-in through the identity provider gives no role", "user", u.Name, "groups", u.Groups, "request_id", edge.RequestID(r.Context()))
 		h.oidcRefused(w, r, http.StatusForbidden, "You signed in as "+u.Name+" through "+h.sso.Label()+", but "+h.sso.NoRights(u.Groups)+". Ask an administrator for access.")
@@ -109,6 +114,7 @@ func (h *Handlers) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 	h.sessions.Put(r.Context(), sessionRole, string(cu.Role))
 	h.sessions.Put(r.Context(), sessionGroups, cu.Groups)
 	h.sessions.Put(r.Context(), sessionVia, viaOIDC)
+	h.sessions.Put(r.Context(), sessionSignedIn, persist.Micros(h.now())) // a disable signs it out (SessionUser)
 	edge.SetPrincipal(r.Context(), cu.Principal())
 	next := pend.Next
 	if next == "" {

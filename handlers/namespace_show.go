@@ -70,6 +70,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
 		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
+		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
 		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
 		Sort:   sortHeaders(ord, h.health != nil, func(o listOrder) string { return o.link(listHref(b.Name, ns.Name(), q, "", attention)) }),
 		Sorted: !ord.byName(), SortKey: string(ord.Key), SortDesc: ord.Desc,

@@ -44,7 +44,8 @@ func (h *Handlers) page(r *http.Request, title, nav string) views.Page {
 	// of the place it shows; pages whose controls need another privilege
 	// (maintenance, job settings) set their own.
 	return views.Page{Title: title, Nav: nav, User: u.Name, Role: string(u.Role), Groups: u.Groups, CanWrite: h.Can(r.Context(), identity.Manage, PlaceOf(r)),
-		StorageAlert: h.storageAlert(), Flash: h.popFlash(r), Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{})}
+		StorageAlert: h.storageAlert(), Flash: h.popFlash(r), Activity: h.audit != nil && h.mayReadActivity(r, identity.Resource{}),
+		Users: h.Can(r.Context(), identity.Manage, identity.Resource{})}
 }
 
 func isHTMX(r *http.Request) bool { return r.Header.Get("HX-Request") == "true" }

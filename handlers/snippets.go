@@ -1,42 +1,54 @@
 package handlers
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/views"
 )
 
-// APIKeyPlaceholder stands where a snippet needs a key; keys are shown once
-// at creation and never put into pages.
-const APIKeyPlaceholder = "<API_KEY>"
-
-// SnippetInput is what connection snippets are generated from.
+// SnippetInput is what the side bar's and a bucket page's Connect snippets
+// are generated from: the bucket, and the first namespace and table it
+// holds (names that exist, never placeholders).
 type SnippetInput struct {
 	LanceURL   string // "http://127.0.0.1:9101"; "" = Lance surface off
 	IcebergURL string // "http://127.0.0.1:8181"; "" = Iceberg surface off
 	Bucket     string
-	Namespace  string // first namespace level shown in examples
-	Lance      bool   // include Lance snippets (bucket format Lance or unset)
-	Iceberg    bool   // include Iceberg snippets
+	// Namespace is a namespace of the bucket (nil: it has none yet) and
+	// Table a table in it ("" : none yet). With a table the snippets open
+	// it and count its rows, as a table's own Connect tab does; without,
+	// they list what there is.
+	Namespace []string
+	Table     string
+	Lance     bool // include Lance snippets (bucket format Lance or unset)
+	Iceberg   bool // include Iceberg snippets
 	// Store is the s3:// warehouse the tables live in; nil for local disk,
 	// where clients need nothing beyond the catalog.
 	Store *SnippetStore
 }
 
 // Snippets generates ready-to-copy connection examples. Nothing is produced
-// for a surface that is off. Pure text: the caller renders it escaped.
+// for a surface that is off. The key comes from $FLOE_API_KEY. Pure text:
+// the caller renders it escaped.
 func Snippets(in SnippetInput) []views.Snippet {
-	ns := in.Namespace
-	if ns == "" {
-		ns = "default"
-	}
 	var out []views.Snippet
+	if in.Table != "" {
+		t := TableSnippetInput{LanceURL: in.LanceURL, IcebergURL: in.IcebergURL, Bucket: in.Bucket, Namespace: in.Namespace, Table: in.Table, Store: in.Store}
+		if in.Lance {
+			t.Format = catalog.FormatLance
+			out = append(out, TableSnippets(t)...)
+		}
+		if in.Iceberg {
+			t.Format = catalog.FormatIceberg
+			out = append(out, TableSnippets(t)...)
+		}
+		return out
+	}
 	if in.Lance && in.LanceURL != "" {
-		out = append(out, lanceSnippets(in.LanceURL, in.Bucket, ns)...)
+		out = append(out, lanceListSnippets(in)...)
 	}
 	if in.Iceberg && in.IcebergURL != "" {
-		out = append(out, icebergSnippets(in.IcebergURL, in.Bucket, ns)...)
+		out = append(out, icebergListSnippets(in)...)
 	}
 	if in.Store != nil {
 		out = withStore(out, in.Store)
@@ -44,92 +56,76 @@ func Snippets(in SnippetInput) []views.Snippet {
 	return out
 }
 
-func lanceSnippets(uri, bucket, ns string) []views.Snippet {
-	id := fmt.Sprintf("[%q, %q]", bucket, ns)
+// emptyNote says what a listing snippet prints and why it does not open a
+// table: there is none (or no namespace) in the bucket yet.
+func emptyNote(c string, in SnippetInput) string {
+	if len(in.Namespace) == 0 {
+		return c + " Bucket " + in.Bucket + " has no namespace yet: this lists its namespaces (none until one is made)."
+	}
+	return c + " Namespace " + catalog.JoinNamespace(in.Namespace) + " has no table yet: this lists its tables (none until one is written)."
+}
+
+func lanceListSnippets(in SnippetInput) []views.Snippet {
+	k := keyIn("")
+	path := pyList(append([]string{in.Bucket}, in.Namespace...)...)
+	uri := strconv.Quote(in.LanceURL)
+	jsList, pyListCall := "await db.tableNames("+path+")", "db.table_names(namespace_path="+path+")"
+	if len(in.Namespace) == 0 {
+		jsList, pyListCall = "(await db.listNamespaces("+path+")).namespaces", "db.list_namespaces(namespace_path="+path+").namespaces"
+	}
 	return []views.Snippet{
-		{ID: "lancedb-js", Engine: "LanceDB (JavaScript)", Surface: "lance", Language: "js", Code: strings.Join([]string{
+		{ID: "lancedb-js", Engine: "LanceDB (JavaScript) " + lancedbJSVersion, Surface: "lance", Language: "js", Code: lines(append(runHeader("//", "connect.mjs",
+			"npm install @lancedb/lancedb@"+lancedbJSVersion,
+			"node connect.mjs"),
+			keyNote("//", ""),
+			emptyNote("//", in),
 			`import { connectNamespace } from "@lancedb/lancedb";`,
 			``,
 			`const db = await connectNamespace("rest", {`,
-			`  uri: "` + uri + `",`,
-			`  headers: { "x-api-key": "` + APIKeyPlaceholder + `" },`,
+			`  uri: `+uri+`,`,
+			`  headers: { "x-api-key": `+k.js+` },`,
 			`});`,
-			`// Identifiers are [bucket, namespace…].`,
-			`console.log(await db.tableNames(` + id + `));`,
-			`const table = await db.openTable("my_table", ` + id + `);`,
-		}, "\n")},
-		{ID: "lancedb-python", Engine: "LanceDB (Python)", Surface: "lance", Language: "python", Code: strings.Join([]string{
-			`import lancedb`,
+			`console.log(`+jsList+`);`,
+		)...)},
+		{ID: "lancedb-python", Engine: "LanceDB (Python) " + lancedbPyVersion, Surface: "lance", Language: "python", Code: lines(append(runHeader("#", "connect.py",
+			"pip install lancedb=="+lancedbPyVersion,
+			"python connect.py"),
+			keyNote("#", ""),
+			emptyNote("#", in),
+			"import os\n\nimport lancedb",
 			``,
 			`db = lancedb.connect_namespace("rest", {`,
-			`    "uri": "` + uri + `",`,
-			`    "header.x-api-key": "` + APIKeyPlaceholder + `",`,
+			`    "uri": `+uri+`,`,
+			`    "header.x-api-key": `+k.py+`,`,
 			`})`,
-			`print(db.table_names(namespace=` + id + `))`,
-			`table = db.open_table("my_table", namespace=` + id + `)`,
-		}, "\n")},
-		{ID: "pylance", Engine: "pylance (lance_namespace REST)", Surface: "lance", Language: "python", Code: strings.Join([]string{
-			`import lance`,
-			`import lance_namespace`,
-			``,
-			`ns = lance_namespace.connect("rest", {`,
-			`    "uri": "` + uri + `",`,
-			`    "header.x-api-key": "` + APIKeyPlaceholder + `",`,
-			`})`,
-			fmt.Sprintf(`ds = lance.dataset(namespace=ns, table_id=[%q, %q, "my_table"])`, bucket, ns),
-		}, "\n")},
-		{ID: "lance-spark", Engine: "lance-spark", Surface: "lance", Language: "shell", Code: strings.Join([]string{
-			`spark-sql \`,
-			`  --packages com.lancedb:lance-spark-bundle-3.5_2.12:<lance-spark-version> \`,
-			`  --conf spark.sql.catalog.lance=com.lancedb.lance.spark.LanceNamespaceSparkCatalog \`,
-			`  --conf spark.sql.catalog.lance.impl=rest \`,
-			`  --conf spark.sql.catalog.lance.uri=` + uri + ` \`,
-			`  --conf spark.sql.catalog.lance.header.x-api-key=` + APIKeyPlaceholder,
-			``,
-			fmt.Sprintf("-- SELECT * FROM lance.`%s`.`%s`.my_table;", bucket, ns),
-		}, "\n")},
-		{ID: "duckdb-lance", Engine: "DuckDB (Lance)", Surface: "lance", Language: "sql", Code: strings.Join([]string{
-			`INSTALL lance;`,
-			`LOAD lance;`,
-			`-- The namespace id is bucket$namespace.`,
-			fmt.Sprintf(`ATTACH '%s$%s' AS floe (TYPE LANCE, ENDPOINT '%s', API_KEY '%s');`, bucket, ns, uri, APIKeyPlaceholder),
-			`SHOW TABLES FROM floe.main;`,
-		}, "\n")},
+			`print(`+pyListCall+`)`,
+		)...)},
 	}
 }
 
-func icebergSnippets(uri, bucket, ns string) []views.Snippet {
+func icebergListSnippets(in SnippetInput) []views.Snippet {
+	k := keyIn("")
+	uri := strconv.Quote(in.IcebergURL)
+	call := "catalog.list_namespaces()"
+	if len(in.Namespace) > 0 {
+		call = "catalog.list_tables(" + strconv.Quote(catalog.JoinNamespace(in.Namespace)) + ")"
+	}
 	return []views.Snippet{
-		{ID: "pyiceberg", Engine: "PyIceberg", Surface: "iceberg", Language: "python", Code: strings.Join([]string{
-			`from pyiceberg.catalog import load_catalog`,
+		{ID: "pyiceberg", Engine: "PyIceberg " + pyicebergVersion, Surface: "iceberg", Language: "python", Code: lines(append(runHeader("#", "connect.py",
+			`pip install "pyiceberg[pyarrow]==`+pyicebergVersion+`"`,
+			"python connect.py"),
+			keyNote("#", ""),
+			emptyNote("#", in),
+			"import os\n\nfrom pyiceberg.catalog import load_catalog",
 			``,
 			`catalog = load_catalog(`,
 			`    "floe",`,
 			`    type="rest",`,
-			`    uri="` + uri + `",`,
-			`    warehouse="` + bucket + `",`,
-			`    token="` + APIKeyPlaceholder + `",`,
+			`    uri=`+uri+`,`,
+			`    warehouse=`+strconv.Quote(in.Bucket)+`,`,
+			`    token=`+k.py+`,`,
 			`)`,
-			`print(catalog.list_tables("` + ns + `"))`,
-		}, "\n")},
-		{ID: "spark-iceberg", Engine: "Spark (Iceberg REST)", Surface: "iceberg", Language: "shell", Code: strings.Join([]string{
-			`spark-sql \`,
-			`  --packages org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.9.2 \`,
-			`  --conf spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions \`,
-			`  --conf spark.sql.catalog.floe=org.apache.iceberg.spark.SparkCatalog \`,
-			`  --conf spark.sql.catalog.floe.type=rest \`,
-			`  --conf spark.sql.catalog.floe.uri=` + uri + ` \`,
-			`  --conf spark.sql.catalog.floe.warehouse=` + bucket + ` \`,
-			`  --conf spark.sql.catalog.floe.token=` + APIKeyPlaceholder,
-			``,
-			`-- SHOW TABLES IN floe.` + ns + `;`,
-		}, "\n")},
-		{ID: "duckdb-iceberg", Engine: "DuckDB (Iceberg)", Surface: "iceberg", Language: "sql", Code: strings.Join([]string{
-			`INSTALL iceberg;`,
-			`LOAD iceberg;`,
-			`CREATE SECRET floe_key (TYPE iceberg, TOKEN '` + APIKeyPlaceholder + `');`,
-			fmt.Sprintf(`ATTACH '%s' AS floe (TYPE iceberg, ENDPOINT '%s', SECRET floe_key);`, bucket, uri),
-			`SHOW ALL TABLES;`,
-		}, "\n")},
+			`print(`+call+`)`,
+		)...)},
 	}
 }

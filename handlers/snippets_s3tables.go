@@ -7,12 +7,6 @@ import (
 	"github.com/floe/floe/views"
 )
 
-// Placeholders for the SigV4 pair of an API key, shown once at creation.
-const (
-	accessKeyIDPlaceholder     = "<ACCESS_KEY_ID>"
-	secretAccessKeyPlaceholder = "<SECRET_ACCESS_KEY>"
-)
-
 // s3tablesURL is the S3 Tables control API base URL; "" when off.
 func (h *Handlers) s3tablesURL(r *http.Request) string {
 	if h.surfaces.S3Tables == "" {
@@ -31,16 +25,20 @@ func (h *Handlers) s3tablesSnippets(r *http.Request) []views.Snippet {
 	region := h.surfaces.S3TablesRegion
 	return []views.Snippet{
 		{ID: "aws-cli-s3tables", Engine: "AWS CLI (S3 Tables)", Surface: "s3tables", Language: "shell", Code: strings.Join([]string{
-			`export AWS_ACCESS_KEY_ID=` + accessKeyIDPlaceholder,
-			`export AWS_SECRET_ACCESS_KEY=` + secretAccessKeyPlaceholder,
+			`# Signs with an API key's access key pair from $` + snippetAccessKeyEnv + ` and $` + snippetSecretEnv + ` (floe token create prints one).`,
+			`export AWS_ACCESS_KEY_ID="$` + snippetAccessKeyEnv + `"`,
+			`export AWS_SECRET_ACCESS_KEY="$` + snippetSecretEnv + `"`,
 			`export AWS_DEFAULT_REGION=` + region,
 			`aws s3tables list-table-buckets --endpoint-url ` + uri,
 		}, "\n")},
 		{ID: "boto3-s3tables", Engine: "boto3 (S3 Tables)", Surface: "s3tables", Language: "python", Code: strings.Join([]string{
+			`# Signs with an API key's access key pair from $` + snippetAccessKeyEnv + ` and $` + snippetSecretEnv + ` (floe token create prints one).`,
+			`import os`,
+			``,
 			`import boto3`,
 			``,
 			`s3t = boto3.client("s3tables", endpoint_url="` + uri + `", region_name="` + region + `",`,
-			`    aws_access_key_id="` + accessKeyIDPlaceholder + `", aws_secret_access_key="` + secretAccessKeyPlaceholder + `")`,
+			`    aws_access_key_id=os.environ["` + snippetAccessKeyEnv + `"], aws_secret_access_key=os.environ["` + snippetSecretEnv + `"])`,
 			`print(s3t.list_table_buckets()["tableBuckets"])`,
 		}, "\n")},
 	}

@@ -79,9 +79,7 @@ func icebergSigV4Snippets(in TableSnippetInput) []views.Snippet {
 	sparkName := sparkIdent(append(append([]string{"floe"}, in.Namespace...), in.Table)...)
 	duckName := "floe." + sqlIdent(strings.Join(in.Namespace, ".")) + "." + sqlIdent(in.Table)
 	return []views.Snippet{
-		{ID: "iceberg-go-sigv4", Engine: "iceberg-go " + icebergGoVersion + " (SigV4, bucket ARN)", Surface: "iceberg", Language: "go", Code: lines(
-			`// go mod init count && go get github.com/apache/iceberg-go@`+icebergGoVersion+` github.com/aws/aws-sdk-go-v2/credentials`,
-			`// save as main.go, run: go run .`,
+		{ID: "iceberg-go-sigv4", Engine: "iceberg-go " + icebergGoVersion + " (SigV4, bucket ARN)", Surface: "iceberg", Language: "go", Code: lines(append(goRunHeader(),
 			pairNote("//", s),
 			`package main`,
 			``,
@@ -93,7 +91,7 @@ func icebergSigV4Snippets(in TableSnippetInput) []views.Snippet {
 			"\t\"github.com/apache/iceberg-go/catalog/rest\"",
 			"\t\"github.com/apache/iceberg-go/table\"",
 			"\t\"github.com/aws/aws-sdk-go-v2/aws\"",
-			"\t\"github.com/aws/aws-sdk-go-v2/credentials\"",
+			"\t\"github.com/aws/aws-sdk-go-v2/credentials\""+goS3IO(in.Store),
 			`)`,
 			``,
 			`func main() {`,
@@ -112,9 +110,10 @@ func icebergSigV4Snippets(in TableSnippetInput) []views.Snippet {
 			"\tdefer rows.Release()",
 			"\tfmt.Printf(\"%d rows\\n\", rows.NumRows())",
 			`}`,
-		)},
-		{ID: "pyiceberg-sigv4", Engine: "PyIceberg " + pyicebergVersion + " (SigV4, bucket ARN)", Surface: "iceberg", Language: "python", Code: lines(
-			`# pip install "pyiceberg[pyarrow]==`+pyicebergVersion+`" boto3`,
+		)...)},
+		{ID: "pyiceberg-sigv4", Engine: "PyIceberg " + pyicebergVersion + " (SigV4, bucket ARN)", Surface: "iceberg", Language: "python", Code: lines(append(runHeader("#", "count.py",
+			`pip install "pyiceberg[pyarrow]==`+pyicebergVersion+`" boto3`,
+			"python count.py"),
 			pairNote("#", s),
 			`import os`,
 			``,
@@ -133,9 +132,10 @@ func icebergSigV4Snippets(in TableSnippetInput) []views.Snippet {
 			`})`,
 			`table = catalog.load_table(`+pyIdent+`)`,
 			`print(table.scan().to_arrow().num_rows, "rows")`,
-		)},
-		{ID: "duckdb-iceberg-sigv4", Engine: "DuckDB " + duckdbVersion + " (iceberg extension, SigV4)", Surface: "iceberg", Language: "python", Code: lines(
-			`# pip install duckdb==`+duckdbVersion,
+		)...)},
+		{ID: "duckdb-iceberg-sigv4", Engine: "DuckDB " + duckdbVersion + " (iceberg extension, SigV4)", Surface: "iceberg", Language: "python", Code: lines(append(runHeader("#", "count.py",
+			"pip install duckdb=="+duckdbVersion,
+			"python count.py"),
 			pairNote("#", s),
 			`# DuckDB signs with the S3 secret in scope; floe accepts its signing names s3tables and glue.`,
 			pyOS+`import duckdb`,
@@ -146,7 +146,7 @@ func icebergSigV4Snippets(in TableSnippetInput) []views.Snippet {
 			`con.sql(f"CREATE SECRET floe_sigv4 (TYPE s3, KEY_ID '{kid}', SECRET '{secret}', REGION '`+s.Region+`')")`,
 			`con.sql("ATTACH '`+s.WarehouseARN+`' AS floe (TYPE iceberg, ENDPOINT '`+in.IcebergURL+`', AUTHORIZATION_TYPE 'sigv4')")`,
 			`print(con.sql('SELECT count(*) FROM `+duckName+`').fetchone()[0], "rows")`,
-		)},
+		)...)},
 		{ID: "spark-iceberg-sigv4", Engine: "Spark 3.5 (Iceberg " + icebergSparkRuntime + ", SigV4)", Surface: "iceberg", Language: "shell", Code: lines(
 			pairNote("#", s),
 			`spark-sql \`,

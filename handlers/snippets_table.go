@@ -69,7 +69,7 @@ func keyNote(c, key string) string {
 	if key == "" {
 		return c + " Reads a key from $" + snippetKeyEnv + " (make a read-only one with the button above)."
 	}
-	return c + " Carries the " + snippetReadonlyLabel + " key just made for this bucket; it is shown on this page once."
+	return c + " Carries the " + snippetReadonlyLabel + " key just made; it reads this table alone and is shown on this page once."
 }
 
 // pyList is a Python (and JS) list literal of strings.
@@ -93,8 +93,9 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 	}
 	sparkName := sparkIdent(append(append([]string{"lance", in.Bucket}, in.Namespace...), in.Table)...)
 	return []views.Snippet{
-		{ID: "lancedb-js", Engine: "LanceDB (JavaScript) " + lancedbJSVersion, Surface: "lance", Language: "js", Code: lines(
-			`// npm install @lancedb/lancedb@`+lancedbJSVersion+`, save as count.mjs, run: node count.mjs`,
+		{ID: "lancedb-js", Engine: "LanceDB (JavaScript) " + lancedbJSVersion, Surface: "lance", Language: "js", Code: lines(append(runHeader("//", "count.mjs",
+			"npm install @lancedb/lancedb@"+lancedbJSVersion,
+			"node count.mjs"),
 			keyNote("//", in.Key),
 			`import { connectNamespace } from "@lancedb/lancedb";`,
 			``,
@@ -104,9 +105,10 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 			`});`,
 			`const table = await db.openTable(`+name+`, `+nsID+`);`,
 			"console.log(`${await table.countRows()} rows`);",
-		)},
-		{ID: "lancedb-python", Engine: "LanceDB (Python) " + lancedbPyVersion, Surface: "lance", Language: "python", Code: lines(
-			`# pip install lancedb==`+lancedbPyVersion,
+		)...)},
+		{ID: "lancedb-python", Engine: "LanceDB (Python) " + lancedbPyVersion, Surface: "lance", Language: "python", Code: lines(append(runHeader("#", "count.py",
+			"pip install lancedb=="+lancedbPyVersion,
+			"python count.py"),
 			keyNote("#", in.Key),
 			pyImport,
 			``,
@@ -116,9 +118,10 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 			`})`,
 			`table = db.open_table(`+name+`, namespace_path=`+nsID+`)`, // lancedb 0.40 names the path namespace_path
 			`print(table.count_rows(), "rows")`,
-		)},
-		{ID: "pylance", Engine: "pylance " + pylanceVersion, Surface: "lance", Language: "python", Code: lines(
-			`# pip install pylance==`+pylanceVersion+` lance-namespace==`+lanceNamespaceVer,
+		)...)},
+		{ID: "pylance", Engine: "pylance " + pylanceVersion, Surface: "lance", Language: "python", Code: lines(append(runHeader("#", "count.py",
+			"pip install pylance=="+pylanceVersion+" lance-namespace=="+lanceNamespaceVer,
+			"python count.py"),
 			keyNote("#", in.Key),
 			strings.Replace(pyImport, "import lancedb", "import lance\nimport lance_namespace", 1),
 			``,
@@ -128,7 +131,7 @@ func lanceTableSnippets(in TableSnippetInput) []views.Snippet {
 			`})`,
 			`ds = lance.dataset(namespace=ns, table_id=`+tableID+`)`,
 			`print(ds.count_rows(), "rows")`,
-		)},
+		)...)},
 		{ID: "duckdb-lance", Engine: "DuckDB " + duckdbVersion + " (lance extension)", Surface: "lance", Language: "python", Code: lines(append(duckdbStart(in, k),
 			`con.sql("INSTALL lance FROM community; LOAD lance;")`,
 			`# The namespace id is bucket$namespace.`,
@@ -161,9 +164,7 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 	sparkName := sparkIdent(append(append([]string{"floe"}, in.Namespace...), in.Table)...)
 	duckName := "floe." + sqlIdent(strings.Join(in.Namespace, ".")) + "." + sqlIdent(in.Table)
 	return []views.Snippet{
-		{ID: "iceberg-go", Engine: "iceberg-go " + icebergGoVersion, Surface: "iceberg", Language: "go", Code: lines(
-			`// go mod init count && go get github.com/apache/iceberg-go@`+icebergGoVersion,
-			`// save as main.go, run: go run .`,
+		{ID: "iceberg-go", Engine: "iceberg-go " + icebergGoVersion, Surface: "iceberg", Language: "go", Code: lines(append(goRunHeader(),
 			keyNote("//", in.Key),
 			`package main`,
 			``,
@@ -173,7 +174,7 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 			"\t\"log\""+goOS,
 			``,
 			"\t\"github.com/apache/iceberg-go/catalog/rest\"",
-			"\t\"github.com/apache/iceberg-go/table\"",
+			"\t\"github.com/apache/iceberg-go/table\""+goS3IO(in.Store),
 			`)`,
 			``,
 			`func main() {`,
@@ -189,9 +190,10 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 			"\tdefer rows.Release()",
 			"\tfmt.Printf(\"%d rows\\n\", rows.NumRows())",
 			`}`,
-		)},
-		{ID: "pyiceberg", Engine: "PyIceberg " + pyicebergVersion, Surface: "iceberg", Language: "python", Code: lines(
-			`# pip install "pyiceberg[pyarrow]==`+pyicebergVersion+`"`,
+		)...)},
+		{ID: "pyiceberg", Engine: "PyIceberg " + pyicebergVersion, Surface: "iceberg", Language: "python", Code: lines(append(runHeader("#", "count.py",
+			`pip install "pyiceberg[pyarrow]==`+pyicebergVersion+`"`,
+			"python count.py"),
 			keyNote("#", in.Key),
 			osImport+`from pyiceberg.catalog import load_catalog`,
 			``,
@@ -204,7 +206,7 @@ func icebergTableSnippets(in TableSnippetInput) []views.Snippet {
 			`)`,
 			`table = catalog.load_table(`+pyIdent+`)`,
 			`print(table.scan().to_arrow().num_rows, "rows")`,
-		)},
+		)...)},
 		{ID: "duckdb-iceberg", Engine: "DuckDB " + duckdbVersion + " (iceberg extension)", Surface: "iceberg", Language: "python", Code: lines(append(duckdbStart(in, k),
 			`con.sql("INSTALL iceberg; LOAD iceberg;")`,
 			`con.sql(f"CREATE SECRET floe_key (TYPE iceberg, TOKEN '{key}')")`,
@@ -235,7 +237,8 @@ func duckdbStart(in TableSnippetInput, k snippetKey) []string {
 	if in.Key == "" || s3 {
 		imports = "import os\n\nimport duckdb"
 	}
-	out := []string{`# pip install duckdb==` + duckdbVersion, keyNote("#", in.Key), imports, ``, `key = ` + k.py, `con = duckdb.connect()`}
+	out := append(runHeader("#", "count.py", "pip install duckdb=="+duckdbVersion, "python count.py"),
+		keyNote("#", in.Key), imports, ``, `key = `+k.py, `con = duckdb.connect()`)
 	if !s3 {
 		return out
 	}
@@ -255,6 +258,57 @@ func duckdbStart(in TableSnippetInput, k snippetKey) []string {
 }
 
 func lines(l ...string) string { return strings.Join(l, "\n") + "\n" }
+
+// RunPrefix starts each command line of a snippet's header, after the
+// language's comment marker: "// $ go run .". The commands are the whole of
+// what running the snippet takes, in order, in an empty directory; e2e's
+// snippet journey runs them literally.
+const RunPrefix = "$ "
+
+// runHeader is a snippet's first lines: the file to save it as and the
+// commands that run it there, one to a line.
+func runHeader(c, file string, cmds ...string) []string {
+	out := []string{c + " In an empty directory, save this as " + file + " and run:"}
+	for _, cmd := range cmds {
+		out = append(out, c+" "+RunPrefix+cmd)
+	}
+	return out
+}
+
+// RunCommands reads a snippet's header commands back out of its text, in
+// order: every comment line whose text starts with RunPrefix.
+func RunCommands(code string) []string {
+	var out []string
+	for l := range strings.SplitSeq(code, "\n") {
+		for _, c := range []string{"// ", "# "} {
+			if cmd, ok := strings.CutPrefix(l, c+RunPrefix); ok {
+				out = append(out, cmd)
+			}
+		}
+	}
+	return out
+}
+
+// goRunHeader is the iceberg-go snippets' header. go get adds the module;
+// go mod tidy then records the sums of every package the program imports
+// (without it go run stops at "missing go.sum entry").
+func goRunHeader() []string {
+	return runHeader("//", "main.go",
+		"go mod init count",
+		"go get github.com/apache/iceberg-go@"+icebergGoVersion,
+		"go mod tidy",
+		"go run .")
+}
+
+// goS3IO is the import that registers iceberg-go's s3:// file IO, which a
+// table on an S3 warehouse is read through (without it: "io scheme not
+// registered"); nothing on a local warehouse.
+func goS3IO(st *SnippetStore) string {
+	if st == nil {
+		return ""
+	}
+	return "\n\n\t// Registers the s3:// file IO the table's files are read through.\n\t_ \"github.com/apache/iceberg-go/io/gocloud/s3\""
+}
 
 // goList turns a ["a", "b"] literal into Go's {"a", "b"}.
 func goList(list string) string {
@@ -292,7 +346,8 @@ func pyStr(s string) string {
 // sqlIdent is a double-quoted SQL identifier, for DuckDB.
 func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// snippetKeyName names the read-only key the Connect tab's button makes.
+// snippetKeyName names the read-only key the Connect tab's button makes
+// after the one table it reads (its only grant).
 func snippetKeyName(ref catalog.TableRef) string {
 	name := fmt.Sprintf("%s for %s/%s/%s", snippetReadonlyLabel, ref.Bucket, catalog.JoinNamespace(ref.Namespace), ref.Name)
 	if r := []rune(name); len(r) > maxKeyNameLen {

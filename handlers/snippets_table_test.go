@@ -3,10 +3,12 @@ package handlers
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/views"
 )
 
 func TestTableSnippets(t *testing.T) {
@@ -31,8 +33,8 @@ func TestTableSnippets(t *testing.T) {
 			in:   TableSnippetInput{LanceURL: lance, IcebergURL: ice, Bucket: "lake", Namespace: []string{"raw"}, Table: "events", Format: catalog.FormatIceberg, Key: "floe_abc"},
 			ids:  []string{"iceberg-go", "pyiceberg", "duckdb-iceberg", "spark-iceberg"},
 			want: []string{`rest.WithOAuthToken("floe_abc")`, `table.Identifier{"raw", "events"}`, `catalog.load_table(("raw", "events"))`, `token="floe_abc"`,
-				`key = "floe_abc"`, `floe."raw"."events"`, "spark.sql.catalog.floe.token='floe_abc'"},
-			notWant: []string{"<", "FLOE_API_KEY", "import os", `"os"`, lance},
+				`key = "floe_abc"`, `floe."raw"."events"`, "spark.sql.catalog.floe.token='floe_abc'", "// $ go mod tidy\n// $ go run .\n"},
+			notWant: []string{"<", "FLOE_API_KEY", "import os", `"os"`, lance, "io/gocloud/s3"},
 		},
 		{
 			name: "iceberg table with SigV4 and the bucket ARN, pair written in",
@@ -98,7 +100,8 @@ func TestTableSnippets(t *testing.T) {
 				Store: &SnippetStore{Endpoint: "http://127.0.0.1:8333", Region: "us-east-1", PathStyle: true}},
 			ids: []string{"iceberg-go", "pyiceberg", "duckdb-iceberg", "spark-iceberg"},
 			want: []string{"// Table files live in the S3 store at http://127.0.0.1:8333 (region us-east-1, path-style).",
-				`os.environ["AWS_ACCESS_KEY_ID"]`, "ENDPOINT '127.0.0.1:8333', USE_SSL false, URL_STYLE 'path'"},
+				`os.environ["AWS_ACCESS_KEY_ID"]`, "ENDPOINT '127.0.0.1:8333', USE_SSL false, URL_STYLE 'path'",
+				"\t_ \"github.com/apache/iceberg-go/io/gocloud/s3\"\n)"},
 			notWant: []string{"<"},
 		},
 	}
@@ -125,6 +128,40 @@ func TestTableSnippets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSnippetRunHeader pins the commands each runnable snippet's header
+// gives, in order: e2e's snippet journey runs exactly these lines.
+func TestSnippetRunHeader(t *testing.T) {
+	goCmds := []string{"go mod init count", "go get github.com/apache/iceberg-go@" + icebergGoVersion, "go mod tidy", "go run ."}
+	want := map[string][]string{
+		"lancedb-js":       {"npm install @lancedb/lancedb@" + lancedbJSVersion, "node count.mjs"},
+		"iceberg-go":       goCmds,
+		"iceberg-go-sigv4": goCmds,
+	}
+	store := &SnippetStore{Endpoint: "http://127.0.0.1:8333", Region: "us-east-1", PathStyle: true, Vended: true}
+	sig := &SnippetSigV4{Region: "us-east-1", WarehouseARN: "arn:aws:s3tables:us-east-1:1:bucket/lake"}
+	var snips []views.Snippet
+	for _, st := range []*SnippetStore{nil, store} {
+		snips = append(snips, TableSnippets(TableSnippetInput{LanceURL: "http://l", Bucket: "vec", Namespace: []string{"n"}, Table: "t", Format: catalog.FormatLance, Store: st})...)
+		snips = append(snips, TableSnippets(TableSnippetInput{IcebergURL: "http://i", Bucket: "lake", Namespace: []string{"n"}, Table: "t", Format: catalog.FormatIceberg, Store: st, SigV4: sig})...)
+	}
+	seen := map[string]int{}
+	for _, s := range snips {
+		w, ok := want[s.ID]
+		if !ok {
+			continue
+		}
+		seen[s.ID]++
+		if got := RunCommands(s.Code); !slices.Equal(got, w) {
+			t.Errorf("%s runs %q, want %q", s.ID, got, w)
+		}
+	}
+	for id := range want {
+		if seen[id] != 2 {
+			t.Errorf("%s seen %d times, want once per warehouse", id, seen[id])
+		}
 	}
 }
 

@@ -62,3 +62,25 @@ func (h *Handlers) endpointFor(r *http.Request, f catalog.Format, bucket string)
 	}
 	return ice
 }
+
+// formatServed reports whether the catalog of format f is running.
+func (h *Handlers) formatServed(f catalog.Format) bool {
+	switch f {
+	case catalog.FormatLance:
+		return h.surfaces.Lance != ""
+	case catalog.FormatIceberg:
+		return h.surfaces.Iceberg != ""
+	}
+	return false
+}
+
+// formatLabel is a format as a sentence names it.
+func formatLabel(f catalog.Format) string {
+	switch f {
+	case catalog.FormatLance:
+		return "Lance"
+	case catalog.FormatIceberg:
+		return "Iceberg"
+	}
+	return "unset"
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
@@ -24,15 +25,16 @@ func healthBadge(r health.Report) views.HealthBadgeView {
 	return v
 }
 
-// healthPanel is the table page's health panel (nil without the service).
-func (h *Handlers) healthPanel(t catalog.Table) *views.HealthPanelView {
+// healthPanel is the table page's health panel (nil without the service),
+// rendered at since: the Fix control it loads carries it (LiveSub.Since).
+func (h *Handlers) healthPanel(t catalog.Table, since time.Time) *views.HealthPanelView {
 	if h.health == nil {
 		return nil
 	}
 	ov := h.health.Table(t.ID, t.Format, t.ModifiedAt)
 	v := &views.HealthPanelView{Badge: healthBadge(ov.Report), ObservedAt: ov.ObservedAt}
 	if h.plugin != nil {
-		v.FixURL = views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/fix"
+		v.FixURL = views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name) + "/fix" + views.SinceQuery(since)
 	}
 	return v
 }
@@ -45,7 +47,12 @@ func (h *Handlers) HealthFixControl(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	v, _ := h.fixView(r.Context(), t)
+	since, err := sinceOf(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	v, _ := h.fixView(r.Context(), t, since)
 	h.render(w, r, http.StatusOK, views.HealthFix(v))
 }
 
@@ -55,6 +62,7 @@ func (h *Handlers) HealthFixControl(w http.ResponseWriter, r *http.Request) {
 // panels as each finishes, so the badge changes once the worker re-observed
 // the table.
 func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
+	since := renderedAt() // the page's panels are older: see CompactNow
 	t, err := h.store.GetTable(r.Context(), tableRef(r))
 	if err != nil {
 		h.fail(w, r, err)
@@ -70,7 +78,7 @@ func (h *Handlers) HealthFix(w http.ResponseWriter, r *http.Request) {
 		h.logError(r, http.StatusServiceUnavailable, err)
 		notice = "A job could not be submitted. The error is in the server log."
 	}
-	v, tableURL := h.fixView(ctx, t)
+	v, tableURL := h.fixView(ctx, t, since)
 	if !isHTMX(r) { // a plain form (the namespace list's row Fix): say what happened on the table page
 		switch {
 		case notice != "":
@@ -137,7 +145,7 @@ var fixJobTypes = []string{health.JobLanceCompact, health.JobLanceOptimize, heal
 // newest few, since a table runs at most one of each type at a time.
 const fixListLimit = 20
 
-func (h *Handlers) fixView(ctx context.Context, t catalog.Table) (views.HealthFixView, string) {
+func (h *Handlers) fixView(ctx context.Context, t catalog.Table, since time.Time) (views.HealthFixView, string) {
 	tableURL := views.TableURL(t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name)
 	v := views.HealthFixView{URL: tableURL + "/fix", TableURL: tableURL, CanWrite: h.plugin != nil && h.Can(ctx, identity.Maintain, tablePlace(t)),
 		OwnRefresh: t.Format != catalog.FormatLance} // Lance pages carry it in Compact now
@@ -165,7 +173,7 @@ func (h *Handlers) fixView(ctx context.Context, t catalog.Table) (views.HealthFi
 			}
 		}
 	}
-	v.LiveURL = LiveURL(LiveSub{Jobs: ids, Table: t.ID, Refresh: v.OwnRefresh})
+	v.LiveURL = LiveURL(LiveSub{Jobs: ids, Table: t.ID, Refresh: v.OwnRefresh, Since: since})
 	return v, tableURL
 }
 

@@ -78,7 +78,24 @@ func (h *Handlers) fillTaskHistory(r *http.Request, v *views.MaintenanceView, t 
 		}
 		v.SelectedType = typ
 	}
-	v.LiveURL = LiveURL(LiveSub{Table: t.ID, Rows: v.SelectedType})
+	live := LiveSub{Table: t.ID, Rows: v.SelectedType}
+	defer func() { v.LiveURL = LiveURL(live) }()
+	if h.plugin != nil {
+		jobs, _, err := h.plugin.ListJobs(r.Context(), plugin.JobFilter{ObjectID: t.ID, Limit: icebergJobsShown})
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			if j.Parameters["task_id"] != "" {
+				continue // listed with its task
+			}
+			row := jobHistoryRow(j)
+			if row.Progress != nil {
+				live.Jobs = append(live.Jobs, j.ID)
+			}
+			v.Jobs = append(v.Jobs, row)
+		}
+	}
 	if h.tasks == nil {
 		return nil
 	}
@@ -102,6 +119,7 @@ func (h *Handlers) fillTaskHistory(r *http.Request, v *views.MaintenanceView, t 
 			job = &j
 		}
 		v.Tasks = append(v.Tasks, taskRow(task, job, deleteBase))
+		live.Tasks = append(live.Tasks, task.ID)
 	}
 	if next != "" {
 		v.NextHref = base + "?" + url.Values{"type": {v.SelectedType}, "marker": {next}}.Encode()

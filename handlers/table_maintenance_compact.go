@@ -24,6 +24,11 @@ func (h *Handlers) CompactNowControl(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	since, err := sinceOf(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	if h.plugin != nil {
 		jobs, _, err := h.plugin.ListJobs(r.Context(), plugin.JobFilter{ObjectID: t.ID, Type: string(tasks.TypeCompact), Limit: 1})
 		if err == nil && len(jobs) == 1 && (jobs[0].State.Active() || time.Since(jobs[0].UpdatedAt) < compactRecent) {
@@ -31,14 +36,15 @@ func (h *Handlers) CompactNowControl(w http.ResponseWriter, r *http.Request) {
 			v.Job, v.JobHref = &p, "/jobs/"+jobs[0].ID
 		}
 	}
-	v.LiveURL = compactLiveURL(t.ID, v.Job)
+	v.LiveURL = compactLiveURL(t.ID, v.Job, since)
 	h.render(w, r, http.StatusOK, views.CompactNow(v))
 }
 
 // compactLiveURL follows the shown job's progress and refreshes the table's
-// panels when any job on the table finishes.
-func compactLiveURL(tableID string, job *views.JobProgressView) string {
-	s := LiveSub{Table: tableID, Refresh: true}
+// panels when any job on the table finishes; since is when the panels it
+// refreshes were rendered (see LiveSub.Since).
+func compactLiveURL(tableID string, job *views.JobProgressView, since time.Time) string {
+	s := LiveSub{Table: tableID, Refresh: true, Since: since}
 	if job != nil {
 		s.Jobs = []string{job.ID}
 	}
@@ -48,6 +54,9 @@ func compactLiveURL(tableID string, job *views.JobProgressView) string {
 // CompactNow submits a compact task with the task API's defaults and shows
 // its job's progress in place.
 func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
+	// The page's panels are older than this request; a job ending from here
+	// on, before the control's new socket subscribes, still refreshes them.
+	since := renderedAt()
 	v, t, err := h.compactNowView(r)
 	if err != nil {
 		h.fail(w, r, err)
@@ -60,7 +69,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 	task, err := h.tasks.Submit(identity.NewContext(r.Context(), principalOf(r.Context())), t, tasks.TypeCompact, nil)
 	if err != nil {
 		v.Notice = sentenceOf(err)
-		v.LiveURL = compactLiveURL(t.ID, nil)
+		v.LiveURL = compactLiveURL(t.ID, nil, since)
 		h.logError(r, http.StatusConflict, err)
 		h.render(w, r, http.StatusConflict, views.CompactNow(v))
 		return
@@ -81,7 +90,7 @@ func (h *Handlers) CompactNow(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, v.TableURL)
 		return
 	}
-	v.LiveURL = compactLiveURL(t.ID, v.Job)
+	v.LiveURL = compactLiveURL(t.ID, v.Job, since)
 	h.render(w, r, http.StatusOK, views.CompactNow(v))
 }
 

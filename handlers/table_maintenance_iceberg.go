@@ -24,11 +24,14 @@ const icebergJobsShown = 25
 const icebergLane = "iceberg"
 
 // icebergActions are the jobs the tab offers, in the order they matter.
+// The two that delete files ask first, as Fix does.
 var icebergActions = []views.IcebergAction{
 	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots (dry run)", Help: "Lists the snapshots past retention and the files and bytes expiring them would delete; deletes nothing.", DryRun: true},
-	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots", Help: "Removes snapshots past retention (never a branch or tag head) and the files only they needed."},
+	{Type: "iceberg_expire_snapshots", Title: "Expire snapshots", Help: "Removes snapshots past retention (never a branch or tag head) and the files only they needed.",
+		Confirm: "Expire snapshots now? Snapshots past retention are removed for good, and the data files only they needed are deleted; time travel to them stops working. The dry run lists them first."},
 	{Type: "iceberg_remove_orphans", Title: "Remove orphans (dry run)", Help: "Lists the files no metadata references; deletes nothing.", DryRun: true},
-	{Type: "iceberg_remove_orphans", Title: "Remove orphan files", Help: "Deletes unreferenced files older than the job type's threshold."},
+	{Type: "iceberg_remove_orphans", Title: "Remove orphan files", Help: "Deletes unreferenced files older than the job type's threshold.",
+		Confirm: "Remove orphan files now? Files no metadata references, older than the job type's threshold, are deleted for good. The dry run lists them first."},
 	{Type: "iceberg_compact", Title: "Compact now", Help: "Bin-packs small data files per partition; the rows stay the same."},
 	{Type: "iceberg_rewrite_manifests", Title: "Rewrite manifests", Help: "Merges small manifests so scans plan faster."},
 }
@@ -51,6 +54,7 @@ var icebergFigures = []struct{ key, label string }{
 
 // icebergMaintenance fills the Iceberg tab: figures as seen, actions, jobs.
 func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView, t catalog.Table) error {
+	since := renderedAt() // before the observation and the jobs are read
 	base := views.TableURL(v.Bucket, v.Namespace, v.Table) + "/maintenance"
 	iv := &views.IcebergMaintView{RunURL: base + "/iceberg", MaintURL: base, Actions: icebergActions, WorkerConnected: h.laneConnected(icebergLane)}
 	if h.observe != nil {
@@ -73,7 +77,7 @@ func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView,
 			}
 		}
 	}
-	live := LiveSub{Table: t.ID, Refresh: true}
+	live := LiveSub{Table: t.ID, Refresh: true, Page: PageMaintenance, Since: since}
 	if h.plugin != nil {
 		jobs, _, err := h.plugin.ListJobs(r.Context(), plugin.JobFilter{ObjectID: t.ID, Limit: icebergJobsShown})
 		if err != nil {
@@ -83,11 +87,8 @@ func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView,
 			if !strings.HasPrefix(j.Type, "iceberg_") {
 				continue
 			}
-			row := views.IcebergJobRow{ID: j.ID, Type: j.Type, State: string(j.State), CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt,
-				Summary: j.ResultSummary, Error: j.Error, Href: "/jobs/" + j.ID}
-			if j.State.Active() {
-				p := JobProgress(j)
-				row.Progress = &p
+			row := jobHistoryRow(j)
+			if row.Progress != nil {
 				live.Jobs = append(live.Jobs, j.ID)
 			}
 			iv.Jobs = append(iv.Jobs, row)
@@ -96,6 +97,18 @@ func (h *Handlers) icebergMaintenance(r *http.Request, v *views.MaintenanceView,
 	iv.LiveURL = LiveURL(live)
 	v.Iceberg = iv
 	return nil
+}
+
+// jobHistoryRow is a maintenance job's row: its progress while it can
+// still move, its outcome once it ended.
+func jobHistoryRow(j plugin.Job) views.IcebergJobRow {
+	row := views.IcebergJobRow{ID: j.ID, Type: j.Type, State: string(j.State), CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt,
+		Summary: j.ResultSummary, Error: j.Error, Href: "/jobs/" + j.ID}
+	if j.State.Active() {
+		p := JobProgress(j)
+		row.Progress = &p
+	}
+	return row
 }
 
 // RunIcebergJob starts one Iceberg maintenance job on the table and goes

@@ -32,12 +32,15 @@ func (h *Handlers) ShowTable(w http.ResponseWriter, r *http.Request) {
 		v.Iceberg = h.icebergPanel(r.Context(), t)
 		if v.Iceberg.Error == "" {
 			v.Rows = v.Iceberg.Records // the metadata knows; no worker observes Iceberg
+			p := icebergProperties(t, v.Iceberg.Properties, h.mayEditTable(r, t))
+			v.Properties = &p
 		}
 	}
 	h.render(w, r, http.StatusOK, views.TablePage(v))
 }
 
 func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
+	since := renderedAt() // before anything shown is read
 	ref := tableRef(r)
 	b, err := h.store.GetBucket(r.Context(), ref.Bucket)
 	if err != nil {
@@ -55,6 +58,8 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	}
 	if t.Format == catalog.FormatLance {
 		v.Version, v.UpdatingTo = h.lanceFigures(r.Context(), t)
+		p := lanceProperties(t, h.mayEditTable(r, t))
+		v.Properties = &p
 	}
 	if h.stats != nil {
 		if st, ok := h.stats.TableStats(t.ID, t.Format); ok {
@@ -64,7 +69,8 @@ func (h *Handlers) tableView(r *http.Request) (views.TableView, error) {
 	if t.Format != catalog.FormatIceberg {
 		v.Observed = h.observedView(t)
 	}
-	v.Health = h.healthPanel(t)
+	v.RenderedAt = since
+	v.Health = h.healthPanel(t, since)
 	v.Trend = h.trendView(r.Context(), t)
 	if t.Format == catalog.FormatLance {
 		v.Refs = h.lanceRefs(r.Context(), t, v.Version)

@@ -116,6 +116,9 @@ func (v *Verifier) Authenticate(r *http.Request) (edge.Principal, error) {
 		return edge.Principal{}, err
 	}
 	key, err := v.cfg.Keys.LookupAccessKey(r.Context(), a.accessKeyID)
+	if errors.Is(err, catalog.ErrKeyExpired) {
+		return edge.Principal{}, refuse("access_key_id", "access key id %s: %s", a.accessKeyID, fault.Message(err, "the key expired"))
+	}
 	if errors.Is(err, fault.NotFound) {
 		return edge.Principal{}, refuse("access_key_id", "access key id %s is unknown, revoked or expired; create a key with floe token create", a.accessKeyID)
 	}

@@ -291,7 +291,7 @@ func BucketPage(v BucketView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(v.Snippets) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<h2>Connect</h2><p class=\"muted\">Ready-to-run snippets for this bucket's format. Replace <code>&lt;API_KEY&gt;</code> with a key from <a href=\"/api-keys\">API keys</a>.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<h2>Connect</h2><p class=\"muted\">Snippets for this bucket, on its own namespaces and tables. They read an API key from <code>$FLOE_API_KEY</code> (make one under <a href=\"/api-keys\">API keys</a>); a table's own <strong>Connect</strong> tab writes a read-only key in for you.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // maxKVPairs bounds a rendered list so one odd result cannot flood a row.
@@ -62,4 +64,13 @@ func shortID(id string) string {
 		return id
 	}
 	return id[:12] + "…"
+}
+
+// SinceQuery is the "?since=" a page's control URL carries: the unix
+// milliseconds the page was rendered at ("" for the zero time).
+func SinceQuery(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return "?since=" + strconv.FormatInt(t.UnixMilli(), 10)
 }

@@ -28,6 +28,9 @@ type Page struct {
 	// Activity: the user may read the audit trail (the Activity page and
 	// tables' Activity tabs).
 	Activity bool
+	// Users: the user manages everything (an admin's grant), so the Users
+	// page is theirs.
+	Users bool
 }
 
 // FieldErrors maps a form field name to the message shown next to it.
@@ -197,6 +200,7 @@ type NamespaceView struct {
 	SortKey    string
 	SortDesc   bool
 	BulkURL    string // where the selected tables' bulk action posts; "" for readers
+	Properties PropertiesView
 	Here       string // this list page's own link (the bulk action returns to it)
 	NewTable   string
 	Errors     FieldErrors
@@ -208,6 +212,9 @@ type NamespaceView struct {
 // TableView is the table page.
 type TableView struct {
 	Page
+	// RenderedAt is when the page's figures were read: the controls it
+	// loads carry it to their live socket (since=).
+	RenderedAt   time.Time
 	Health       *HealthPanelView // nil: no health service
 	Bucket       string
 	BucketFormat string
@@ -231,7 +238,10 @@ type TableView struct {
 	Observed     *ObservedView  // LANCE tables: the last observation; nil without an observation store
 	Trend        *TrendView     // rows and bytes over time; nil without an observation store
 	Refs         *LanceRefsView // LANCE tables: tags and branches
-	Protection   ProtectionView
+	// Properties are the table's (an Iceberg table's from its metadata);
+	// nil when they cannot be read.
+	Properties *PropertiesView
+	Protection ProtectionView
 	// Hold is how long a drop keeps the table recently deleted ("7d";
 	// "0": a drop deletes the data at once).
 	Hold      string
@@ -245,6 +255,9 @@ type ConnectView struct {
 	Buckets    []string
 	Snippets   []Snippet
 	NoneServed bool
+	// NoBucketOf names the served formats without a bucket yet, whose
+	// snippets would have nothing real to name.
+	NoBucketOf []string
 }
 
 // APIKeyRow is one key in the list.
@@ -256,22 +269,29 @@ type APIKeyRow struct {
 	Bucket      string
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
-	System      string // a badge label when floe made the key for itself ("" for people's keys)
-	Warning     string // the revoke confirmation: what stops working
+	ExpiresAt   time.Time // zero: never
+	System      string    // a badge label when floe made the key for itself ("" for people's keys)
+	Warning     string    // the revoke confirmation: what stops working
 }
 
 // APIKeysView is /api-keys.
 type APIKeysView struct {
 	Page
-	Keys    []APIKeyRow
-	Sort    SortHeaders // Name, Created, Used
-	Buckets []string
-	Name    string
-	Role    string
-	Bucket  string
-	Errors  FieldErrors
-	Secret  string // shown once, right after creation
-	Created string // name of the key just created
+	Keys []APIKeyRow // keys people made
+	Sort SortHeaders // Name, Created, Used
+	// SystemKeys are the keys floe made for itself (bundled workers, the
+	// demo seeder, keys minted for jobs), listed apart and folded away.
+	SystemKeys []APIKeyRow
+	Buckets    []string
+	Name       string
+	Role       string
+	Bucket     string
+	ExpiresIn  string // the create form's lifetime, as typed
+	Errors     FieldErrors
+	Secret     string // shown once, right after creation
+	Created    string // name of the key just created
+	// CreatedExpires is when the key just created expires (zero: never).
+	CreatedExpires time.Time
 	// The new key's SigV4 pair for the S3 Tables API, shown once with Secret.
 	AccessKeyID, SecretAccessKey string
 }

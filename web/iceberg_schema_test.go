@@ -61,7 +61,7 @@ func TestIcebergTableNestedSchema(t *testing.T) {
 	if got := page.text("iceberg-sort-field"); got != "id desc nulls-last" {
 		t.Errorf("sort order = %q", got)
 	}
-	if got := page.doc.Find(`[data-testid="iceberg-property"][data-key="owner"]`).Text(); got != "ops" {
+	if got := page.doc.Find(`[data-testid="property-row"][data-key="owner"] [data-testid="property-value"]`).Text(); got != "ops" {
 		t.Errorf("owner property = %q", got)
 	}
 	if !page.has("iceberg-unpartitioned") || !page.has("iceberg-no-snapshots") || page.has("iceberg-refs") {

@@ -90,7 +90,8 @@ func (c *liveConn) offer(msg []byte) bool {
 // task's row, a panel refresh (table pages, when j finishes), its detail.
 func (c *liveConn) wants(j plugin.Job) (job, rows, refresh, detail bool) {
 	onTable := c.sub.Table != "" && c.sub.Table == j.ObjectID
-	return slices.Contains(c.sub.Jobs, j.ID), onTable && c.sub.Rows == j.Type && j.Parameters["task_id"] != "",
+	task := j.Parameters["task_id"]
+	return slices.Contains(c.sub.Jobs, j.ID), onTable && c.sub.Rows == j.Type && task != "" && slices.Contains(c.sub.Tasks, task),
 		onTable && c.sub.Refresh && !j.State.Active(), c.sub.Detail == j.ID
 }
 
@@ -207,8 +208,8 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 		refresh = refresh && live
 		var msg bytes.Buffer
 		if rows || refresh {
-			key := "table" + boolKey(c.canWrite) + boolKey(rows) + boolKey(refresh)
-			msg.Write(frag(key, func() ([]byte, error) { return lh.h.LiveTable(ctx, j, rows, refresh, c.canWrite) }))
+			key := "table" + boolKey(c.canWrite) + boolKey(rows) + boolKey(refresh) + "/" + c.sub.Page
+			msg.Write(frag(key, func() ([]byte, error) { return lh.h.LiveTable(ctx, j, c.sub, rows, refresh, c.canWrite) }))
 		}
 		if job {
 			msg.Write(frag("job", func() ([]byte, error) { return handlers.LiveProgress(ctx, j) }))
@@ -238,12 +239,19 @@ func (lh *liveHub) pushObserved(tableID string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
 	defer cancel()
-	b, err := lh.h.LiveRefresh(ctx, tableID)
-	if err != nil || len(b) == 0 {
-		return
-	}
+	byPage := map[string][]byte{}
 	for _, c := range targets {
-		c.offer(b)
+		b, ok := byPage[c.sub.Page]
+		if !ok {
+			var err error
+			if b, err = lh.h.LiveRefresh(ctx, tableID, c.sub); err != nil {
+				b = nil
+			}
+			byPage[c.sub.Page] = b
+		}
+		if len(b) > 0 {
+			c.offer(b)
+		}
 	}
 }
 
@@ -255,7 +263,8 @@ func boolKey(b bool) string {
 }
 
 // catchUp sends a new connection the current state of what it follows, so
-// a reconnect after a drop misses nothing.
+// a reconnect after a drop, or a page whose controls subscribe after it
+// was rendered, misses nothing.
 func (lh *liveHub) catchUp(c *liveConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), liveRenderTimeout)
 	defer cancel()
@@ -274,10 +283,19 @@ func (lh *liveHub) catchUp(c *liveConn) {
 		}
 	}
 	var msg bytes.Buffer
+	// A job's end after the page's panels were rendered
+	// sent its refresh to the page's previous socket, or to no socket at all
+	// (the job ended while the page's controls were loading): send one now.
+	// The refreshed panels carry a later since, so this cannot loop.
+	if lh.h.RefreshDue(ctx, c.sub) {
+		if b, err := lh.h.LiveRefresh(ctx, c.sub.Table, c.sub); err == nil {
+			msg.Write(b)
+		}
+	}
 	for _, j := range jobs {
-		job, rows, _, detail := c.wants(j) // never a refresh: the page was just loaded
+		job, rows, _, detail := c.wants(j) // the refresh, if due, is above
 		if rows {
-			if b, err := lh.h.LiveTable(ctx, j, true, false, c.canWrite); err == nil {
+			if b, err := lh.h.LiveTable(ctx, j, c.sub, true, false, c.canWrite); err == nil {
 				msg.Write(b)
 			}
 		}

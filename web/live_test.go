@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -248,21 +250,117 @@ func TestLiveProgressReachesClient(t *testing.T) {
 	})
 	e.seed("lbk", catalog.FormatLance, "ns", "t1")
 	tb, _ := e.table("lbk", "ns", "t1")
-	ws, _, err := e.dial("table="+tb.ID+"&rows=lance_compact&refresh=1", e.browser(catalog.RoleAdmin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
+	// The page lists the task (as the Maintenance tab does after the
+	// submit's redirect) and follows its row.
 	task, err := e.tasks.Submit(context.Background(), tb, tasks.TypeCompact, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ws, _, err := e.dial("table="+tb.ID+"&rows=lance_compact&tasks="+task.ID+"&refresh=1", e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
 	msg := readUntil(t, ws, "rewriting fragments", `id="task-`+task.ID+`"`)
 	if !strings.Contains(msg, `value="42.0"`) {
 		t.Errorf("progress fragment without the bar at 42%%: %s", msg)
 	}
 	close(release)
 	readUntil(t, ws, `id="task-`+task.ID+`"`, `data-status="completed"`, `id="table-refresh"`)
+}
+
+// TestLiveRowsOnlyForShownTasks: a page is sent the rows of the tasks it
+// lists and no other (the task a form's submit just made, pushed to the
+// page being left, had no target: htmx:oobErrorNoTarget); a refresh
+// reloads the page the subscription names.
+func TestLiveRowsOnlyForShownTasks(t *testing.T) {
+	c := &liveConn{sub: handlers.LiveSub{Table: "tbl", Rows: "lance_compact", Tasks: []string{"t-shown"}, Refresh: true, Page: handlers.PageMaintenance}}
+	for _, tc := range []struct {
+		task string
+		rows bool
+	}{{"t-shown", true}, {"t-new", false}, {"", false}} {
+		j := plugin.Job{ID: "j", Type: "lance_compact", ObjectID: "tbl", State: plugin.JobSucceeded, Parameters: map[string]string{"task_id": tc.task}}
+		if _, rows, refresh, _ := c.wants(j); rows != tc.rows || !refresh {
+			t.Errorf("task %q: rows %v refresh %v, want rows %v and a refresh", tc.task, rows, refresh, tc.rows)
+		}
+	}
+	sub, err := handlers.ParseLiveSub(url.Values{"table": {"tbl"}, "page": {"maintenance"}, "tasks": {"a,b,a"}})
+	if err != nil || sub.Page != handlers.PageMaintenance || len(sub.Tasks) != 2 {
+		t.Fatalf("ParseLiveSub = %+v, %v", sub, err)
+	}
+	if _, err := handlers.ParseLiveSub(url.Values{"page": {"/jobs"}}); err == nil {
+		t.Fatal("a page other than the table's tabs was accepted")
+	}
+	if got := handlers.LiveURL(sub); !strings.Contains(got, "page=maintenance") || !strings.Contains(got, "tasks=a%2Cb") {
+		t.Fatalf("LiveURL = %s", got)
+	}
+}
+
+// TestLiveCatchUpRefreshesPanelsRenderedBeforeAJobEnded: a table page's
+// control subscribes after the page was rendered; a job on the table that
+// ended in between (its refresh went to no socket) is caught up with one
+// refresh, of the page the subscription names; a page rendered after the
+// job ended gets none (the refresh it causes cannot loop). A bad since= is
+// refused.
+func TestLiveCatchUpRefreshesPanelsRenderedBeforeAJobEnded(t *testing.T) {
+	e := newLiveEnv(t)
+	ctx := context.Background()
+	e.seed("lbk", catalog.FormatLance, "ns", "t1")
+	tb, err := e.table("lbk", "ns", "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := time.Now().Add(-time.Second).UnixMilli()
+	j, err := e.p.SubmitJob(ctx, plugin.JobSpec{Type: "lance_cleanup", ObjectID: tb.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err = e.p.CancelJob(ctx, j.ID); err != nil || j.State.Active() || j.FinishedAt.IsZero() {
+		t.Fatalf("cancel: %+v, %v", j, err)
+	}
+	since := func(ms int64) string { return strconv.FormatInt(ms, 10) }
+
+	// Rendered before the job ended: the catch-up reloads the panels.
+	ws, _, err := e.dial("table="+tb.ID+"&refresh=1&since="+since(rendered), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := readUntil(t, ws, `id="table-refresh"`)
+	if !strings.Contains(msg, `hx-get="/buckets/lbk/namespaces/ns/tables/t1"`) {
+		t.Errorf("catch-up refresh of another page: %s", msg)
+	}
+	ws.Close()
+	ws, _, err = e.dial("table="+tb.ID+"&refresh=1&page=maintenance&since="+since(rendered), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readUntil(t, ws, `id="table-refresh"`, `hx-get="/buckets/lbk/namespaces/ns/tables/t1/maintenance"`)
+	ws.Close()
+
+	// Rendered after it: the catch-up (one message, here the followed job's
+	// progress) carries no refresh.
+	after := j.FinishedAt.Add(time.Millisecond).UnixMilli()
+	ws, _, err = e.dial("table="+tb.ID+"&refresh=1&jobs="+j.ID+"&since="+since(after), e.browser(catalog.RoleAdmin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg = readUntil(t, ws, `id="job-`+j.ID+`"`)
+	if strings.Contains(msg, "table-refresh") {
+		t.Errorf("a page rendered after the job ended was refreshed: %s", msg)
+	}
+	ws.Close()
+
+	for _, bad := range []string{"soon", "-1", "12345678901234", "1", since(time.Now().Add(48 * time.Hour).UnixMilli())} {
+		ws, resp, err := e.dial("table="+tb.ID+"&refresh=1&since="+bad, e.browser(catalog.RoleAdmin))
+		if err == nil {
+			ws.Close()
+			t.Errorf("since=%s accepted", bad)
+			continue
+		}
+		if resp == nil || resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("since=%s: %v, want 400", bad, resp)
+		}
+	}
 }
 
 // TestLiveSlowClientDropped: a page that stops reading is cut off once its

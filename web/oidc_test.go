@@ -149,6 +149,30 @@ func TestOIDCSignIn(t *testing.T) {
 			t.Fatalf("admin after sign-in at %s: create control %v, role %q", r.doc.Url, r.has("open-create-bucket"), r.text("current-role"))
 		}
 	})
+	t.Run("an admin disables a provider's user: its session ends and its next sign-in is refused", func(t *testing.T) {
+		b := newBrowser(nil)
+		if r := e.signInAtIdP(t, b, "", "ada", "ada-password"); r.text("current-user") != "ada" {
+			t.Fatalf("sign-in: %d %s", r.status, r.doc.Url)
+		}
+		if _, err := e.store.SetUserDisabled(context.Background(), "ada", true); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _ = e.store.SetUserDisabled(context.Background(), "ada", false) })
+		// The session is checked against the users table (a 1 s cache).
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			if r := b.get(t, e.srv.URL+"/buckets"); r.has("login-form") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("a disabled user's session still opens pages")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		r := e.signInAtIdP(t, newBrowser(nil), "", "ada", "ada-password")
+		if r.status != http.StatusForbidden || !strings.Contains(r.text("error-message"), "disabled") {
+			t.Fatalf("a disabled user's sign-in: %d %q", r.status, r.text("error-message"))
+		}
+	})
 	t.Run("groups without rights: the user appears, the session does not start", func(t *testing.T) {
 		b := newBrowser(nil)
 		r := e.signInAtIdP(t, b, "", "mallory", "mallory-password")

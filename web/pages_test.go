@@ -33,7 +33,7 @@ func TestPagesRender(t *testing.T) {
 			[]string{"LanceDB, pylance, lance-spark, lance-ray", "Spark, Trino, DuckDB, PyIceberg", `htmx.min.js?v=`, `includeIndicatorStyles&#34;:false`}, nil},
 		{"/buckets/vec", []string{"namespaces-table", "create-namespace-form", "snippet-lancedb-js", "delete-bucket-form", "breadcrumb"},
 			[]string{"prod.eu", "then their data is deleted", "connectNamespace"}, []string{"pyiceberg"}},
-		{"/buckets/lake", []string{"snippet-pyiceberg", "snippet-spark-iceberg"}, []string{`warehouse=&#34;lake&#34;`}, []string{"connectNamespace"}},
+		{"/buckets/lake", []string{"snippet-pyiceberg"}, []string{`warehouse=&#34;lake&#34;`, `list_tables(&#34;raw&#34;)`}, []string{"connectNamespace", "&lt;API_KEY"}},
 		{"/buckets/vec/namespaces/prod", []string{"tables-table", "declare-table-form", "child-namespaces", "table-filter"},
 			[]string{"items", "prod.eu"}, []string{"iceberg-create-note"}},
 		{"/buckets/lake/namespaces/raw", []string{"iceberg-create-note", "tables-empty"}, []string{"PyIceberg", "Spark"}, []string{"declare-table-form"}},
@@ -41,8 +41,10 @@ func TestPagesRender(t *testing.T) {
 			[]string{"No worker has described this table yet", "declared", "deletes the table", "the data stays"}, nil},
 		{"/buckets/vec/namespaces/prod/tables/items/data", []string{"data-unavailable", "data-form"}, []string{"Browse Data needs a connected Lance worker"}, nil},
 		{"/buckets/vec/namespaces/prod/tables/items/maintenance", []string{"notice", "task-history"}, []string{"Maintenance", "task service is not running"}, nil},
-		{"/connect", []string{"snippet-lancedb-js", "snippet-pyiceberg", "snippet-duckdb-lance", "snippet-duckdb-iceberg", "snippet-lance-spark", "copy-lancedb-js"},
-			[]string{"http://127.0.0.1:9101", "http://127.0.0.1:8181", "&lt;API_KEY&gt;", `[&#34;vec&#34;, &#34;default&#34;]`, `warehouse=&#34;lake&#34;`}, nil},
+		// items is only declared (no data to open): the snippets list prod's tables.
+		{"/connect", []string{"snippet-lancedb-js", "snippet-pyiceberg", "copy-lancedb-js"},
+			[]string{"http://127.0.0.1:9101", "http://127.0.0.1:8181", "FLOE_API_KEY", `db.tableNames([&#34;vec&#34;, &#34;prod&#34;])`, `warehouse=&#34;lake&#34;`},
+			[]string{"&lt;API_KEY&gt;", "&#34;default&#34;", "my_table", "my-bucket", "&lt;lance-spark-version&gt;"}},
 		{"/connect?bucket=lake", []string{"snippet-pyiceberg"}, nil, []string{"snippet-lancedb-js"}},
 		{"/api-keys", []string{"keys-empty", "create-key-form"}, nil, nil},
 		{"/workers", []string{"workers-empty"}, []string{"plugin channel"}, nil},
@@ -88,10 +90,15 @@ func TestConnectWithSurfacesOff(t *testing.T) {
 	if r.has("snippet-lancedb-js") || strings.Contains(r.body, "9101") {
 		t.Fatal("Lance snippets shown with the Lance surface off")
 	}
+	if r.has("snippet-pyiceberg") || !r.has("connect-no-bucket-Iceberg") || strings.Contains(r.body, "my-bucket") {
+		t.Fatalf("without an Iceberg bucket the page should say so, not show a made-up one:\n%s", r.body)
+	}
+	e.seed("lake", catalog.FormatIceberg, "")
+	r = e.get(e.admin(), "/connect")
 	host := strings.TrimPrefix(e.srv.URL, "http://")
 	host = host[:strings.LastIndex(host, ":")]
-	if !r.has("snippet-pyiceberg") || !strings.Contains(r.body, "http://"+host+":8181") || !strings.Contains(r.body, "my-bucket") {
-		t.Fatalf("iceberg snippet should use the browser's host for a wildcard bind and a placeholder bucket:\n%s", r.text("snippets"))
+	if !r.has("snippet-pyiceberg") || !strings.Contains(r.body, "http://"+host+":8181") || !strings.Contains(r.body, `warehouse=&#34;lake&#34;`) {
+		t.Fatalf("iceberg snippet should use the browser's host for a wildcard bind and the real bucket:\n%s", r.text("snippets"))
 	}
 	none := newEnv(t, Surfaces{Console: "127.0.0.1:9400"})
 	if r := none.get(none.admin(), "/connect"); !r.has("connect-empty") {

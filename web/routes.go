@@ -51,6 +51,8 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /buckets/{bucket}/namespaces", "CreateNamespace", see, h.CreateNamespace) // manage on the new namespace: the handler
 	page("GET /buckets/{bucket}/namespaces/{ns}", "ShowNamespace", see, h.ShowNamespace)
 	page("POST /buckets/{bucket}/namespaces/{ns}/delete", "DeleteNamespace", on(identity.Manage), h.DeleteNamespace)
+	// Properties: a namespace's need manage, a table's write (a commit), as on the Iceberg REST.
+	page("POST /buckets/{bucket}/namespaces/{ns}/properties", "UpdateNamespaceProperties", on(identity.Manage), h.UpdateNamespaceProperties)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables", "DeclareTable", see, h.DeclareTable) // manage on the new table: the handler
 	page("POST /buckets/{bucket}/namespaces/{ns}/bulk", "BulkTables", see, h.BulkTables)       // maintain or manage on each ticked table: the handler
 	page("GET /buckets/{bucket}/namespaces/{ns}/create-table", "NewIcebergTable", see, h.NewIcebergTable)
@@ -69,6 +71,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/fix", "HealthFix", on(identity.Maintain), h.HealthFix)
 	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/connect", "ShowTableConnect", read, h.ShowTableConnect)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/connect/key", "CreateTableConnectKey", on(identity.Manage), h.CreateTableConnectKey)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/properties", "UpdateTableProperties", on(identity.Write), h.UpdateTableProperties)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/drop", "DropTable", on(identity.Manage), h.DropTable)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/deregister", "DeregisterTable", on(identity.Manage), h.DeregisterTable)
 	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/schema", "TableSchemaHistory", read, h.TableSchemaHistory)
@@ -89,6 +92,13 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("GET /api-keys", "ListAPIKeys", see, h.ListAPIKeys)
 	page("POST /api-keys", "CreateAPIKey", see, h.CreateAPIKey)             // manage on the key's scope: the handler
 	page("POST /api-keys/{id}/revoke", "RevokeAPIKey", see, h.RevokeAPIKey) // the handler
+	// Users: manage on everything (what an admin's role grants).
+	page("GET /users", "ListUsers", global(identity.Manage), h.ListUsers)
+	page("POST /users", "CreateUser", global(identity.Manage), h.CreateUser)
+	page("POST /users/{name}/role", "SetUserRole", global(identity.Manage), h.SetUserRole)
+	page("POST /users/{name}/disable", "DisableUser", global(identity.Manage), h.DisableUser)
+	page("POST /users/{name}/enable", "EnableUser", global(identity.Manage), h.EnableUser)
+	page("POST /users/{name}/password", "ResetUserPassword", global(identity.Manage), h.ResetUserPassword)
 	page("GET /workers", "ListWorkers", see, h.ListWorkers)
 	page("POST /workers/tokens", "CreateWorkerToken", global(identity.Manage), h.CreateWorkerToken)
 	page("POST /workers/tokens/{id}/revoke", "RevokeWorkerToken", global(identity.Manage), h.RevokeWorkerToken)

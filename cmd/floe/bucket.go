@@ -33,12 +33,12 @@ func newBucketCreateCmd() *cobra.Command {
 			if f == catalog.FormatUnset {
 				return usageError{"--format is required: lance or iceberg"}
 			}
-			return withStore(cmd, func(st *catalog.Store) error {
+			return withStorePaths(cmd, func(st *catalog.Store, p dataPaths) error {
 				b, err := st.CreateBucket(cmd.Context(), catalog.CreateBucketInput{Name: args[0], Format: f, Owner: owner, ManagedVersioning: managed})
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, b.ARN)
+				fmt.Fprintf(cmd.OutOrStdout(), "created %s bucket %s (%s)\n", b.Format, b.Name, p.shownARN(b.ARN))
 				if b.ManagedVersioning {
 					fmt.Fprintln(cmd.OutOrStdout(), "managed versioning is on: Lance clients commit every version through floe")
 				}
@@ -103,7 +103,7 @@ func newBucketListCmd() *cobra.Command {
 		Short: "List table buckets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withStore(cmd, func(st *catalog.Store) error {
+			return withStorePaths(cmd, func(st *catalog.Store, p dataPaths) error {
 				out := []bucketJSON{}
 				var rows [][]string
 				after := ""
@@ -113,15 +113,15 @@ func newBucketListCmd() *cobra.Command {
 						return err
 					}
 					for _, b := range page {
-						out = append(out, bucketJSON{b.Name, formatWord(b.Format), b.ARN, b.Owner, b.TableCount, b.CreatedAt, b.Tags, b.ManagedVersioning})
-						rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339)})
+						out = append(out, bucketJSON{b.Name, formatWord(b.Format), p.shownARN(b.ARN), b.Owner, b.TableCount, b.CreatedAt, b.Tags, b.ManagedVersioning})
+						rows = append(rows, []string{b.Name, formatWord(b.Format), fmt.Sprint(b.TableCount), b.CreatedAt.Format(time.RFC3339), p.shownARN(b.ARN)})
 					}
 					if next == "" {
 						break
 					}
 					after = next
 				}
-				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "FORMAT", "TABLES", "CREATED"}, rows)
+				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "FORMAT", "TABLES", "CREATED", "ARN"}, rows)
 			})
 		},
 	}

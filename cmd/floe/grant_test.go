@@ -19,6 +19,7 @@ func TestGrantCommands(t *testing.T) {
 		}
 		return out
 	}
+	must("made a new floe catalog", "init")
 	must("created", "bucket", "create", "demo", "--format", "lance")
 	must("created", "namespace", "create", "demo", "sales")
 	out := must("created none key", "token", "create", "--role", "none", "--name", "spark")

@@ -118,6 +118,9 @@ func TestHardening2FloodDoesNotTakeSurfacesDown(t *testing.T) {
 		t.Skip("floods a real floe serve with 2,800 connections")
 	}
 	data := t.TempDir()
+	if out, code := run(t, "init", "--data", data); code != 0 {
+		t.Fatalf("init: %s", out)
+	}
 	out, code := run(t, "token", "create", "--role", "readwrite", "--data", data)
 	if code != 0 {
 		t.Fatalf("token create: %s", out)
@@ -257,6 +260,9 @@ func logShed(t *testing.T, metricsAddr string) {
 // minutes, and a handshaken connection without streams stayed for ever).
 func TestHardening2IdleGRPCConnectionsClosed(t *testing.T) {
 	data := t.TempDir()
+	if out, code := run(t, "init", "--data", data); code != 0 {
+		t.Fatalf("init: %s", out)
+	}
 	out, code := run(t, "worker-token", "create", "--data", data)
 	if code != 0 {
 		t.Fatalf("worker-token create: %s", out)

@@ -144,6 +144,9 @@ func lastLine(s string) string {
 func TestHardening9KilledFloeEndsRunningTaskWithinGrace(t *testing.T) {
 	bin := floeBinary(t)
 	data := t.TempDir()
+	if out, code := run(t, "init", "--data", data); code != 0 {
+		t.Fatalf("init: %s", out)
+	}
 	out, code := run(t, "token", "create", "--role", "readwrite", "--data", data)
 	if code != 0 {
 		t.Fatalf("token create: %s", out)

@@ -43,6 +43,7 @@ catalog and are safe to run while the server is up.`,
 	root.PersistentFlags().String("catalog", "", "catalog database: a postgres://user:pass@host/db URL for PostgreSQL (several floe serve replicas may share it), or a SQLite file (default DATA/catalog.db)")
 	root.AddCommand(
 		newServeCmd(),
+		newInitCmd(),
 		newBucketCmd(),
 		newNamespaceCmd(),
 		newTableCmd(),
@@ -53,5 +54,6 @@ catalog and are safe to run while the server is up.`,
 		newWorkerCmd(),
 		newAuditCmd(),
 	)
+	refuseUnknownSubcommands(root)
 	return root
 }

@@ -155,7 +155,7 @@ func serve(cmd *cobra.Command, c serveConfig) error {
 	if c.clients != nil {
 		s3b = c.clients.S3
 	}
-	if err := recordWarehouse(paths, s3b); err != nil {
+	if err := recordWarehouse(paths, s3b, c.S3); err != nil {
 		return err
 	}
 	// The first admin is made only now, when every listener is bound and

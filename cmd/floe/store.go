@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/persist"
+	"github.com/floe/floe/s3tables"
 	"github.com/floe/floe/warehouse"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +26,14 @@ type dataPaths struct {
 	// S3 are the store settings recorded with an s3:// Warehouse (CLI
 	// commands; serve has its own flags).
 	S3 s3Flags
+	// ARNRegion and ARNAccount are what serve last put in S3 Tables ARNs
+	// for this data directory (its defaults before it ever ran).
+	ARNRegion, ARNAccount string
+}
+
+// shownARN is a catalog ARN as the console and the S3 Tables API show it.
+func (p dataPaths) shownARN(arn string) string {
+	return catalog.DisplayARN(arn, p.ARNRegion, p.ARNAccount)
 }
 
 // shownCatalog is the catalog as messages and logs may show it: a
@@ -39,9 +49,9 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 	if cat == "" {
 		cat = filepath.Join(data, "catalog.db")
 	}
-	wh := ""
+	p := dataPaths{Data: data, Catalog: cat, ARNRegion: s3tables.DefaultRegion, ARNAccount: s3tables.DefaultAccount}
 	if f := cmd.Flags().Lookup("warehouse"); f != nil {
-		wh = f.Value.String()
+		p.Warehouse = f.Value.String()
 	} else {
 		// A CLI command: the warehouse serve recorded for this data
 		// directory, so both reach the same store.
@@ -50,24 +60,28 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 			return dataPaths{}, err
 		}
 		if ok {
-			wh = r.Warehouse
-			if isS3Warehouse(wh) {
-				return dataPaths{Data: data, Catalog: cat, Warehouse: wh,
-					S3: s3Flags{Endpoint: r.S3Endpoint, Region: r.S3Region, PathStyle: r.S3PathStyle}}, nil
+			p.Warehouse = r.Warehouse
+			if r.S3TablesRegion != "" && r.S3TablesAccount != "" {
+				p.ARNRegion, p.ARNAccount = r.S3TablesRegion, r.S3TablesAccount
+			}
+			if isS3Warehouse(p.Warehouse) {
+				p.S3 = s3Flags{Endpoint: r.S3Endpoint, Region: r.S3Region, PathStyle: r.S3PathStyle}
+				return p, nil
 			}
 		}
 	}
-	if wh == "" {
-		wh = filepath.Join(data, "warehouse")
+	if p.Warehouse == "" {
+		p.Warehouse = filepath.Join(data, "warehouse")
 	}
-	if isS3Warehouse(wh) {
-		return dataPaths{Data: data, Catalog: cat, Warehouse: wh}, nil
+	if isS3Warehouse(p.Warehouse) {
+		return p, nil
 	}
-	abs, err := filepath.Abs(wh)
+	abs, err := filepath.Abs(p.Warehouse)
 	if err != nil {
 		return dataPaths{}, err
 	}
-	return dataPaths{Data: data, Catalog: cat, Warehouse: abs}, nil
+	p.Warehouse = abs
+	return p, nil
 }
 
 // openStore opens the database in the data directory (creating it if
@@ -77,10 +91,15 @@ func openStore(ctx context.Context, cmd *cobra.Command) (*persist.DB, *catalog.S
 }
 
 // openStoreOn is openStore with the warehouse stored by backend (an s3://
-// warehouse's); nil is the local directory.
+// warehouse's); nil is the local directory. It opens only a catalog that
+// exists: serve and init make new ones, every other command refuses a data
+// directory floe has not used (see requireCatalog).
 func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Backend) (*persist.DB, *catalog.Store, dataPaths, error) {
 	p, err := resolvePaths(cmd)
 	if err != nil {
+		return nil, nil, p, err
+	}
+	if err := requireCatalog(p); err != nil {
 		return nil, nil, p, err
 	}
 	if backend == nil && isS3Warehouse(p.Warehouse) {
@@ -92,6 +111,25 @@ func openStoreOn(ctx context.Context, cmd *cobra.Command, backend warehouse.Back
 	}
 	db, st, err := openStoreAt(ctx, p, backend)
 	return db, st, p, err
+}
+
+// requireCatalog refuses a SQLite catalog file that does not exist yet: a
+// mistyped --data would otherwise get a fresh, empty catalog that no server
+// reads, and a command such as bucket create would answer success into it.
+// A PostgreSQL catalog is named explicitly (the database must exist), so it
+// is opened as given.
+func requireCatalog(p dataPaths) error {
+	if persist.IsPostgresURL(p.Catalog) {
+		return nil
+	}
+	if _, err := os.Stat(p.Catalog); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("catalog %s: %w", p.Catalog, err)
+	}
+	return usageError{fmt.Sprintf("no floe catalog at %s: --data %s is not a directory floe has used (mistyped?). "+
+		"Point --data at the directory floe serve uses, or make a new one with floe init --data %s (floe serve --data %s also makes it)",
+		p.Catalog, p.Data, p.Data, p.Data)}
 }
 
 // openStoreAt opens the database at resolved paths, applies every owner's
@@ -130,14 +168,20 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 // withStore opens the catalog for one CLI command, runs fn and closes it;
 // a command that changes state is recorded in the audit trail.
 func withStore(cmd *cobra.Command, fn func(st *catalog.Store) error) error {
-	db, st, _, err := openStore(cmd.Context(), cmd)
+	return withStorePaths(cmd, func(st *catalog.Store, _ dataPaths) error { return fn(st) })
+}
+
+// withStorePaths is withStore for a command that also needs the paths
+// (the ARN form serve uses, the warehouse).
+func withStorePaths(cmd *cobra.Command, fn func(st *catalog.Store, p dataPaths) error) error {
+	db, st, p, err := openStore(cmd.Context(), cmd)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	defer st.Close()
 	rec := watchCLI(cmd, st)
-	err = fn(st)
+	err = fn(st, p)
 	rec.finish(cmd.Context(), db, cmd.Flags().Args(), err)
 	return err
 }

@@ -33,7 +33,7 @@ func newTableListCmd() *cobra.Command {
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return withStore(cmd, func(st *catalog.Store) error {
+			return withStorePaths(cmd, func(st *catalog.Store, p dataPaths) error {
 				var namespaces [][]string
 				if len(args) == 2 {
 					namespaces = [][]string{catalog.SplitNamespace(args[1])}
@@ -57,7 +57,7 @@ func newTableListCmd() *cobra.Command {
 							return err
 						}
 						for _, t := range page {
-							out = append(out, tableJSON{t.ID, t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), string(t.State), t.Location, t.ARN, t.CreatedAt})
+							out = append(out, tableJSON{t.ID, t.Bucket, catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), string(t.State), t.Location, p.shownARN(t.ARN), t.CreatedAt})
 							rows = append(rows, []string{catalog.JoinNamespace(t.Namespace), t.Name, string(t.Format), orDash(string(t.State)), t.CreatedAt.Format(time.RFC3339)})
 						}
 						if next == "" {

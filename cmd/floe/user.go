@@ -14,7 +14,8 @@ import (
 
 func newUserCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Manage console users"}
-	cmd.AddCommand(newUserAddCmd(), newUserPasswdCmd(), newUserListCmd())
+	cmd.AddCommand(newUserAddCmd(), newUserListCmd(), newUserPasswdCmd(), newUserRoleCmd(),
+		newUserDisableCmd(true), newUserDisableCmd(false))
 	return cmd
 }
 
@@ -60,6 +61,48 @@ func newUserAddCmd() *cobra.Command {
 	return cmd
 }
 
+func newUserRoleCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "role NAME admin|readonly",
+		Short:   "Change a console user's role (the last enabled admin stays admin)",
+		Example: `  floe user role alice readonly`,
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(cmd, func(st *catalog.Store) error {
+				u, err := st.SetUserRole(cmd.Context(), args[0], catalog.Role(args[1]))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "user %s is %s from their next page\n", u.Name, u.Role)
+				return nil
+			})
+		},
+	}
+}
+
+// newUserDisableCmd is user disable (disable true) or user enable.
+func newUserDisableCmd(disable bool) *cobra.Command {
+	use, short, done := "enable NAME", "Let a disabled console user sign in again", "enabled; they can sign in again"
+	if disable {
+		use, short, done = "disable NAME", "Disable a console user: sign-in refused and every session signed out (the user is kept; enable undoes it)", "disabled; their sessions are signed out"
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(cmd, func(st *catalog.Store) error {
+				u, err := st.SetUserDisabled(cmd.Context(), args[0], disable)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "user %s %s\n", u.Name, done)
+				return nil
+			})
+		},
+	}
+}
+
 // maxPasswordInput bounds what passwd reads: a password, not a file.
 const maxPasswordInput = 1024
 
@@ -78,7 +121,7 @@ func newUserPasswdCmd() *cobra.Command {
 				if err := st.SetUserPassword(cmd.Context(), args[0], password); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "password of user %s reset; sessions signed in before keep running until they expire\n", args[0])
+				fmt.Fprintf(cmd.OutOrStdout(), "password of user %s reset; every session signed in before is signed out\n", args[0])
 				return nil
 			})
 		},

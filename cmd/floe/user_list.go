@@ -19,13 +19,14 @@ type userJSON struct {
 	Groups       []string   `json:"groups,omitempty"`
 	CreatedAt    time.Time  `json:"created_at"`
 	LastSignInAt *time.Time `json:"last_sign_in_at,omitempty"`
+	Disabled     *time.Time `json:"disabled,omitempty"` // when an admin disabled the user
 }
 
 func newUserListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List console users: local ones and those the identity provider signed in (with their groups)",
+		Use:   "list [--json]",
+		Short: "List console users: local ones and those the identity provider signed in (with their groups), and which are disabled",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, func(st *catalog.Store) error {
@@ -36,7 +37,11 @@ func newUserListCmd() *cobra.Command {
 				out := []userJSON{}
 				var rows [][]string
 				for _, u := range users {
-					j := userJSON{Name: u.Name, Role: string(u.Role), Source: "local", CreatedAt: u.CreatedAt}
+					j := userJSON{Name: u.Name, Role: string(u.Role), Source: "local", CreatedAt: u.CreatedAt, Disabled: timeOrNil(u.DisabledAt)}
+					state := "enabled"
+					if u.Disabled() {
+						state = "disabled " + u.DisabledAt.Format(time.RFC3339)
+					}
 					last := "-"
 					if u.FromIdP() {
 						j.Source, j.Issuer, j.Subject, j.Groups = "idp", u.Issuer, u.Subject, u.Groups
@@ -47,9 +52,9 @@ func newUserListCmd() *cobra.Command {
 						}
 					}
 					out = append(out, j)
-					rows = append(rows, []string{u.Name, orDash(string(u.Role)), j.Source, orDash(strings.Join(u.Groups, ",")), last})
+					rows = append(rows, []string{u.Name, orDash(string(u.Role)), j.Source, orDash(strings.Join(u.Groups, ",")), last, state})
 				}
-				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "ROLE", "SOURCE", "GROUPS", "LAST SIGN-IN"}, rows)
+				return printList(cmd.OutOrStdout(), asJSON, out, []string{"NAME", "ROLE", "SOURCE", "GROUPS", "LAST SIGN-IN", "STATE"}, rows)
 			})
 		},
 	}

@@ -29,6 +29,9 @@ func runIn(t *testing.T, stdin string, args ...string) (string, int) {
 func TestUserPasswd(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
+	if out, code := runIn(t, "", "init", data); code != 0 {
+		t.Fatalf("init: %d %s", code, out)
+	}
 	if out, code := runIn(t, "first-password-1\n", "user", "add", "polish", "--role", "admin", "--password-stdin", data); code != 0 {
 		t.Fatalf("add: %d %s", code, out)
 	}
@@ -69,6 +72,9 @@ func TestUserPasswd(t *testing.T) {
 func TestUserList(t *testing.T) {
 	dir := t.TempDir()
 	data := "--data=" + dir
+	if out, code := runIn(t, "", "init", data); code != 0 {
+		t.Fatalf("init: %d %s", code, out)
+	}
 	if out, code := runIn(t, "first-password-1\n", "user", "add", "polish", "--role", "admin", "--password-stdin", data); code != 0 {
 		t.Fatalf("add: %d %s", code, out)
 	}

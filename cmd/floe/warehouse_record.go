@@ -25,12 +25,17 @@ type warehouseRecord struct {
 	S3Endpoint  string `json:"s3_endpoint,omitempty"`
 	S3Region    string `json:"s3_region,omitempty"`
 	S3PathStyle bool   `json:"s3_path_style,omitempty"`
+	// S3TablesRegion and S3TablesAccount are the ones serve puts in ARNs
+	// (--s3tables-region, --s3tables-account), so the CLI prints the ARNs
+	// the console and the S3 Tables API print.
+	S3TablesRegion  string `json:"s3tables_region,omitempty"`
+	S3TablesAccount string `json:"s3tables_account,omitempty"`
 }
 
 // recordWarehouse writes the record for paths (and the store settings of
 // an s3:// warehouse) atomically: a CLI command never reads half a file.
-func recordWarehouse(paths dataPaths, s3 *warehouse.S3) error {
-	r := warehouseRecord{Warehouse: paths.Warehouse}
+func recordWarehouse(paths dataPaths, s3 *warehouse.S3, arns s3tablesConfig) error {
+	r := warehouseRecord{Warehouse: paths.Warehouse, S3TablesRegion: arns.Region, S3TablesAccount: arns.Account}
 	if s3 != nil {
 		cfg := s3.Config()
 		r.S3Endpoint, r.S3Region, r.S3PathStyle = cfg.Endpoint, cfg.Region, cfg.PathStyle

@@ -68,6 +68,8 @@ export async function startFloe({ extraArgs = [] } = {}) {
   const bin = await floeBinary();
   const serveBin = process.env.FLOE_TEST_SERVE_BIN || bin;
   const dir = mkdtempSync(join(tmpdir(), 'floe-lw-'));
+  // The CLI refuses a data directory floe has not used: init makes it.
+  await run(bin, ['init', '--data', dir]);
   const apiKey = await lastLine(bin, ['token', 'create', '--role', 'readwrite', '--data', dir]);
   const workerToken = await lastLine(bin, ['worker-token', 'create', '--data', dir]);
   const logs = [];
