@@ -154,11 +154,15 @@ const flushPoll = time.Millisecond
 // background work to the requests that caused it.
 func (t *Trail) Flush(ctx context.Context) error {
 	target := t.added.Load()
-	select {
-	case t.kick <- struct{}{}:
-	default:
-	}
 	for t.settled.Load() < target {
+		// Kick on every look, not once: the writer's select may take one
+		// kick while entries are still queued, write those it has, and
+		// start lingering on the rest; without a fresh kick Flush would
+		// wait out that linger (up to batchLinger) for nothing.
+		select {
+		case t.kick <- struct{}{}:
+		default:
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -154,7 +154,12 @@ type eventParts struct {
 // newEventParts builds the trail and a publisher per configured sink, and
 // makes each sink's cursor (Load) before anything serves.
 func newEventParts(ctx context.Context, s *server) (*eventParts, error) {
-	store := audit.NewStore(s.db)
+	db, closeDB, err := openAuditDB(ctx, s.paths, s.db)
+	if err != nil {
+		return nil, err
+	}
+	s.register("audit database", closeDB) // closed after the trail and publishers, which Run ends first
+	store := audit.NewStore(db)
 	ep := &eventParts{trail: audit.New(audit.Config{Store: store, Log: s.log, Retention: time.Duration(s.cfg.Audit.Retention),
 		Metrics: s.metrics.reg})}
 	var list []audit.Sink

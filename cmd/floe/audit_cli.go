@@ -38,7 +38,7 @@ func cliWrites(cmd *cobra.Command) bool { return cmd.Name() != "list" && cmd.Nam
 
 // finish stores the command's entries; a failure to record is reported on
 // stderr and does not undo or fail the command that ran.
-func (a *cliAudit) finish(ctx context.Context, db *persist.DB, args []string, runErr error) {
+func (a *cliAudit) finish(ctx context.Context, p dataPaths, catalogDB *persist.DB, args []string, runErr error) {
 	if !cliWrites(a.cmd) {
 		return
 	}
@@ -59,9 +59,21 @@ func (a *cliAudit) finish(ctx context.Context, db *persist.DB, args []string, ru
 	// the command's own context may be ending (a signal): the record still goes
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if _, err := audit.NewStore(db).Insert(rctx, entries); err != nil {
+	if err := insertCLI(rctx, p, catalogDB, entries); err != nil {
 		fmt.Fprintln(a.cmd.ErrOrStderr(), "floe: warning: the audit trail did not record this command:", err)
 	}
+}
+
+// insertCLI stores entries in the trail of the catalog on catalogDB, where
+// floe serve keeps it (openAuditDB).
+func insertCLI(ctx context.Context, p dataPaths, catalogDB *persist.DB, entries []audit.Entry) error {
+	db, closeDB, err := openAuditDB(ctx, p, catalogDB)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	_, err = audit.NewStore(db).Insert(ctx, entries)
+	return err
 }
 
 // cliPrincipal is the operator at the terminal: floe itself acting for the

@@ -44,15 +44,20 @@ from now (24h).`,
 			if f.Until, err = parseExportTime(until, now); err != nil {
 				return usageError{"--until: " + err.Error()}
 			}
-			db, st, _, err := openStore(cmd.Context(), cmd)
+			db, st, p, err := openStore(cmd.Context(), cmd)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
 			defer st.Close()
+			adb, closeAudit, err := openAuditDB(cmd.Context(), p, db)
+			if err != nil {
+				return err
+			}
+			defer closeAudit()
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(out)
-			err = audit.NewStore(db).Export(cmd.Context(), f, func(e audit.Entry) error {
+			err = audit.NewStore(adb).Export(cmd.Context(), f, func(e audit.Entry) error {
 				if asJSON {
 					return enc.Encode(e)
 				}

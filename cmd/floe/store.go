@@ -150,8 +150,14 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 		return nil, nil, fmt.Errorf("open database: %w", err) // persist names it, without a password
 	}
 	// Every owner's migrations run here, once, for serve and for every CLI
-	// command alike; the constructors below never migrate.
-	if err := dbschema.Migrate(ctx, db); err != nil {
+	// command alike; the constructors below never migrate. A SQLite catalog
+	// file holds everything but the audit trail, which has its own file
+	// (openAuditDB); PostgreSQL holds both.
+	migrate := dbschema.MigrateCatalog
+	if isPostgres(db) {
+		migrate = dbschema.Migrate
+	}
+	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
@@ -163,6 +169,38 @@ func openStoreAt(ctx context.Context, p dataPaths, backend warehouse.Backend) (*
 		return nil, nil, fmt.Errorf("open catalog %s: %w", p.shownCatalog(), err)
 	}
 	return db, st, nil
+}
+
+func isPostgres(db *persist.DB) bool { return db.Dialect().Name == persist.Postgres().Name }
+
+// auditDBPath is the audit trail's own SQLite file, beside the catalog's in
+// the data directory.
+func auditDBPath(p dataPaths) string { return filepath.Join(p.Data, "audit.db") }
+
+// openAuditDB opens the database the audit trail lives in for a catalog
+// opened on catalogDB at p, and returns it with the function that closes
+// it. On PostgreSQL that is catalogDB itself (replicas share the one
+// database; openStoreAt migrated it) and closing it is left to its owner.
+// On SQLite it is the trail's own file (auditDBPath), opened and migrated
+// here: the trail's batched inserts then neither take the catalog file's
+// one writer lock from catalog commits nor invalidate the catalog's read
+// caches, which are checked against that file's change stamp. Serve, the
+// CLI commands that record entries and floe audit export all reach the
+// trail through here, so all use the same place.
+func openAuditDB(ctx context.Context, p dataPaths, catalogDB *persist.DB) (*persist.DB, func() error, error) {
+	if isPostgres(catalogDB) {
+		return catalogDB, func() error { return nil }, nil
+	}
+	path := auditDBPath(p)
+	db, err := persist.Open(ctx, persist.Options{Path: path})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the audit database: %w", err)
+	}
+	if err := dbschema.MigrateAudit(ctx, db); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("open the audit database %s: %w", path, err)
+	}
+	return db, db.Close, nil
 }
 
 // withStore opens the catalog for one CLI command, runs fn and closes it;
@@ -182,7 +220,7 @@ func withStorePaths(cmd *cobra.Command, fn func(st *catalog.Store, p dataPaths) 
 	defer st.Close()
 	rec := watchCLI(cmd, st)
 	err = fn(st, p)
-	rec.finish(cmd.Context(), db, cmd.Flags().Args(), err)
+	rec.finish(cmd.Context(), p, db, cmd.Flags().Args(), err)
 	return err
 }
 

@@ -307,3 +307,61 @@ func diff(t *testing.T, aName string, a []string, bName string, b []string) {
 		}
 	}
 }
+
+// On SQLite the catalog file and the audit trail's own file each open and
+// migrate with their own owners: the catalog file holds no audit table,
+// the audit file nothing but audit tables, and together they hold what
+// one database migrated with All holds (the PostgreSQL layout). Migrating
+// either again runs nothing twice.
+func TestCatalogAndAuditFilesSplitAll(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cat, aud := open(t, filepath.Join(dir, "catalog.db")), open(t, filepath.Join(dir, "audit.db"))
+	one := open(t, sqlitePath(t))
+	for round := range 2 {
+		if err := dbschema.MigrateCatalog(ctx, cat); err != nil {
+			t.Fatalf("catalog file, round %d: %v", round+1, err)
+		}
+		if err := dbschema.MigrateAudit(ctx, aud); err != nil {
+			t.Fatalf("audit file, round %d: %v", round+1, err)
+		}
+	}
+	if err := dbschema.Migrate(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	catShape, audShape := sqliteShape(t, cat), sqliteShape(t, aud)
+	for _, l := range catShape {
+		if strings.Contains(l, " audit_") {
+			t.Errorf("the catalog file has the trail's %s", l)
+		}
+	}
+	for _, l := range audShape {
+		if !strings.Contains(l, " audit_") && !strings.Contains(l, " persist_migrations") {
+			t.Errorf("the audit file has %s", l)
+		}
+	}
+	if !slices.ContainsFunc(audShape, func(l string) bool { return strings.HasPrefix(l, "table audit_events:") }) {
+		t.Errorf("the audit file has no audit_events: %q", audShape)
+	}
+	both := slices.Compact(slices.Sorted(slices.Values(append(catShape, audShape...))))
+	diff(t, "catalog+audit files", both, "one database", sqliteShape(t, one))
+	for _, c := range []struct {
+		db      *persist.DB
+		schemas []persist.Schema
+		absent  []persist.Schema
+	}{{cat, dbschema.Catalog(), dbschema.Audit()}, {aud, dbschema.Audit(), dbschema.Catalog()}} {
+		for _, sc := range c.schemas {
+			if a, err := c.db.Applied(ctx, sc.Owner); err != nil || len(a) == 0 {
+				t.Errorf("%s: nothing applied (%v)", sc.Owner, err)
+			}
+		}
+		for _, sc := range c.absent {
+			if a, err := c.db.Applied(ctx, sc.Owner); err != nil || len(a) != 0 {
+				t.Errorf("%s applied where it does not belong: %v (%v)", sc.Owner, a, err)
+			}
+		}
+	}
+	if len(dbschema.All()) != len(dbschema.Catalog())+len(dbschema.Audit()) {
+		t.Errorf("All has %d owners, Catalog %d and Audit %d", len(dbschema.All()), len(dbschema.Catalog()), len(dbschema.Audit()))
+	}
+}
