@@ -27,6 +27,7 @@ import (
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/lancerest"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/s3tables"
 	"github.com/floe/floe/taskapi"
@@ -139,6 +140,8 @@ func (p principal) allowsAll(rt route) bool {
 }
 
 type world struct {
+	db        *persist.DB
+	tasksSvc  *tasks.Service
 	store     *catalog.Store
 	az        *authz.Authorizer
 	lance     http.Handler
@@ -175,6 +178,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.db, w.tasksSvc = db, ts
 	w.tasks = taskapi.New(taskapi.Config{Store: st, Tasks: ts, Logger: quiet, Authz: w.az})
 	ice := icebergrest.New(icebergrest.Config{Store: st, Logger: quiet, Authz: w.az})
 	t.Cleanup(ice.Close)
