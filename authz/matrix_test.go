@@ -20,6 +20,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/floe/floe/audit"
+	"github.com/floe/floe/audit/auditedge"
 	"github.com/floe/floe/authz"
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/handlers"
@@ -27,6 +29,7 @@ import (
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/lancerest"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/s3tables"
 	"github.com/floe/floe/taskapi"
@@ -38,8 +41,10 @@ import (
 // every kind of principal, is allowed exactly where the principal's grants
 // say (by a model written here from the grant rules, not by the
 // authorizer) and refused in the protocol's own 401/403 shape everywhere
-// else. Principals are a table, so the identity provider's kinds (an
-// expired IdP token, a token for another audience) join as rows.
+// else; and every refusal is in the audit trail the surfaces write to
+// (once, by request id). The identity provider's rows (an expired IdP
+// token, a token for another audience, a group's namespace reader) are
+// TestAuthorizationMatrixIdP, on the same world and routes.
 
 // principal is one row of the matrix: its grants (nil for the ones that
 // present no valid credential) and how it authenticates.
@@ -139,6 +144,9 @@ func (p principal) allowsAll(rt route) bool {
 }
 
 type world struct {
+	db        *persist.DB
+	trail     *audit.Trail // every surface of the world records into it
+	tasksSvc  *tasks.Service
 	store     *catalog.Store
 	az        *authz.Authorizer
 	lance     http.Handler
@@ -170,17 +178,24 @@ func newWorld(t *testing.T) *world {
 	t.Cleanup(func() { st.Close() })
 	w := &world{store: st, az: authz.New(st), keys: map[string]catalog.APIKey{}, secrets: map[string]string{}, consoleOf: map[string]*http.Client{}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	w.lance = lancerest.New(lancerest.Config{Store: st, Logger: quiet, Authz: w.az}).Handler()
+	w.trail = audit.New(audit.Config{Store: audit.NewStore(db)})
+	tctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { _ = w.trail.Run(tctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	aud := auditedge.New(w.trail, false)
+	w.lance = lancerest.New(lancerest.Config{Store: st, Logger: quiet, Authz: w.az, Auditor: aud}).Handler()
 	ts, err := tasks.New(db, st, fakeRunner{}, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.tasks = taskapi.New(taskapi.Config{Store: st, Tasks: ts, Logger: quiet, Authz: w.az})
-	ice := icebergrest.New(icebergrest.Config{Store: st, Logger: quiet, Authz: w.az})
+	w.db, w.tasksSvc = db, ts
+	w.tasks = taskapi.New(taskapi.Config{Store: st, Tasks: ts, Logger: quiet, Authz: w.az, Auditor: aud})
+	ice := icebergrest.New(icebergrest.Config{Store: st, Logger: quiet, Authz: w.az, Auditor: aud})
 	t.Cleanup(ice.Close)
 	w.iceberg = ice.Handler()
-	w.s3 = s3tables.New(s3tables.Config{Store: st, Logger: quiet, Region: s3Region, Account: s3Account, Authz: w.az}).Handler()
-	console, err := web.New(web.Config{DB: db, Store: st, Logger: quiet, Authz: w.az, Tasks: ts,
+	w.s3 = s3tables.New(s3tables.Config{Store: st, Logger: quiet, Region: s3Region, Account: s3Account, Authz: w.az, Auditor: aud}).Handler()
+	console, err := web.New(web.Config{DB: db, Store: st, Logger: quiet, Authz: w.az, Tasks: ts, Auditor: aud, Audit: w.trail.Store(),
 		Surfaces: handlers.Surfaces{Lance: "127.0.0.1:1", Iceberg: "127.0.0.1:2", S3Tables: "127.0.0.1:3"}})
 	if err != nil {
 		t.Fatal(err)
@@ -420,6 +435,7 @@ func consoleDo(t *testing.T, w *world, p principal, rt route) answer {
 
 func TestAuthorizationMatrix(t *testing.T) {
 	w := newWorld(t)
+	var refusals []refusal
 	for _, s := range surfaces(w) {
 		t.Run(s.name, func(t *testing.T) {
 			for _, rt := range s.routes {
@@ -433,11 +449,50 @@ func TestAuthorizationMatrix(t *testing.T) {
 						t.Errorf("%s %s as %s: answered %d %s, want the protocol's refusal", rt.method, rt.path, p.name, a.status, brief(a.body))
 					case a.status >= 500:
 						t.Errorf("%s %s as %s: %d %s", rt.method, rt.path, p.name, a.status, brief(a.body))
+					case !allowed:
+						refusals = append(refusals, refusal{s.name, rt.method, rt.path, p.name, a.header.Get("X-Request-Id")})
 					}
 				}
 			}
 		})
 	}
+	checkAudited(t, w.trail, refusals)
+}
+
+// refusal is one answer of the matrix that refused, by its request id.
+type refusal struct{ surface, method, path, who, requestID string }
+
+// checkAudited: every refusal is in the trail, once, as refused.
+func checkAudited(t *testing.T, trail *audit.Trail, refusals []refusal) {
+	t.Helper()
+	ctx := context.Background()
+	if err := trail.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]int{}
+	for before := int64(0); ; {
+		page, err := trail.Store().Query(ctx, audit.Filter{Outcome: "refused", Before: before, Limit: audit.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Entries {
+			recorded[e.RequestID]++
+		}
+		if page.Next == 0 {
+			break
+		}
+		before = page.Next
+	}
+	missing := 0
+	for _, r := range refusals {
+		if r.requestID == "" {
+			t.Errorf("%s %s %s as %s: the refusal carries no request id", r.surface, r.method, r.path, r.who)
+		} else if n := recorded[r.requestID]; n != 1 {
+			missing++
+			t.Errorf("%s %s %s as %s: %d refused audit entries for request %s, want 1", r.surface, r.method, r.path, r.who, n, r.requestID)
+		}
+	}
+	t.Logf("%d refusals, %d of them not audited once", len(refusals), missing)
 }
 
 func brief(s string) string {

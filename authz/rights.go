@@ -48,6 +48,12 @@ func (r *Rights) each(fn func(*node) bool) bool {
 	return false
 }
 
+// Any reports whether the principal holds anything at all: a grant to
+// it (or to one of its groups), or what its role gives. An identity
+// provider's principal whose groups map to no role is admitted on its
+// grants alone (see oidc.Rights).
+func (r Rights) Any() bool { return r.n > 0 || len(r.more) > 0 }
+
 // Principal is who these rights are for.
 func (r Rights) Principal() identity.Principal { return r.p }
 

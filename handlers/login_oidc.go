@@ -9,6 +9,7 @@ import (
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/edge"
 	"github.com/floe/floe/fault"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/oidc"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/views"
@@ -100,7 +101,7 @@ func (h *Handlers) OIDCCallback(w http.ResponseWriter, r *http.Request) {
 		h.oidcRefused(w, r, http.StatusForbidden, "You signed in as "+u.Name+" through "+h.sso.Label()+", but an admin disabled this user in floe. Ask one to enable it (Users page).")
 		return
 	}
-	if role == "" {
+	if role == "" && !h.grantsAny(r.Context(), u) {
 		h.log.Info("sign-in through the identity provider gives no role", "user", u.Name, "groups", u.Groups, "request_id", edge.RequestID(r.Context()))
 		h.oidcRefused(w, r, http.StatusForbidden, "You signed in as "+u.Name+" through "+h.sso.Label()+", but "+h.sso.NoRights(u.Groups)+". Ask an administrator for access.")
 		return
@@ -193,4 +194,14 @@ func providerError(code, desc string) string {
 		s = strings.ToValidUTF8(s[:300], "") + "…"
 	}
 	return strings.TrimRight(s, ".")
+}
+
+// grantsAny reports whether the user signing in through the identity
+// provider, whose groups map to no console role, holds a grant of its own
+// or through a group: then the grants alone decide what it may do (the
+// authorizer answers every page), as they do for an API key. A database
+// that cannot be asked counts as none (the sign-in is refused, not opened).
+func (h *Handlers) grantsAny(ctx context.Context, u catalog.User) bool {
+	rights, err := h.authz.Rights(ctx, identity.Principal{Kind: identity.User, ID: u.Name, Name: u.Name, Groups: u.Groups, Via: viaOIDC})
+	return err == nil && rights.Any()
 }

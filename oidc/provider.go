@@ -23,6 +23,8 @@ import (
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/floe/floe/identity"
+
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/fault"
 )
@@ -61,6 +63,11 @@ type Config struct {
 	// HTTPClient talks to the provider; nil is one with idpTimeout and
 	// bodies capped at maxIdPResponse.
 	HTTPClient *http.Client
+	// Granted reports whether a principal holds any grant (its own or a
+	// group's; authz.Rights.Any). A bearer whose groups map to no role
+	// (Rights) is admitted when it does, and grants alone decide its
+	// requests; nil admits none such.
+	Granted func(ctx context.Context, p identity.Principal) bool
 	// Now is the clock tokens are checked against; nil = time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger

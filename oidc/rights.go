@@ -6,11 +6,12 @@ import (
 	"github.com/floe/floe/catalog"
 )
 
-// Rights is the interim rule from a principal's provider groups to what it
-// may do, until grants (to users and groups) decide every request: nothing
-// is open by accident, so a member of neither group gets no role and is
-// refused — a console user after signing in (the user row still appears,
-// with its groups), a bearer token with 403.
+// Rights is the rule from a principal's provider groups to a role, beside
+// grants (to users and groups): nothing is open by accident, so a member of
+// neither group gets no role, and unless it or one of its groups holds a
+// grant (Config.Granted) it is refused — a console user after signing in
+// (the user row still appears, with its groups), a bearer token with 403.
+// With a grant, the grants alone decide its requests.
 //
 //   - a member of AdminGroup (--oidc-admin-group) is an admin in the
 //     console, and its tokens read and write every bucket (as a readwrite
@@ -48,15 +49,16 @@ func (r Rights) TokenRole(groups []string) catalog.Role {
 
 // describe says the rule for a refusal's sentence.
 func (r Rights) describe() string {
+	const grants = "; a grant to the user or one of its groups (floe grant, or a place's Access tab) also gives rights"
 	switch {
 	case r.AdminGroup != "" && r.ReadonlyGroup != "":
-		return "floe gives rights to members of " + quote(r.AdminGroup) + " (admin) and " + quote(r.ReadonlyGroup) + " (read-only)"
+		return "floe gives rights to members of " + quote(r.AdminGroup) + " (admin) and " + quote(r.ReadonlyGroup) + " (read-only)" + grants
 	case r.AdminGroup != "":
-		return "floe gives rights only to members of " + quote(r.AdminGroup)
+		return "floe gives rights only to members of " + quote(r.AdminGroup) + grants
 	case r.ReadonlyGroup != "":
-		return "floe gives rights only to members of " + quote(r.ReadonlyGroup) + " (read-only)"
+		return "floe gives rights only to members of " + quote(r.ReadonlyGroup) + " (read-only)" + grants
 	}
-	return "floe gives no group rights yet (floe serve --oidc-admin-group or --oidc-readonly-group)"
+	return "floe gives no group rights (floe serve --oidc-admin-group or --oidc-readonly-group), and the user and its groups hold no grant"
 }
 
 func quote(s string) string { return `"` + s + `"` }

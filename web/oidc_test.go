@@ -186,6 +186,30 @@ func TestOIDCSignIn(t *testing.T) {
 			t.Fatal("a user without rights reached the buckets page")
 		}
 	})
+	t.Run("groups without a role but with a grant: the grant alone decides", func(t *testing.T) {
+		ctx := context.Background()
+		e.seed("bkt2", catalog.FormatLance, "")
+		g := catalog.Grant{Grantee: catalog.Grantee{Kind: catalog.GranteeGroup, ID: "marketing"}, Bucket: "bkt2", Privilege: "read"}
+		if _, _, err := e.store.AddGrant(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.store.RemoveGrant(ctx, g) })
+		b := newBrowser(nil)
+		r := e.signInAtIdP(t, b, "/buckets/bkt2", "mallory", "mallory-password")
+		if r.status != http.StatusOK || r.doc.Url.Path != "/buckets/bkt2" || r.text("current-user") != "mallory" {
+			t.Fatalf("a grant holder's sign-in: %d at %s %q", r.status, r.doc.Url, r.text("error-message"))
+		}
+		if r := b.get(t, e.srv.URL+"/buckets/bkt1"); r.status != http.StatusForbidden && r.status != http.StatusNotFound {
+			t.Fatalf("a bucket the grant does not cover: %d", r.status)
+		}
+		resp, err := b.c.PostForm(e.srv.URL+"/buckets/bkt2/namespaces", url.Values{"namespace": {"nope"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Body.Close(); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("a reader's write: %d, want 403", resp.StatusCode)
+		}
+	})
 }
 
 func TestOIDCCallbackErrors(t *testing.T) {

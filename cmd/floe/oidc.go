@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"os"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/floe/floe/authz"
+	"github.com/floe/floe/identity"
 	"github.com/floe/floe/oidc"
 )
 
@@ -68,7 +71,7 @@ func reachableHost(addr string) bool {
 // nil when --oidc-issuer is not given. It does not call the provider:
 // discovery happens on first use, so a provider that is down does not
 // stop floe (local users can still sign in).
-func (o oidcFlags) provider(console string, log *slog.Logger) (*oidc.Provider, error) {
+func (o oidcFlags) provider(console string, az *authz.Authorizer, log *slog.Logger) (*oidc.Provider, error) {
 	if o.Issuer == "" {
 		return nil, nil
 	}
@@ -84,12 +87,12 @@ func (o oidcFlags) provider(console string, log *slog.Logger) (*oidc.Provider, e
 	}
 	p, err := oidc.New(oidc.Config{Issuer: o.Issuer, ClientID: o.ClientID, ClientSecret: os.Getenv(oidcSecretEnv), RedirectURL: redirect,
 		Audience: o.Audience, GroupsClaim: o.GroupsClaim, Scopes: scopes, Label: o.Name,
-		Rights: oidc.Rights{AdminGroup: o.AdminGroup, ReadonlyGroup: o.ReadonlyGroup}, Logger: log})
+		Rights: oidc.Rights{AdminGroup: o.AdminGroup, ReadonlyGroup: o.ReadonlyGroup}, Granted: granted(az), Logger: log})
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
 	if o.AdminGroup == "" && o.ReadonlyGroup == "" {
-		log.Warn("no --oidc-admin-group or --oidc-readonly-group: users and tokens of the identity provider are verified but get no rights")
+		log.Warn("no --oidc-admin-group or --oidc-readonly-group: users and tokens of the identity provider get only what grants to them or their groups give")
 	}
 	log.Info("identity provider", "issuer", o.Issuer, "console_sign_in", o.ClientID != "", "redirect_url", redirectIf(o.ClientID, redirect), "bearer_audience", o.Audience)
 	return p, nil
@@ -100,4 +103,16 @@ func redirectIf(clientID, redirect string) string {
 		return ""
 	}
 	return redirect
+}
+
+// granted admits an identity provider's bearer whose groups map to no role
+// when the authorizer finds a grant for it (see oidc.Config.Granted).
+func granted(az *authz.Authorizer) func(context.Context, identity.Principal) bool {
+	if az == nil {
+		return nil
+	}
+	return func(ctx context.Context, p identity.Principal) bool {
+		r, err := az.Rights(ctx, p)
+		return err == nil && r.Any()
+	}
 }

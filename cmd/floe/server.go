@@ -138,7 +138,7 @@ func startServer(ctx context.Context, cfg serveConfig, paths dataPaths, log *slo
 		return nil, err
 	}
 	aud := auditedge.New(s.events.trail, cfg.Audit.Reads)
-	idp, err := cfg.OIDC.provider(s.surfaces.Console, log)
+	idp, err := cfg.OIDC.provider(s.surfaces.Console, s.authz, log)
 	if err != nil {
 		return nil, err
 	}
