@@ -66,7 +66,7 @@ func TestJourneySnippetsRunAsCopied(t *testing.T) {
 	}
 	clean := newCleanEnv(t)
 	t.Run("local warehouse", func(t *testing.T) { snippetJourney(t, execPath, node, clean, nil) })
-	t.Run("s3 warehouse", func(t *testing.T) { snippetJourney(t, execPath, node, clean, s3test.New(t)) })
+	t.Run("s3 warehouse", func(t *testing.T) { snippetJourney(t, execPath, node, clean, s3test.NewWithSTS(t)) })
 }
 
 // need finds a program the journey runs, or skips (fails in CI) saying why.
@@ -277,7 +277,8 @@ type snippetFloe struct{ url string }
 
 // snippetFloeOptions: withWorker adds --with-worker (the bundled workers,
 // which also seed the demo table); store puts the warehouse on that S3
-// store, with floe's own keys vended to clients.
+// store (its STS on), with table-scoped session keys vended to clients:
+// the snippets' key only reads, and only STS keys can be cut to that.
 type snippetFloeOptions struct {
 	withWorker bool
 	store      *s3test.Store
@@ -304,7 +305,7 @@ func startFloeForSnippets(t *testing.T, node string, o snippetFloeOptions) snipp
 	env := append(os.Environ(), "FLOE_ADMIN_PASSWORD="+adminPassword)
 	if st := o.store; st != nil {
 		args = append(args, "--warehouse", "s3://"+st.Bucket(t)+"/floe", "--s3-endpoint", st.Endpoint,
-			"--s3-region", s3test.Region, "--s3-path-style", "--vend-credentials", "static")
+			"--s3-region", s3test.Region, "--s3-path-style", "--vend-credentials", "sts", "--s3-sts-role-arn", st.RoleARN)
 		env = append(env, "AWS_ACCESS_KEY_ID="+st.AccessKey, "AWS_SECRET_ACCESS_KEY="+st.SecretKey, "AWS_REGION="+s3test.Region)
 	}
 	c := exec.Command(bin, args...)
