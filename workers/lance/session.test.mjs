@@ -127,11 +127,13 @@ describe('through floe', () => {
   it('cancel from the console stops a running index build and the job ends canceled', async () => {
     for (const w of h.workers) await w.stop();
     h.workers.length = 0;
-    await H.seedTable(h, { bucket: 'e2e', name: 'tocancel', appends: 1, perAppend: 10000, dims: 32 });
+    // Large enough that the build is still running when the cancel lands
+    // (10,000 rows built in about a second on an idle machine).
+    await H.seedTable(h, { bucket: 'e2e', name: 'tocancel', appends: 1, perAppend: 60000, dims: 32 });
     const w = H.startWorker(h);
     await w.waitFor(/msg=connected/);
     const sub = await H.taskApi(h, 'e2e', 'POST', '/table/docs$tocancel/create_vector_index', {
-      column: 'vector', index_type: 'IVF_PQ', num_partitions: 32, num_sub_vectors: 8, max_iterations: 50,
+      column: 'vector', index_type: 'IVF_PQ', num_partitions: 64, num_sub_vectors: 8, max_iterations: 50,
     });
     assert.equal(sub.status, 200, sub.text);
     const line = await w.waitFor(/msg=execute job_id=\S+ job_type=lance_vector_index table=e2e\$docs\$tocancel/);

@@ -88,7 +88,10 @@ export async function runJob(spec, ctx) {
     // CreateTableVersion (LanceDB opened it through the namespace), so the
     // catalog's version record already holds them.
     if (d.managed) (out.extra ||= {}).commits = 'through floe (managed versioning): every version this job made is in the catalog\'s version record';
-    checkCanceled(signal);
+    // The work is committed: a cancel that arrives now cannot undo it, so
+    // the job reports what it did (and that the cancel came too late)
+    // rather than "canceled" beside a table that changed.
+    if (signal?.aborted) (out.extra ||= {}).cancel_note = 'the cancel arrived after the work was committed; the job finished';
     progress('observing', 95, 'reading figures after the job');
     // The work is done; figures read afterwards must not turn it into a
     // failure. A fresh handle through the catalog is preferred; if the
