@@ -142,7 +142,6 @@ func (p *Plugin) Serve(ctx context.Context, lis net.Listener, opts ...grpc.Serve
 		sctx, cancel := context.WithTimeout(context.Background(), serveShutdownGrace)
 		defer cancel()
 		_ = p.Shutdown(sctx)
-		srv.Stop() // a no-op after Shutdown's graceful stop; else Serve would wait on
 	})
 	err := srv.Serve(lis)
 	if !stop() {
