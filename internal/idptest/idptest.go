@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +79,7 @@ type Provider struct {
 	// Issuer is the provider's issuer URL (its public address).
 	Issuer string
 	admin  string
-	app    *httptest.Server
+	app    *appServer
 	cmd    *exec.Cmd
 	log    string // Hydra's output, for a failing test
 	client *http.Client
@@ -104,7 +103,7 @@ func Start(t testing.TB) *Provider {
 		t.Fatal(err)
 	}
 	p := &Provider{users: map[string]User{}, clientGroups: map[string][]string{}, client: &http.Client{Timeout: 10 * time.Second}}
-	p.app = httptest.NewServer(p.appHandler()) // 127.0.0.1
+	p.app = startApp(t, p.appHandler()) // 127.0.0.1
 	t.Cleanup(p.app.Close)
 	ports, err := freePorts(2)
 	if err != nil {
@@ -404,3 +403,23 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// appServer is the login/consent app on a loopback port of its own.
+type appServer struct {
+	URL string
+	srv *http.Server
+}
+
+func startApp(t testing.TB, h http.Handler) *appServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &appServer{URL: "http://" + ln.Addr().String(), srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+	go a.srv.Serve(ln)
+	return a
+}
+
+// Close stops the app.
+func (a *appServer) Close() { a.srv.Close() }
