@@ -184,6 +184,9 @@ func (p *ScanPlans) Plan(ctx context.Context, ref catalog.TableRef, req ScanRequ
 	sp.expires = p.now().Add(planTimeout + p.limits.TTL)
 	p.plans[sp.id] = sp
 	p.running++
+	// The answer is taken before the work starts: a background plan always
+	// answers submitted, however quickly it then completes.
+	submitted := PlanResult{PlanID: sp.id, Status: sp.status, Location: sp.location}
 	p.mu.Unlock()
 	p.wg.Go(func() {
 		defer cancel()
@@ -201,7 +204,7 @@ func (p *ScanPlans) Plan(ctx context.Context, ref catalog.TableRef, req ScanRequ
 			p.fail(sp, ref, err)
 		}
 	})
-	return p.result(sp), nil
+	return submitted, nil
 }
 
 // finish stores a computed plan: the first envelope answers at once, the
