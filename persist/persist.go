@@ -93,11 +93,30 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	db := &DB{sql: sdb, url: opts.Path, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1)}
 	db.reads = newStmtCache(sdb, d)
-	if err := db.Ping(ctx); err != nil {
+	if err := db.firstPing(ctx); err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("persist: open %s: %w", shown, err)
 	}
 	return db, nil
+}
+
+// firstPing opens the first connection. Several processes opening a new
+// SQLite file at once race to switch it to WAL, and that switch answers
+// SQLITE_BUSY without waiting on the busy timeout; it is retried for as
+// long as the busy timeout would have waited.
+func (db *DB) firstPing(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
+	for attempt := 1; ; attempt++ {
+		err := db.Ping(ctx)
+		if err == nil || db.dialect.IsBusy == nil || !db.dialect.IsBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(busyBackoff * time.Duration(min(attempt, 10))):
+		}
+	}
 }
 
 // Redact hides the password of a PostgreSQL URL before it reaches an
