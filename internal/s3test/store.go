@@ -244,7 +244,38 @@ func (s *Store) CreateBucket(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("s3test: create bucket %s: %w", name, err)
 	}
+	if err := s.writable(ctx, name); err != nil {
+		return "", err
+	}
 	return name, nil
+}
+
+// writable waits until the bucket takes a write. A weed that answers
+// ListBuckets may not have registered its volume server yet, and on a
+// loaded machine the first PUT then waits for longer than a test's own
+// start-up check allows; the probe object is deleted again, so the bucket
+// is handed out empty.
+func (s *Store) writable(ctx context.Context, bucket string) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	c := s.Client()
+	key := aws.String(".s3test-write-probe")
+	for {
+		pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := c.PutObject(pctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: key, Body: strings.NewReader("probe")})
+		if err == nil {
+			_, err = c.DeleteObject(pctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: key})
+		}
+		pcancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("s3test: bucket %s takes no write after %s: %v", bucket, readyTimeout, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func (s *Store) logTail() string {
