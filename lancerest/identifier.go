@@ -33,6 +33,12 @@ func parseDelimiter(raw string) (string, *Error) {
 	if len(d) > maxDelimiterBytes || !utf8.ValidString(d) || strings.ContainsRune(d, 0) {
 		return "", invalid("delimiter is not usable", "A delimiter is 1-16 bytes of valid UTF-8 without NUL; the default is $.")
 	}
+	// In the path a + stands for a space and names may hold spaces, so a
+	// delimiter with either would split names where the client meant none
+	// (and ?delimiter=+ arrives as a space).
+	if strings.ContainsAny(d, " +") {
+		return "", invalid("delimiter is not usable", "A delimiter cannot contain a space or +: in the path a + stands for a space, and names may contain spaces. Use the default $ or another character, e.g. ?delimiter=%2E for a dot.")
+	}
 	return d, nil
 }
 
