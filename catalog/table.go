@@ -182,15 +182,8 @@ func (s *Store) SetLanceState(ctx context.Context, id string, st LanceState) err
 // indexed query finds them (equal, the subtree range, the ancestors) and
 // Overlaps confirms each.
 func (s *Store) locationUsers(ctx context.Context, q querier, loc warehouse.Location, exceptID string) ([]Table, error) {
-	lo, hi := loc.SubtreeRange()
-	args := []any{exceptID, loc.String(), lo, hi}
-	ancestors := loc.Ancestors()
-	in := strings.Repeat(", ?", len(ancestors))
-	for _, a := range ancestors {
-		args = append(args, a.String())
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables
-		WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?) OR location IN (''`+in+`))`, args...)
+	where, args := overlapWhere(loc, exceptID)
+	rows, err := q.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where, args...)
 	if err != nil {
 		return nil, dbErr("check location", err)
 	}
@@ -206,4 +199,19 @@ func (s *Store) locationUsers(ctx context.Context, q querier, loc warehouse.Loca
 		}
 	}
 	return out, rows.Err()
+}
+
+// overlapWhere is the condition (and its arguments) of the rows other than
+// exceptID whose location overlaps loc: the same, inside it (the subtree
+// range) or around it (an ancestor). Stored locations are canonical, so the
+// condition is indexed; callers confirm each row with Overlaps.
+func overlapWhere(loc warehouse.Location, exceptID string) (string, []any) {
+	lo, hi := loc.SubtreeRange()
+	args := []any{exceptID, loc.String(), lo, hi}
+	ancestors := loc.Ancestors()
+	for _, a := range ancestors {
+		args = append(args, a.String())
+	}
+	return `id <> ? AND (location = ? OR (location >= ? AND location < ?) OR location IN (''` +
+		strings.Repeat(", ?", len(ancestors)) + `))`, args
 }

@@ -262,15 +262,8 @@ func (s *Store) CountDeletedTables(ctx context.Context, bucket string) (int, err
 // data is still there, so no new table may take it and no purge may
 // delete around it.
 func (s *Store) deletedLocationUsers(ctx context.Context, q querier, loc warehouse.Location, exceptID string) ([]DeletedTable, error) {
-	lo, hi := loc.SubtreeRange()
-	args := []any{exceptID, loc.String(), lo, hi}
-	ancestors := loc.Ancestors()
-	in := strings.Repeat(", ?", len(ancestors))
-	for _, a := range ancestors {
-		args = append(args, a.String())
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+deletedColumns+` FROM deleted_tables
-		WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?) OR location IN (''`+in+`))`, args...)
+	where, args := overlapWhere(loc, exceptID)
+	rows, err := q.QueryContext(ctx, `SELECT `+deletedColumns+` FROM deleted_tables WHERE `+where, args...)
 	if err != nil {
 		return nil, dbErr("check location", err)
 	}
