@@ -2,7 +2,6 @@ package apikey
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -25,13 +24,8 @@ type AccessKeyStore interface {
 // it but through LookupAccessKey. Safe for concurrent use; the
 // sigv4.Verifier's Keys.
 type AccessKeys struct {
-	keys AccessKeyStore
-	ttl  time.Duration
-	now  func() time.Time
-
-	mu      sync.Mutex
-	gen     uint64
-	entries map[string]cachedKey
+	keys  AccessKeyStore
+	cache *keyCache[string]
 }
 
 // NewAccessKeys builds the cache over keys; now nil means time.Now.
@@ -39,37 +33,13 @@ func NewAccessKeys(keys AccessKeyStore, now func() time.Time) *AccessKeys {
 	if now == nil {
 		now = time.Now
 	}
-	return &AccessKeys{keys: keys, ttl: CacheTTL, now: now, gen: keys.KeyGeneration(), entries: map[string]cachedKey{}}
+	return &AccessKeys{keys: keys, cache: newKeyCache[string](keys.KeyGeneration, CacheTTL, now)}
 }
 
 // LookupAccessKey answers the key owning accessKeyID, with its secret
 // access key, from the cache or the catalog.
 func (a *AccessKeys) LookupAccessKey(ctx context.Context, accessKeyID string) (catalog.APIKey, error) {
-	now := a.now()
-	gen := a.keys.KeyGeneration()
-	a.mu.Lock()
-	if gen != a.gen {
-		clear(a.entries)
-		a.gen = gen
-	}
-	c, ok := a.entries[accessKeyID]
-	a.mu.Unlock()
-	if ok && now.Before(c.expires) && (c.key.ExpiresAt.IsZero() || now.Before(c.key.ExpiresAt)) {
-		return c.key, nil
-	}
-	key, err := a.keys.LookupAccessKey(ctx, accessKeyID)
-	if err != nil {
-		return key, err
-	}
-	a.mu.Lock()
-	// As in the key cache: an answer that may predate a revocation that
-	// landed meanwhile is used once and not remembered.
-	if a.keys.KeyGeneration() == a.gen {
-		if len(a.entries) >= maxCachedKeys {
-			clear(a.entries)
-		}
-		a.entries[accessKeyID] = cachedKey{key: key, expires: now.Add(a.ttl)}
-	}
-	a.mu.Unlock()
-	return key, nil
+	return a.cache.get(accessKeyID, func() (catalog.APIKey, error) {
+		return a.keys.LookupAccessKey(ctx, accessKeyID)
+	})
 }

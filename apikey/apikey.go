@@ -82,10 +82,7 @@ type Checker struct {
 
 // New builds a Checker.
 func New(cfg Config) *Checker {
-	v := newVerifier(cfg.Keys, CacheTTL)
-	if cfg.Now != nil {
-		v.now = cfg.Now
-	}
+	v := newVerifier(cfg.Keys, CacheTTL, cfg.Now)
 	return &Checker{v: v, anonymous: cfg.Anonymous, tokens: cfg.Tokens, idp: cfg.IdP}
 }
 

@@ -3,7 +3,6 @@ package apikey
 import (
 	"context"
 	"crypto/sha256"
-	"sync"
 	"time"
 
 	"github.com/floe/floe/catalog"
@@ -31,54 +30,23 @@ type Keys interface {
 // verifier checks API keys against the catalog, remembering successes for
 // ttl. Only the SHA-256 of a secret is kept; failures are never cached.
 type verifier struct {
-	keys Keys
-	ttl  time.Duration
-	now  func() time.Time
-
-	mu      sync.Mutex
-	gen     uint64
-	entries map[[sha256.Size]byte]cachedKey
+	keys  Keys
+	ttl   time.Duration
+	cache *keyCache[[sha256.Size]byte]
 }
 
-type cachedKey struct {
-	key     catalog.APIKey
-	expires time.Time
-}
-
-func newVerifier(keys Keys, ttl time.Duration) *verifier {
-	return &verifier{keys: keys, ttl: ttl, now: time.Now, gen: keys.KeyGeneration(), entries: make(map[[sha256.Size]byte]cachedKey)}
+func newVerifier(keys Keys, ttl time.Duration, now func() time.Time) *verifier {
+	if now == nil {
+		now = time.Now
+	}
+	return &verifier{keys: keys, ttl: ttl, cache: newKeyCache[[sha256.Size]byte](keys.KeyGeneration, ttl, now)}
 }
 
 func (v *verifier) verify(ctx context.Context, secret string) (catalog.APIKey, error) {
 	if v.ttl <= 0 {
 		return v.keys.VerifyAPIKey(ctx, secret)
 	}
-	h := sha256.Sum256([]byte(secret))
-	now := v.now()
-	gen := v.keys.KeyGeneration()
-	v.mu.Lock()
-	if gen != v.gen {
-		clear(v.entries)
-		v.gen = gen
-	}
-	c, ok := v.entries[h]
-	v.mu.Unlock()
-	if ok && now.Before(c.expires) && (c.key.ExpiresAt.IsZero() || now.Before(c.key.ExpiresAt)) {
-		return c.key, nil
-	}
-	key, err := v.keys.VerifyAPIKey(ctx, secret)
-	if err != nil {
-		return key, err
-	}
-	v.mu.Lock()
-	// A revoke that landed while we asked the catalog bumps the generation:
-	// this answer may predate it, so it is used once and not remembered.
-	if v.keys.KeyGeneration() == v.gen {
-		if len(v.entries) >= maxCachedKeys {
-			clear(v.entries)
-		}
-		v.entries[h] = cachedKey{key: key, expires: now.Add(v.ttl)}
-	}
-	v.mu.Unlock()
-	return key, nil
+	return v.cache.get(sha256.Sum256([]byte(secret)), func() (catalog.APIKey, error) {
+		return v.keys.VerifyAPIKey(ctx, secret)
+	})
 }
