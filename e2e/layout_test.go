@@ -28,7 +28,7 @@ type layoutReport struct {
 	Dark        bool     `json:"dark"`
 }
 
-// TestJourneyLayout visits every console page (19 signed in, and the sign-in
+// TestJourneyLayout visits every console page (27 signed in, and the sign-in
 // page) at a desktop (1,440 px) and a phone (390 px) width, in the light
 // and the dark color scheme, and fails when a page is wider than the
 // viewport, a text (every badge variant included) is below 4.5:1 against
@@ -58,6 +58,12 @@ func TestJourneyLayout(t *testing.T) {
 		"/buckets/layout-lake/namespaces/sales/tables/events/maintenance",
 		"/buckets/layout-lake/namespaces/sales/tables/events/connect",
 		"/buckets/layout-lake/namespaces/sales/tables/events/schema",
+		"/buckets/layout-lake/namespaces/sales/tables/events/activity",
+		"/buckets/layout-lake/namespaces/sales/tables/events/access",
+		"/buckets/layout-lake/namespaces/sales/access",
+		"/buckets/layout-lake/access",
+		"/search?q=events",
+		"/activity",
 		"/connect",
 		"/api-keys",
 		"/users",
