@@ -57,8 +57,11 @@ func TestNoConditionProxyStrips(t *testing.T) {
 
 	// A key with characters the signer escapes, copied over an existing
 	// object with both conditions (If-None-Match, source e-tag) wrong.
-	if err := put(direct, "k/a b+c", "src"); err != nil {
+	if err := put(direct, "k/a b+c", "old"); err != nil {
 		t.Fatal(err)
+	}
+	if err := put(proxied, "k/a b+c", "src"); err != nil {
+		t.Fatalf("an exclusive put of an existing escaped key through the proxy: %v", err)
 	}
 	_, err := proxied.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("k/one"),
 		CopySource: aws.String(bucket + "/k/a%20b%2Bc"), IfNoneMatch: aws.String("*"),
@@ -68,6 +71,9 @@ func TestNoConditionProxyStrips(t *testing.T) {
 	}
 	if got := read("k/one"); got != "src" {
 		t.Fatalf("after the proxied copy the object holds %q, want src", got)
+	}
+	if p.Stripped() != 3 {
+		t.Fatalf("the proxy says it stripped %d requests, want 3", p.Stripped())
 	}
 	list, err := proxied.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("k/")})
 	if err != nil || len(list.Contents) != 2 {
