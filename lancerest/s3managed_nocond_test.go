@@ -1,7 +1,11 @@
 package lancerest
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -60,4 +64,56 @@ func TestLanceDBManagedOnS3WithoutConditionalPut(t *testing.T) {
 		t.Fatal("the proxy stripped no condition during the journey")
 	}
 	t.Logf("through the proxy: %d PUTs of data files, %d conditions stripped", proxy.Count("PUT", "/data/"), proxy.Stripped())
+}
+
+// TestUnmanagedRiskWithoutConditionalPut measures what the README warns of:
+// eight LanceDB 0.39 writers commit straight to storage on an unmanaged
+// bucket. On weed itself (If-None-Match honoured) nothing is lost; on the
+// same store behind the stripping proxy, with a floe that believes the
+// store honours it (so the bucket stays unmanaged), it logs how many
+// acknowledged appends the table lost, asserting only that no more appear
+// than were acknowledged (whether a race replaces a version is up to the
+// scheduler).
+func TestUnmanagedRiskWithoutConditionalPut(t *testing.T) {
+	root, node := nodeWithLanceDB(t)
+	store := s3test.Require(t)
+	proxy := store.NoConditionProxy(t)
+	honoured := runRisk(t, root, node, newManagedS3On(t, store, warehouse.S3Config{Endpoint: store.Endpoint}))
+	if honoured.Lost != 0 || honoured.Present != float64(honoured.Acknowledged) {
+		t.Fatalf("on a store that honours If-None-Match the unmanaged table lost appends: %+v", honoured)
+	}
+	ignored := runRisk(t, root, node, newManagedS3On(t, store, warehouse.S3Config{Endpoint: proxy.Endpoint}))
+	if ignored.Present > float64(ignored.Acknowledged) {
+		t.Fatalf("the table holds %v appends, more than the %d acknowledged", ignored.Present, ignored.Acknowledged)
+	}
+	t.Logf("unmanaged table, 8 writers: If-None-Match honoured: %d acknowledged, %v present; ignored: %d acknowledged, %d failed, %v present, %v lost (%d conditions stripped)",
+		honoured.Acknowledged, honoured.Present, ignored.Acknowledged, ignored.Failed, ignored.Present, ignored.Lost, proxy.Stripped())
+}
+
+// riskResult is the JSON line test/lancedb-managed/risk.mjs prints.
+type riskResult struct {
+	Acknowledged int     `json:"acknowledged"`
+	Failed       int     `json:"failed"`
+	Present      float64 `json:"appends_present"`
+	Lost         float64 `json:"lost"`
+}
+
+func runRisk(t *testing.T, root, node string, f managedS3) riskResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), realClientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "test/lancedb-managed/risk.mjs")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "FLOE_LANCE_URL="+f.url, "FLOE_API_KEY="+f.key,
+		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_ENDPOINT_URL=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("risk.mjs: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var res riskResult
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatalf("risk.mjs printed %q: %v", out, err)
+	}
+	return res
 }
