@@ -32,7 +32,7 @@ func (s *Service) writeFinalsBounded(ctx context.Context, wh *warehouse.Warehous
 	done, adopted, err := s.writeFinals(bctx, wh, plan, reserved)
 	if err != nil && bctx.Err() != nil && ctx.Err() == nil {
 		err = &fault.Error{Kind: fault.Unavailable, Field: "storage",
-			Message: "the store took too long to write the final manifest (more than " + staleAfter.String() + "/2 after the version was reserved); the version was not committed, try again"}
+			Message: "the store took too long to write the final manifest (more than " + (staleAfter / 2).String() + " after the version was reserved); the version was not committed, try again"}
 	}
 	return done, adopted, err
 }
