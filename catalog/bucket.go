@@ -32,6 +32,11 @@ func (s *Store) CreateBucket(ctx context.Context, in CreateBucketInput) (Bucket,
 	if in.ManagedVersioning && in.Format == FormatIceberg {
 		return Bucket{}, Invalid("managed_versioning", "managed versioning coordinates Lance commits; an ICEBERG bucket's commits already go through the Iceberg REST catalog")
 	}
+	if in.Format != FormatIceberg && !s.wh.ConditionalWrites() {
+		// The store ignores If-None-Match: a Lance table is safe only with
+		// the database deciding its commits (see SetManagedVersioning).
+		in.ManagedVersioning = true
+	}
 	if len(in.Tags) > maxBucketTags {
 		return Bucket{}, Invalid("tags", fmt.Sprintf("a bucket may have at most %d tags", maxBucketTags))
 	}

@@ -67,7 +67,8 @@ type Bucket struct {
 	// ManagedVersioning makes floe the commit authority of the bucket's
 	// Lance tables: DescribeTable answers managed_versioning true, clients
 	// commit each version through CreateTableVersion and the catalog keeps
-	// the version list (lance_versions.go). Off unless asked for.
+	// the version list (lance_versions.go). Off unless asked for, except
+	// on a store that ignores conditional writes, where it is always on.
 	ManagedVersioning bool
 	// Protected makes the bucket refuse delete (and its cascade) unless
 	// forced; see ProtectedProperty.

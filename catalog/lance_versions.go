@@ -70,7 +70,8 @@ func boolInt(b bool) int {
 }
 
 // SetManagedVersioning turns managed versioning of a bucket's Lance tables
-// on or off. Turning it off keeps the records (they are correct: every
+// on or off. On a warehouse whose store ignores conditional writes
+// (warehouse.Warehouse.ConditionalWrites false) it is never turned off. Turning it off keeps the records (they are correct: every
 // recorded manifest is at its final name); clients then commit straight to
 // storage again and DescribeTable answers managed_versioning false.
 func (s *Store) SetManagedVersioning(ctx context.Context, bucket string, on bool) error {
@@ -81,6 +82,10 @@ func (s *Store) SetManagedVersioning(ctx context.Context, bucket string, on bool
 		b, err := s.getBucket(ctx, tx, bucket)
 		if err != nil {
 			return err
+		}
+		if !on && b.Format != FormatIceberg && !s.wh.ConditionalWrites() {
+			return Invalid("managed_versioning", "bucket "+bucket+" stays managed: the warehouse's S3 store does not honour If-None-Match (--s3-conditional-put absent), "+
+				"so without floe deciding each commit two Lance writers could replace each other's versions")
 		}
 		if on && b.Format == FormatIceberg {
 			return Invalid("managed_versioning", "bucket "+bucket+" is declared for Iceberg; managed versioning coordinates Lance commits")

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/identity"
 	"github.com/floe/floe/views"
 )
@@ -31,6 +32,7 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 		CreatedAt: b.CreatedAt, TableCount: b.TableCount,
 		Snippets: h.snippets(r, b.Name, b.Format),
 	}
+	storeRisk(&v, b, h.store.Storage().ConditionalWrites())
 	rt, err := h.Rights(r.Context())
 	if err != nil {
 		return views.BucketView{}, err
@@ -47,4 +49,27 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 		return views.BucketView{}, err
 	}
 	return v, nil
+}
+
+// storeRisk fills the bucket's managed versioning and, on a warehouse whose
+// store ignores If-None-Match, what that means for its Lance tables.
+func storeRisk(v *views.BucketView, b catalog.Bucket, conditional bool) {
+	if b.Format == catalog.FormatIceberg {
+		return
+	}
+	v.Managed = "off"
+	if b.ManagedVersioning {
+		v.Managed = "on"
+	}
+	switch {
+	case conditional:
+	case b.ManagedVersioning:
+		v.StoreRisk = "This warehouse's S3 store does not honour If-None-Match (--s3-conditional-put absent), so floe decides every commit of this bucket's Lance tables " +
+			"and managed versioning stays on. Writers must be LanceDB 0.39 or newer, through floe: one that writes to the store directly can lose its commits or another's."
+	default:
+		v.RiskAlert = true
+		v.StoreRisk = "This warehouse's S3 store does not honour If-None-Match (--s3-conditional-put absent), and this bucket is not managed: " +
+			"two writers committing to one of its Lance tables at once can replace each other's version without an error. " +
+			"Turn managed versioning on (floe bucket managed-versioning " + b.Name + " on) once its writers are LanceDB 0.39 or newer."
+	}
 }

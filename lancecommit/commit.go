@@ -127,6 +127,7 @@ func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, erro
 		data, err := s.loadAll(ctx, wh, plan)
 		loaded <- loadResult{data, err}
 	}()
+	reservedAt := s.now()
 	reserved, err := s.reserve(ctx, plan)
 	lr := <-loaded
 	for i := range plan {
@@ -153,7 +154,7 @@ func (s *Service) Create(ctx context.Context, commits []Commit) (Committed, erro
 			reserved[i].ManifestSize = p.c.Size
 		}
 	}
-	done, adopted, err := s.writeFinals(ctx, wh, plan, reserved)
+	done, adopted, err := s.writeFinalsBounded(ctx, wh, plan, reserved, reservedAt)
 	if err != nil || len(adopted) > 0 {
 		// Nothing of this batch becomes visible: the finals written here
 		// go again (no reader can have used them, the records being
@@ -290,6 +291,10 @@ func (s *Service) stage(wh *warehouse.Warehouse, c Commit) (staged, error) {
 	default:
 		return staged{}, catalog.Invalid("naming_scheme", "naming_scheme "+quote(c.Scheme)+" is not one Lance has; send V1 or V2")
 	}
+	if !isStaged && !wh.ConditionalWrites() {
+		return staged{}, catalog.Invalid("manifest_path", "manifest_path "+quote(c.Manifest)+" is a final manifest name; this warehouse's store does not honour If-None-Match, "+
+			"so a manifest written straight to its final name could replace another writer's: write it under a staging name ({version}.manifest-{uuid}, as LanceDB 0.39 does) and floe finalizes it")
+	}
 	p := staged{c: c, staging: loc, copy: isStaged}
 	p.inPlace = isStaged && c.Size > 0 && c.Size <= maxManifestFile && c.ETag != "" && wh.CopiesInPlace()
 	p.final = dir.MustJoin(catalog.ManifestName(c.Version, v2))
@@ -333,82 +338,6 @@ func readManifest(ctx context.Context, wh *warehouse.Warehouse, loc warehouse.Lo
 		return nil, err
 	}
 	return data, nil
-}
-
-// writeFinals writes each copied manifest to its final name, exclusively.
-// done lists the plans it wrote; adopted the versions whose final name was
-// taken by a different manifest (a writer that bypassed floe).
-func (s *Service) writeFinals(ctx context.Context, wh *warehouse.Warehouse, plan []staged, reserved []catalog.LanceVersion) (done []int, adopted []catalog.LanceVersion, err error) {
-	for i, p := range plan {
-		if !p.copy {
-			continue
-		}
-		var etag string
-		var err error
-		if p.inPlace {
-			etag, err = wh.CopyExclusive(ctx, p.staging, p.final, p.c.ETag)
-		} else {
-			etag, err = wh.CreateExclusiveETag(ctx, p.final, p.data)
-		}
-		switch {
-		case err == nil:
-			reserved[i].ETag = etag
-			done = append(done, i)
-		case errors.Is(err, fs.ErrNotExist):
-			return done, adopted, catalog.Invalid("manifest_path", "no manifest at "+quote(p.c.Manifest)+"; write the manifest first, then create the version")
-		case errors.Is(err, warehouse.ErrChanged):
-			return done, adopted, &fault.Error{Kind: fault.Conflict, Field: "manifest_path",
-				Message: "the manifest at " + quote(p.c.Manifest) + " is no longer the one the client wrote (its e_tag changed); write it again and retry"}
-		case errors.Is(err, fs.ErrExist):
-			there, rerr := readManifest(ctx, wh, p.final)
-			if rerr != nil {
-				return done, adopted, rerr
-			}
-			mine := p.data
-			if p.inPlace {
-				if mine, rerr = readManifest(ctx, wh, p.staging); rerr != nil {
-					return done, adopted, rerr
-				}
-			}
-			if bytes.Equal(there, mine) { // our own earlier attempt
-				continue
-			}
-			v := reserved[i]
-			v.ManifestSize, v.ETag, v.KeyID, v.Principal = int64(len(there)), "", "", ""
-			adopted = append(adopted, v)
-		default:
-			return done, adopted, err
-		}
-	}
-	return done, adopted, nil
-}
-
-func adoptedRecords(reserved, adopted []catalog.LanceVersion) []catalog.LanceVersion {
-	var out []catalog.LanceVersion
-	for _, a := range adopted {
-		for _, r := range reserved {
-			if r.TableID == a.TableID && r.Version == a.Version {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-func removeAdopted(reserved, adopted []catalog.LanceVersion) []catalog.LanceVersion {
-	var out []catalog.LanceVersion
-	for _, r := range reserved {
-		keep := true
-		for _, a := range adopted {
-			if r.TableID == a.TableID && r.Version == a.Version {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // importable is what _versions/ holds for a table the catalog has no

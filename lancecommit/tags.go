@@ -202,6 +202,10 @@ func (s *Service) putTag(ctx context.Context, t catalog.Table, name string, vers
 	switch {
 	case update && errors.Is(err, fs.ErrNotExist):
 		return tagMissing(name)
+	case !update && err == nil:
+		// Refused here, not only by the exclusive create: a store that
+		// ignores If-None-Match would replace the tag.
+		return fault.New(fault.AlreadyExists, "tag", "the table already has tag %s", quote(name))
 	case update && err == nil:
 		tf.CreatedAt, tf.Metadata = old.CreatedAt, old.Metadata
 		if tf.Metadata == nil {

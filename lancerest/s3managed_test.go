@@ -31,13 +31,21 @@ type managedS3 struct {
 func newManagedS3(t testing.TB) managedS3 {
 	t.Helper()
 	store := s3test.Require(t)
+	return newManagedS3On(t, store, warehouse.S3Config{Endpoint: store.Endpoint})
+}
+
+// newManagedS3On is newManagedS3 reaching store as cfg says (its Endpoint,
+// NoConditionalPut); floe and the clients it vends keys to use that
+// endpoint alike.
+func newManagedS3On(t testing.TB, store *s3test.Store, cfg warehouse.S3Config) managedS3 {
+	t.Helper()
 	ctx := context.Background()
 	root, err := warehouse.Parse("s3://" + store.Bucket(t) + "/wh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := warehouse.OpenS3(ctx, root, warehouse.S3Config{Endpoint: store.Endpoint, Region: s3test.Region, PathStyle: true,
-		AccessKey: store.AccessKey, SecretKey: store.SecretKey})
+	cfg.Region, cfg.PathStyle, cfg.AccessKey, cfg.SecretKey = s3test.Region, true, store.AccessKey, store.SecretKey
+	b, err := warehouse.OpenS3(ctx, root, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +92,13 @@ func nodeWithLanceDB(t testing.TB) (root, node string) {
 // a commit of a version that exists gets the spec's conflict.
 func TestLanceDBManagedOnS3(t *testing.T) {
 	root, node := nodeWithLanceDB(t)
-	f := newManagedS3(t)
+	runManagedJourney(t, root, node, newManagedS3(t))
+}
+
+// runManagedJourney runs test/lancedb-managed against f and checks the
+// catalog's record against the store and a late writer's conflict.
+func runManagedJourney(t *testing.T, root, node string, f managedS3) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), realClientTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "test/lancedb-managed/")

@@ -149,6 +149,14 @@ type BucketView struct {
 	Deleted    RecentlyDeletedView
 	Safety     BucketSafetyView
 	CanManage  bool // may force past protection
+	// Managed is "on" or "off" for a bucket that may hold Lance tables
+	// (managed versioning), "" for an Iceberg one.
+	Managed string
+	// StoreRisk is the sentence about a warehouse store that ignores
+	// If-None-Match (--s3-conditional-put absent); RiskAlert says it
+	// warns (an unmanaged bucket there can lose commits) rather than notes.
+	StoreRisk string
+	RiskAlert bool
 	// CanDrop: the user manages everything, which deleting a bucket needs
 	// (CanWrite, managing the bucket, creates namespaces in it).
 	CanDrop bool

@@ -44,6 +44,11 @@ type S3Config struct {
 	// STSEndpoint is the store's STS URL; empty means Endpoint (the
 	// S3-compatible stores that have STS serve it on the S3 port), or AWS's.
 	STSEndpoint string
+	// NoConditionalPut says the store ignores If-None-Match on PUT (and the
+	// copy conditions): floe starts on it anyway (--s3-conditional-put
+	// absent) and Warehouse.ConditionalWrites answers false, so the
+	// catalog is the only commit authority (see ConditionalWrites).
+	NoConditionalPut bool
 }
 
 const (
@@ -352,7 +357,8 @@ func (b *S3) List(ctx context.Context, prefix Location, fn func(Entry) error) er
 }
 
 // CreateExclusive PUTs with If-None-Match: *, which the store refuses when
-// the key exists. Check proves at start that the store honours it.
+// the key exists. Check proves at start that the store honours it; on a
+// store run with NoConditionalPut it may silently replace the key.
 func (b *S3) CreateExclusive(ctx context.Context, loc Location, data []byte) error {
 	_, err := b.CreateExclusiveETag(ctx, loc, data)
 	return err
@@ -403,6 +409,10 @@ func (b *S3) CopyExclusive(ctx context.Context, src, dst Location, srcETag strin
 	}
 	return "", errorf(ErrChanged, "%s is no longer the object its entity tag named; it was replaced or rewritten", src)
 }
+
+// ConditionalWrites reports whether the store is taken to honour
+// If-None-Match (false when configured with NoConditionalPut).
+func (b *S3) ConditionalWrites() bool { return !b.cfg.NoConditionalPut }
 
 // WriteFile PUTs an object, replacing any; S3 PUTs are atomic.
 func (b *S3) WriteFile(ctx context.Context, loc Location, data []byte) error {

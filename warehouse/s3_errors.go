@@ -30,6 +30,12 @@ var (
 	ErrChanged = errors.New("object changed")
 )
 
+// NoConditionalPutRisk is what floe says, in its log and on the console,
+// about a store run with S3Config.NoConditionalPut.
+const NoConditionalPutRisk = "the S3 store does not honour If-None-Match on PUT (--s3-conditional-put absent): " +
+	"floe's database is the commit authority of managed Lance buckets (new Lance buckets are managed and none can be turned unmanaged), " +
+	"but Lance tables in unmanaged buckets, and any writer that commits straight to the store, can lose concurrent commits without an error"
+
 // fail turns an SDK error into an *Error whose Kind a caller can map and
 // whose sentence names the store, the location and what went wrong.
 func (b *S3) fail(op string, loc Location, err error) error {

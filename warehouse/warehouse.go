@@ -70,6 +70,8 @@ func (w *Warehouse) List(ctx context.Context, prefix Location, fn func(Entry) er
 }
 
 // CreateExclusive writes a new file, failing with ErrExist if one is there.
+// Where ConditionalWrites is false the store may replace a file that is
+// there instead: callers must not rely on the refusal for correctness.
 func (w *Warehouse) CreateExclusive(ctx context.Context, loc Location, data []byte) error {
 	if err := w.checkBelow(loc); err != nil {
 		return err
@@ -155,6 +157,21 @@ func (w *Warehouse) CreateExclusiveETag(ctx context.Context, loc Location, data 
 // store (S3 CopyObject), so its bytes never pass through floe.
 type ExclusiveCopier interface {
 	CopyExclusive(ctx context.Context, src, dst Location, srcETag string) (string, error)
+}
+
+// conditionalWriter is a backend that can say it does not honour
+// conditional writes (an S3 store run with S3Config.NoConditionalPut).
+type conditionalWriter interface{ ConditionalWrites() bool }
+
+// ConditionalWrites reports whether CreateExclusive and CopyExclusive
+// really are exclusive: the local disk and S3 stores that honour
+// If-None-Match (floe checks at start) say true. False means the store
+// ignores the condition and may replace the file silently: what must be
+// decided between writers is decided in the catalog's database, and a
+// writer that commits straight to such a store can lose to another.
+func (w *Warehouse) ConditionalWrites() bool {
+	c, ok := w.backend.(conditionalWriter)
+	return !ok || c.ConditionalWrites()
 }
 
 // CopiesInPlace reports whether CopyExclusive copies inside the store, the

@@ -66,6 +66,9 @@ func resolvePaths(cmd *cobra.Command) (dataPaths, error) {
 			}
 			if isS3Warehouse(p.Warehouse) {
 				p.S3 = s3Flags{Endpoint: r.S3Endpoint, Region: r.S3Region, PathStyle: r.S3PathStyle}
+				if r.S3NoConditionalPut {
+					p.S3.ConditionalPut = conditionalPutAbsent
+				}
 				return p, nil
 			}
 		}

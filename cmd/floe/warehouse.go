@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -22,6 +23,27 @@ type s3Flags struct {
 	// STSRoleARN and STSEndpoint serve --vend-credentials sts.
 	STSRoleARN  string
 	STSEndpoint string
+	// ConditionalPut is --s3-conditional-put: "required" (the default;
+	// floe refuses a store that ignores If-None-Match) or "absent".
+	ConditionalPut string
+}
+
+// The values of --s3-conditional-put.
+const (
+	conditionalPutRequired = "required"
+	conditionalPutAbsent   = "absent"
+)
+
+// noConditionalPut reports --s3-conditional-put absent, refusing any
+// value but the two.
+func (c s3Flags) noConditionalPut() (bool, error) {
+	switch c.ConditionalPut {
+	case "", conditionalPutRequired:
+		return false, nil
+	case conditionalPutAbsent:
+		return true, nil
+	}
+	return false, usageError{fmt.Sprintf("--s3-conditional-put is %s or %s, not %q", conditionalPutRequired, conditionalPutAbsent, c.ConditionalPut)}
 }
 
 // warehouseCheckTimeout bounds the start-up check of an S3 store: a store
@@ -34,6 +56,8 @@ func addS3Flags(f *pflag.FlagSet, c *s3Flags) {
 	f.StringVar(&c.Region, "s3-region", "", "region of the s3:// warehouse (default: the AWS configuration's, else us-east-1)")
 	f.BoolVar(&c.PathStyle, "s3-path-style", false, "address the store as ENDPOINT/BUCKET/KEY (most self-hosted stores need this)")
 	f.StringVar(&c.Vend, "vend-credentials", "off", "keys floe hands to clients of an s3:// warehouse: off (clients bring their own), static (floe's own keys) or sts (temporary keys from the store's STS, limited to the one table's prefix; needs --s3-sts-role-arn)")
+	f.StringVar(&c.ConditionalPut, "s3-conditional-put", conditionalPutRequired, "whether the s3:// store honours If-None-Match on PUT: required (floe checks at start and refuses a store that ignores it) "+
+		"or absent (start anyway: floe's database becomes the only commit authority, new Lance buckets are managed and none may be unmanaged; unmanaged Lance tables already there can lose concurrent commits, see README)")
 	f.StringVar(&c.STSRoleARN, "s3-sts-role-arn", "", "with --vend-credentials sts: the role floe assumes (AssumeRole) to vend keys; floe's own identity must be trusted by it")
 	f.StringVar(&c.STSEndpoint, "s3-sts-endpoint", "", "with --vend-credentials sts: URL of the store's STS (default: --s3-endpoint, or AWS STS)")
 }
@@ -73,15 +97,19 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 	if vend == warehouse.VendSTS && c.STSRoleARN == "" {
 		return nil, usageError{"--vend-credentials sts needs --s3-sts-role-arn: the role floe assumes to vend keys scoped to one table"}
 	}
+	absent, err := c.noConditionalPut()
+	if err != nil {
+		return nil, err
+	}
 	wh, b, err := warehouse.NewS3(ctx, root, warehouse.S3Config{Endpoint: c.Endpoint, Region: c.Region, PathStyle: c.PathStyle,
-		STSRoleARN: c.STSRoleARN, STSEndpoint: c.STSEndpoint})
+		STSRoleARN: c.STSRoleARN, STSEndpoint: c.STSEndpoint, NoConditionalPut: absent})
 	if err != nil {
 		return nil, fmt.Errorf("warehouse %s: %w", root, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, warehouseCheckTimeout)
 	defer cancel()
-	if err := b.Check(cctx); err != nil {
-		return nil, fmt.Errorf("floe cannot use the warehouse %s: %w", root, err)
+	if err := checkConditionalPut(b.Check(cctx), absent, root, log); err != nil {
+		return nil, err
 	}
 	if vend == warehouse.VendSTS {
 		if err := b.CheckSTS(cctx); err != nil {
@@ -92,6 +120,27 @@ func openS3Warehouse(ctx context.Context, raw string, c s3Flags, log *slog.Logge
 		log.Warn("--vend-credentials static hands floe's own S3 keys to every client that may read a table; prefer off, or scoped keys per client")
 	}
 	return &s3Warehouse{wh: wh, backend: b, health: warehouse.NewHealth(b), vend: vend}, nil
+}
+
+// checkConditionalPut judges the store's start-up check under
+// --s3-conditional-put: with required every failure stops floe; with
+// absent a store that ignores If-None-Match is accepted and logged, and
+// one that honours it is logged too (floe keeps the policy it was given).
+func checkConditionalPut(err error, absent bool, root warehouse.Location, log *slog.Logger) error {
+	switch {
+	case err == nil && absent:
+		log.Info("the S3 store honours If-None-Match, but floe runs as --s3-conditional-put absent asks: the catalog's database is the only commit authority and every Lance bucket stays managed", "warehouse", root.String())
+		return nil
+	case err == nil:
+		return nil
+	case absent && errors.Is(err, warehouse.ErrNoConditionalPut):
+		log.Warn(warehouse.NoConditionalPutRisk, "warehouse", root.String())
+		return nil
+	case errors.Is(err, warehouse.ErrNoConditionalPut):
+		return fmt.Errorf("floe cannot use the warehouse %s: %w; if the store cannot do better, start with --s3-conditional-put absent "+
+			"(managed Lance buckets only; see README)", root, err)
+	}
+	return fmt.Errorf("floe cannot use the warehouse %s: %w", root, err)
 }
 
 // snippetStore is what the console's Connect snippets say about an s3://

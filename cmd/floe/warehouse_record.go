@@ -25,6 +25,9 @@ type warehouseRecord struct {
 	S3Endpoint  string `json:"s3_endpoint,omitempty"`
 	S3Region    string `json:"s3_region,omitempty"`
 	S3PathStyle bool   `json:"s3_path_style,omitempty"`
+	// S3NoConditionalPut is --s3-conditional-put absent, so the CLI keeps
+	// the same bucket rules (managed only) as serve.
+	S3NoConditionalPut bool `json:"s3_no_conditional_put,omitempty"`
 	// S3TablesRegion and S3TablesAccount are the ones serve puts in ARNs
 	// (--s3tables-region, --s3tables-account), so the CLI prints the ARNs
 	// the console and the S3 Tables API print.
@@ -38,7 +41,7 @@ func recordWarehouse(paths dataPaths, s3 *warehouse.S3, arns s3tablesConfig) err
 	r := warehouseRecord{Warehouse: paths.Warehouse, S3TablesRegion: arns.Region, S3TablesAccount: arns.Account}
 	if s3 != nil {
 		cfg := s3.Config()
-		r.S3Endpoint, r.S3Region, r.S3PathStyle = cfg.Endpoint, cfg.Region, cfg.PathStyle
+		r.S3Endpoint, r.S3Region, r.S3PathStyle, r.S3NoConditionalPut = cfg.Endpoint, cfg.Region, cfg.PathStyle, cfg.NoConditionalPut
 	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -81,7 +84,11 @@ func openRecordedS3(ctx context.Context, p dataPaths) (*warehouse.S3, error) {
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("the warehouse recorded in %s: %v", filepath.Join(p.Data, warehouseRecordFile), err)}
 	}
-	b, err := warehouse.OpenS3(ctx, root, warehouse.S3Config{Endpoint: p.S3.Endpoint, Region: p.S3.Region, PathStyle: p.S3.PathStyle})
+	absent, err := p.S3.noConditionalPut()
+	if err != nil {
+		return nil, err
+	}
+	b, err := warehouse.OpenS3(ctx, root, warehouse.S3Config{Endpoint: p.S3.Endpoint, Region: p.S3.Region, PathStyle: p.S3.PathStyle, NoConditionalPut: absent})
 	if err != nil {
 		return nil, fmt.Errorf("warehouse %s: %w", root, err)
 	}
