@@ -86,7 +86,9 @@ func (h *Handlers) maintConfig(ctx context.Context, t catalog.Table, base string
 				text, k.Errors, k.Notice = refill.text, refill.errs, refill.notice
 			}
 			k.Fields = fieldViews(maintFields(job), text, inputNaming{idPrefix: k.Kind + "-",
-				testIDs: func(name string) (string, string) { return "maint-field-" + k.Kind + "-" + name, "maint-" + k.Kind + "-" + name }})
+				testIDs: func(name string) (string, string) {
+					return "maint-field-" + k.Kind + "-" + name, "maint-" + k.Kind + "-" + name
+				}})
 			for i, f := range k.Fields {
 				if i > 0 {
 					k.Fields[i].Help = "Empty: inherit (now " + k.Settings[i-1].Value + ", from " + k.Settings[i-1].From + ")."

@@ -18,8 +18,12 @@ type recordingAuditor struct {
 	recs []edge.Record
 }
 
-func (a *recordingAuditor) Audit(r edge.Record) { a.mu.Lock(); a.recs = append(a.recs, r); a.mu.Unlock() }
-func (a *recordingAuditor) AuditReads() bool   { return false }
+func (a *recordingAuditor) Audit(r edge.Record) {
+	a.mu.Lock()
+	a.recs = append(a.recs, r)
+	a.mu.Unlock()
+}
+func (a *recordingAuditor) AuditReads() bool { return false }
 
 func (a *recordingAuditor) find(op string) (edge.Record, bool) {
 	a.mu.Lock()
