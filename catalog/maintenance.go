@@ -223,7 +223,14 @@ func (s *Store) maintenanceRows(ctx context.Context, t Table, kinds []Maintenanc
 }
 
 func (s *Store) maintenanceRow(ctx context.Context, bucket, tableID string, kind MaintenanceKind) (MaintenanceConfig, error) {
-	c := MaintenanceConfig{Kind: kind, Enabled: !kind.Destructive(), Settings: DefaultMaintenanceSettings}
+	c, err := s.maintenanceRowRaw(ctx, bucket, tableID, kind)
+	c.Settings = withDefaults(c.Settings)
+	return c, err
+}
+
+// maintenanceRowRaw reads one row with its settings as put (no defaults).
+func (s *Store) maintenanceRowRaw(ctx context.Context, bucket, tableID string, kind MaintenanceKind) (MaintenanceConfig, error) {
+	c := MaintenanceConfig{Kind: kind, Enabled: !kind.Destructive()}
 	var status, body string
 	err := s.ro.QueryRowContext(ctx, `SELECT status, settings FROM maintenance_configs WHERE bucket = ? AND table_id = ? AND kind = ?`,
 		bucket, tableID, string(kind)).Scan(&status, &body)
@@ -237,7 +244,7 @@ func (s *Store) maintenanceRow(ctx context.Context, bucket, tableID string, kind
 	if err := json.Unmarshal([]byte(body), &set); err != nil {
 		return c, fmt.Errorf("catalog: stored maintenance settings of %s/%s are not JSON: %w", bucket, kind, err)
 	}
-	c.Enabled, c.Stored, c.Settings = status == "enabled", true, withDefaults(set)
+	c.Enabled, c.Stored, c.Settings = status == "enabled", true, set
 	c.own = tableID != ""
 	return c, nil
 }
@@ -262,21 +269,18 @@ func withDefaults(set MaintenanceSettings) MaintenanceSettings {
 }
 
 // EffectiveMaintenance is the configuration that governs kind for one table:
-// the table's own if it has one, else its bucket's, else the one for every
-// bucket (SetDestructiveMaintenance with bucket ""), else the defaults. A
+// the switch of the most specific level that has one (the table's own, its
+// bucket's, the one for every bucket set by SetDestructiveMaintenance with
+// bucket "", else the default), each setting from the most specific level
+// that sets it (see ResolveMaintenance), the defaults filling the rest. A
 // Table with only Bucket set asks for the bucket's.
 func (s *Store) EffectiveMaintenance(ctx context.Context, t Table, kind MaintenanceKind) (MaintenanceConfig, error) {
-	if t.ID != "" && kindAllowed(kind, TableMaintenanceKinds) {
-		c, err := s.maintenanceRow(ctx, t.Bucket, t.ID, kind)
-		if err != nil || c.Stored {
-			return c, err
-		}
+	r, err := s.ResolveMaintenance(ctx, t, kind)
+	if err != nil {
+		return MaintenanceConfig{Kind: kind}, err
 	}
-	c, err := s.maintenanceRow(ctx, t.Bucket, "", kind)
-	if err != nil || c.Stored {
-		return c, err
-	}
-	return s.maintenanceRow(ctx, globalMaintenance, "", kind)
+	return MaintenanceConfig{Kind: kind, Enabled: r.Enabled, Settings: withDefaults(r.Settings),
+		Stored: r.EnabledFrom != FromDefault, own: r.EnabledFrom == FromTable}, nil
 }
 
 // globalMaintenance is the bucket column of the configuration for every

@@ -51,6 +51,7 @@ type layoutConsole struct {
 	lanceTbl catalog.Table
 	longJob  string // a succeeded job with a long result
 	obs      *observe.Store
+	store    *catalog.Store
 }
 
 type taskRunner struct{ p *plugin.Plugin }
@@ -246,7 +247,7 @@ func startLayoutConsole(t *testing.T) layoutConsole {
 	if got, err := ts.Get(ctx, tb.ID, done.ID); err != nil || got.Status != tasks.StatusCompleted {
 		t.Fatalf("compaction task %+v, %v", got, err)
 	}
-	return layoutConsole{url: srv.URL, lanceTbl: tb, longJob: longJob, obs: obs}
+	return layoutConsole{url: srv.URL, lanceTbl: tb, longJob: longJob, obs: obs, store: store}
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {

@@ -65,6 +65,14 @@ func TestSnippets(t *testing.T) {
 			notWant: []string{"AWS_ACCESS_KEY_ID", "path-style"},
 		},
 		{
+			name: "static vending tells a reader it gets no store keys",
+			in: SnippetInput{IcebergURL: ice, Bucket: "lake", Iceberg: true,
+				Store: &SnippetStore{Region: "eu-west-1", Vended: true, OwnKeys: true}},
+			ids:     []string{"pyiceberg"},
+			want:    []string{"# (--vend-credentials static). With a read-only key, bring your own: AWS_ACCESS_KEY_ID", "storage keys for readers need --vend-credentials sts"},
+			notWant: []string{"nothing to configure"},
+		},
+		{
 			name:    "local warehouse says nothing of storage",
 			in:      SnippetInput{LanceURL: lance, Bucket: "vec", Lance: true},
 			ids:     []string{"lancedb-js", "lancedb-python"},

@@ -25,7 +25,8 @@ func (h *Handlers) ShowTableConnect(w http.ResponseWriter, r *http.Request) {
 	}
 	ns := catalog.JoinNamespace(t.Namespace)
 	v := views.TableConnectView{Page: h.page(r, t.Name+" · Connect", "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: ns, Name: t.Name, Format: string(t.Format), KeyEnv: snippetKeyEnv}
+		Namespace: ns, Name: t.Name, Format: string(t.Format), KeyEnv: snippetKeyEnv,
+		StorageNote: h.s3.ReaderKeysNote()}
 	self := views.TableURL(b.Name, ns, t.Name) + "/connect"
 	if k, ok := h.takeSecret(r); ok && k.For == self {
 		v.KeyName, v.KeyShown = k.Name, true

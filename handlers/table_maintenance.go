@@ -24,6 +24,12 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	h.renderMaintenance(w, r, http.StatusOK, v, t)
+}
+
+// renderMaintenance fills the tab's forms and history for the table's
+// format and renders it with status.
+func (h *Handlers) renderMaintenance(w http.ResponseWriter, r *http.Request, status int, v views.MaintenanceView, t catalog.Table) {
 	if v.IsLance {
 		if h.tasks != nil {
 			v.Forms = maintForms(h.tasks.Forms(t), "", nil)
@@ -38,7 +44,7 @@ func (h *Handlers) TableMaintenance(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.render(w, r, http.StatusOK, views.MaintenancePage(v))
+	h.render(w, r, status, views.MaintenancePage(v))
 }
 
 // maintenanceView fills what the tab needs besides forms and history.
@@ -62,6 +68,9 @@ func (h *Handlers) maintenanceView(r *http.Request) (views.MaintenanceView, cata
 		SubmitURL: base + "/tasks", SelectedType: string(tasks.TypeCompact)}
 	for _, typ := range tasks.Types {
 		v.Types = append(v.Types, string(typ))
+	}
+	if v.Config, err = h.maintConfig(r.Context(), t, base, page.CanWrite, nil); err != nil {
+		return v, t, err
 	}
 	if h.tasks == nil {
 		v.Notice = "The Lance task service is not running in this console, so tasks can be neither submitted nor listed."

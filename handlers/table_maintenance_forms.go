@@ -37,6 +37,18 @@ func refusalAtFields(mf *views.MaintForm, err error) {
 	for _, f := range mf.Fields {
 		shown[f.Name] = true
 	}
+	errs, notice := refusalSentences(shown, err)
+	if notice != "" {
+		mf.Notice = notice
+	}
+	if len(errs) > 0 {
+		mf.Errors = errs
+	}
+}
+
+// refusalSentences places a refusal's sentences at the fields shown (by
+// name), and returns the one that belongs to none as a notice.
+func refusalSentences(shown map[string]bool, err error) (views.FieldErrors, string) {
 	var all form.Errors
 	errs := views.FieldErrors{}
 	if errors.As(err, &all) {
@@ -48,16 +60,15 @@ func refusalAtFields(mf *views.MaintForm, err error) {
 			}
 		}
 	}
+	notice := ""
 	if te, ok := fault.As(err); ok && shown[te.Field] {
 		if _, ok := errs[te.Field]; !ok {
 			errs[te.Field] = te.Message
 		}
 	} else if ok {
-		mf.Notice = te.Message
+		notice = te.Message
 	}
-	if len(errs) > 0 {
-		mf.Errors = errs
-	}
+	return errs, notice
 }
 
 // dryRunFirst checks a form's "Dry run" box by default in the console (the

@@ -12,4 +12,7 @@ type TableConnectView struct {
 	KeyName      string // the read-only key just made, written into the snippets
 	KeyShown     bool
 	Snippets     []Snippet
+	// StorageNote says what storage keys a reader gets when that is less
+	// than the snippets' header suggests ("" says nothing).
+	StorageNote string
 }

@@ -64,6 +64,7 @@ func (s *Server) routes(sf *edge.Surface) {
 	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance", "TableMaintenance", read, h.TableMaintenance)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks", "SubmitTask", on(identity.Maintain), h.SubmitTask)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/tasks/{task}/delete", "DeleteTask", on(identity.Maintain), h.DeleteTask)
+	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/config", "PutTableMaintenanceConfig", on(identity.Maintain), h.SaveTableMaintenanceConfig) // the S3 Tables API's right for PutTableMaintenanceConfiguration
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/maintenance/iceberg", "RunIcebergJob", on(identity.Maintain), h.RunIcebergJob)
 	page("GET /buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", "CompactNowControl", read, h.CompactNowControl)
 	page("POST /buckets/{bucket}/namespaces/{ns}/tables/{table}/compact", "CompactNow", on(identity.Maintain), h.CompactNow)

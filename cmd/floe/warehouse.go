@@ -150,7 +150,8 @@ func snippetStore(c *warehouse.ClientAccess) *handlers.SnippetStore {
 		return nil
 	}
 	cfg := c.S3.Config()
-	return &handlers.SnippetStore{Endpoint: cfg.Endpoint, Region: cfg.Region, PathStyle: cfg.PathStyle, Vended: c.Mode != warehouse.VendOff}
+	return &handlers.SnippetStore{Endpoint: cfg.Endpoint, Region: cfg.Region, PathStyle: cfg.PathStyle, Vended: c.Mode != warehouse.VendOff,
+		OwnKeys: c.Mode == warehouse.VendStatic}
 }
 
 // s3WorkerEnv hands the bundled Iceberg worker serve's own store settings
