@@ -270,6 +270,7 @@ type APIKeyRow struct {
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
 	ExpiresAt   time.Time // zero: never
+	Expired     bool      // ExpiresAt has passed: every surface refuses the key
 	System      string    // a badge label when floe made the key for itself ("" for people's keys)
 	Warning     string    // the revoke confirmation: what stops working
 }
