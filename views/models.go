@@ -202,6 +202,9 @@ type NamespaceView struct {
 	BulkURL    string // where the selected tables' bulk action posts; "" for readers
 	Properties PropertiesView
 	Here       string // this list page's own link (the bulk action returns to it)
+	// LiveURL is the list's live socket: it reloads the list when a job
+	// on a listed table finishes ("" without workers or health).
+	LiveURL    string
 	NewTable   string
 	Errors     FieldErrors
 	Notice     string
