@@ -169,10 +169,14 @@ func (s *Store) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error)
 
 // ListAPIKeys lists keys, newest first (expired minted keys left out).
 func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id, system_role
+	return s.listAPIKeys(ctx, "list API keys", `SELECT id, name, role, bucket, created_at, last_used_at, expires_at, access_key_id, system_role
 		FROM api_keys WHERE expires_at = 0 OR expires_at > ? ORDER BY created_at DESC, id`, micros(s.now()))
+}
+
+func (s *Store) listAPIKeys(ctx context.Context, what, query string, args ...any) ([]APIKey, error) {
+	rows, err := s.ro.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, dbErr("list API keys", err)
+		return nil, dbErr(what, err)
 	}
 	defer rows.Close()
 	out := []APIKey{}
@@ -182,7 +186,7 @@ func (s *Store) ListAPIKeys(ctx context.Context) ([]APIKey, error) {
 		var created, lastUsed, expires int64
 		var system string
 		if err := rows.Scan(&k.ID, &k.Name, &role, &k.Bucket, &created, &lastUsed, &expires, &k.AccessKeyID, &system); err != nil {
-			return nil, dbErr("list API keys", err)
+			return nil, dbErr(what, err)
 		}
 		k.System = SystemRole(system)
 		k.Role, k.CreatedAt, k.LastUsedAt, k.ExpiresAt = Role(role), fromMicros(created), fromMicros(lastUsed), fromMicros(expires)
@@ -206,9 +210,12 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) error {
 }
 
 // DeleteExpiredAPIKeys removes keys whose expiry has passed (minted worker
-// keys accumulate otherwise).
+// keys accumulate otherwise): keys floe made for itself at once, people's
+// keys once they have been listed as expired for ExpiredKeyListed.
 func (s *Store) DeleteExpiredAPIKeys(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE expires_at <> 0 AND expires_at <= ?`, micros(s.now())); err != nil {
+	now := s.now()
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM api_keys WHERE expires_at <> 0 AND expires_at <= ? AND (`+systemKey+` OR expires_at <= ?)`,
+		micros(now), micros(now.Add(-ExpiredKeyListed))); err != nil {
 		return dbErr("delete expired API keys", err)
 	}
 	return nil

@@ -49,12 +49,23 @@ func startedAddrs(t *testing.T, logPath string) map[string]string {
 // does not compact the table on its own before the journey presses the button.
 const journeyFragments = 7
 
-// floeProc is a real floe serve plus the real Lance worker.
+// floeProc is a real floe serve, with the real Lance worker unless asked
+// otherwise.
 type floeProc struct {
-	url    string
-	lance  string // http://host:port of floe's Lance REST
-	apiKey string // readwrite
-	node   string
+	url     string
+	lance   string // http://host:port of floe's Lance REST
+	iceberg string // http://host:port of floe's Iceberg REST ("" when not served)
+	apiKey  string // readwrite
+	node    string
+}
+
+// floeOptions: iceberg serves the Iceberg REST too; seed runs against the
+// started server before the worker starts (nil: the journey table
+// jrny/docs/items); noWorker starts no Lance worker.
+type floeOptions struct {
+	iceberg  bool
+	seed     func(p floeProc)
+	noWorker bool
 }
 
 // startFloeWithWorker builds and runs the real floe, seeds a Lance table
@@ -62,6 +73,23 @@ type floeProc struct {
 // append), then starts the real Lance worker (node workers/lance/main.mjs),
 // which observes the table when it connects.
 func startFloeWithWorker(t *testing.T) floeProc {
+	t.Helper()
+	return startFloe(t, floeOptions{})
+}
+
+// seedTable writes bucket/ns/name through floe's Lance REST with the real
+// LanceDB client: appends of 200 rows, one fragment (and one version) each.
+func seedTable(t *testing.T, p floeProc, bucket, ns, name string, appends int) {
+	t.Helper()
+	c := exec.Command(p.node, "e2e/testdata/seed.mjs", p.lance, p.apiKey, bucket, ns, name, strconv.Itoa(appends))
+	c.Dir = ".."
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("seed %s/%s/%s: %v\n%s", bucket, ns, name, err, out)
+	}
+}
+
+// startFloe builds and runs the real floe as o says.
+func startFloe(t *testing.T, o floeOptions) floeProc {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -125,8 +153,12 @@ func startFloeWithWorker(t *testing.T) floeProc {
 			}
 		})
 	}
+	iceberg := ""
+	if o.iceberg {
+		iceberg = "127.0.0.1:0"
+	}
 	start(bin, []string{"FLOE_ADMIN_PASSWORD=" + adminPassword}, "serve", "--data", data, "--log-json", "--http", "127.0.0.1:0",
-		"--grpc", "127.0.0.1:0", "--lance", "127.0.0.1:0", "--iceberg", "", "--s3tables", "")
+		"--grpc", "127.0.0.1:0", "--lance", "127.0.0.1:0", "--iceberg", iceberg, "--s3tables", "")
 	addrs := startedAddrs(t, logFile.Name())
 	grpcAddr, lanceAddr := addrs["grpc"], addrs["lance"]
 	url := "http://" + addrs["http"]
@@ -143,10 +175,20 @@ func startFloeWithWorker(t *testing.T) floeProc {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	run(node, "e2e/testdata/seed.mjs", "http://"+lanceAddr, apiKey, "jrny", "docs", "items", strconv.Itoa(journeyFragments))
-	start(node, []string{"FLOE_GRPC=" + grpcAddr, "FLOE_WORKER_TOKEN=" + workerToken, "FLOE_WORKER_ID=e2e-lance", "FLOE_EXIT_ON_SHUTDOWN=1"},
-		"workers/lance/main.mjs")
-	return floeProc{url: url, lance: "http://" + lanceAddr, apiKey: apiKey, node: node}
+	p := floeProc{url: url, lance: "http://" + lanceAddr, apiKey: apiKey, node: node}
+	if o.iceberg {
+		p.iceberg = "http://" + addrs["iceberg"]
+	}
+	if o.seed != nil {
+		o.seed(p)
+	} else {
+		seedTable(t, p, "jrny", "docs", "items", journeyFragments)
+	}
+	if !o.noWorker {
+		start(node, []string{"FLOE_GRPC=" + grpcAddr, "FLOE_WORKER_TOKEN=" + workerToken, "FLOE_WORKER_ID=e2e-lance", "FLOE_EXIT_ON_SHUTDOWN=1"},
+			"workers/lance/main.mjs")
+	}
+	return p
 }
 
 // leadingInt reads the number a stats cell starts with ("12 (12 small)").

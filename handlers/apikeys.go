@@ -42,15 +42,26 @@ func (h *Handlers) apiKeysView(r *http.Request) (views.APIKeysView, error) {
 	if k, ok := h.takeSecret(r); ok && k.Secret != "" {
 		v.Secret, v.Created, v.AccessKeyID, v.SecretAccessKey, v.CreatedExpires = k.Secret, k.Name, k.AccessKeyID, k.SecretAccessKey, k.ExpiresAt
 	}
+	now := time.Now()
 	for _, k := range keys {
 		row := views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket,
-			CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}
+			CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt, Expired: !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt)}
 		if m, ok := keyMark(k); ok {
 			row.System, row.Warning = m.Label, m.Warning
 			v.SystemKeys = append(v.SystemKeys, row)
 			continue
 		}
 		v.Keys = append(v.Keys, row)
+	}
+	// People's expired keys stay listed for a while, so their owners see
+	// when the refusals began (catalog.ExpiredKeyListed).
+	expired, err := h.store.ListExpiredAPIKeys(r.Context())
+	if err != nil {
+		return views.APIKeysView{}, err
+	}
+	for _, k := range expired {
+		v.Keys = append(v.Keys, views.APIKeyRow{ID: k.ID, AccessKeyID: k.AccessKeyID, Name: k.Name, Role: string(k.Role), Bucket: k.Bucket,
+			CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt, Expired: true})
 	}
 	for _, b := range buckets {
 		v.Buckets = append(v.Buckets, b.Name)

@@ -45,6 +45,12 @@ type LiveSub struct {
 	// one subscribing). The refreshed page carries a later Since, so the
 	// catch-up cannot loop.
 	Since time.Time
+	// List is a table list's own link (a namespace page with its query)
+	// and Tables the ids of the tables it shows: when a job on one of them
+	// finishes, or fresh figures of one land, the list is reloaded in
+	// place, so its health badges follow (never both a List and a Table).
+	List   string
+	Tables []string
 }
 
 // PageMaintenance is LiveSub.Page for a table's Maintenance tab.
@@ -85,6 +91,12 @@ func LiveURL(s LiveSub) string {
 	if !s.Since.IsZero() {
 		q.Set("since", strconv.FormatInt(s.Since.UnixMilli(), 10))
 	}
+	if s.List != "" {
+		q.Set("list", s.List)
+	}
+	if len(s.Tables) > 0 {
+		q.Set("tables", strings.Join(s.Tables, ","))
+	}
 	return "/live?" + q.Encode()
 }
 
@@ -114,6 +126,12 @@ func ParseLiveSub(q url.Values) (LiveSub, error) {
 	}
 	if len(s.Tasks) > MaxLiveJobs {
 		return LiveSub{}, errors.New("a live page follows too many tasks")
+	}
+	if s.List, s.Tables, err = parseLiveList(q); err != nil {
+		return LiveSub{}, err
+	}
+	if s.List != "" && s.Table != "" {
+		return LiveSub{}, errors.New("a live page is a table's page or a table list, not both")
 	}
 	if s.Detail != "" && !slices.Contains(s.Jobs, s.Detail) {
 		s.Jobs = append(s.Jobs, s.Detail)

@@ -35,6 +35,7 @@ func (h *Handlers) ShowNamespace(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	ctx := r.Context()
+	since := renderedAt() // before the figures are read: a job ending while they are is caught up
 	bucketName, nsName := r.PathValue("bucket"), r.PathValue("ns")
 	b, err := h.store.GetBucket(ctx, bucketName)
 	if err != nil {
@@ -117,6 +118,13 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	}
 	if h.Can(ctx, identity.Maintain, identity.Resource{Bucket: b.Name, Namespace: ns.Levels}) {
 		v.BulkURL, v.Here = views.NamespaceURL(b.Name, ns.Name())+"/bulk", r.URL.RequestURI()
+	}
+	if h.plugin != nil && h.health != nil && len(tables) > 0 {
+		sub := LiveSub{List: r.URL.RequestURI(), Since: since}
+		for _, t := range tables {
+			sub.Tables = append(sub.Tables, t.ID)
+		}
+		v.LiveURL = LiveURL(sub)
 	}
 	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
 		return views.NamespaceView{}, err

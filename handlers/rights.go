@@ -98,6 +98,11 @@ func (h *Handlers) LiveAccess(ctx context.Context, u User, sub LiveSub) (canWrit
 	}
 	place := identity.Resource{}
 	switch {
+	case sub.List != "":
+		if err := h.listAccess(ctx, rt, sub); err != nil {
+			return false, err
+		}
+		return false, nil // a list's reload asks the page again, as its reader
 	case sub.Table != "":
 		t, err := h.store.GetTableByID(ctx, sub.Table)
 		if err != nil {

@@ -29,6 +29,15 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
+// whenSecond is when to the second: a key's expiry, which may be seconds
+// away, and the moment every surface starts refusing it.
+func whenSecond(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
 func whenISO(t time.Time) string {
 	if t.IsZero() {
 		return ""

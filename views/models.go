@@ -210,6 +210,9 @@ type NamespaceView struct {
 	BulkURL    string // where the selected tables' bulk action posts; "" for readers
 	Properties PropertiesView
 	Here       string // this list page's own link (the bulk action returns to it)
+	// LiveURL is the list's live socket: it reloads the list when a job
+	// on a listed table finishes ("" without workers or health).
+	LiveURL    string
 	NewTable   string
 	Errors     FieldErrors
 	Notice     string
@@ -278,6 +281,7 @@ type APIKeyRow struct {
 	CreatedAt   time.Time
 	LastUsedAt  time.Time
 	ExpiresAt   time.Time // zero: never
+	Expired     bool      // ExpiresAt has passed: every surface refuses the key
 	System      string    // a badge label when floe made the key for itself ("" for people's keys)
 	Warning     string    // the revoke confirmation: what stops working
 }

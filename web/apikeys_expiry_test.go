@@ -55,3 +55,32 @@ func TestAPIKeyExpiryInConsole(t *testing.T) {
 		t.Fatalf("system keys section:\n%s", r.body)
 	}
 }
+
+// TestAPIKeyListSaysExpired: a key whose lifetime has passed is listed as
+// expired with the second it expired at; a living one shows the second it
+// will (a key may live seconds).
+func TestAPIKeyListSaysExpired(t *testing.T) {
+	e := newEnv(t, allSurfaces)
+	c := e.admin()
+	ctx := context.Background()
+	gone, _, err := e.store.CreateAPIKey(ctx, "gone", catalog.RoleReadonly, "", time.Nanosecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, _, err := e.store.CreateAPIKey(ctx, "alive", catalog.RoleReadonly, "", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.get(c, "/api-keys")
+	cell := func(id string) (string, bool) {
+		s := r.doc.Find(`[data-testid="key-row"][data-key="` + id + `"] [data-testid="key-expires"]`)
+		_, expired := s.Attr("data-expired")
+		return strings.Join(strings.Fields(s.Text()), " "), expired
+	}
+	if got, expired := cell(gone.ID); !expired || got != "expired "+gone.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC") {
+		t.Errorf("the expired key's cell: %q (marked %v)", got, expired)
+	}
+	if got, expired := cell(alive.ID); expired || strings.Contains(got, "expired") || got != alive.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC") {
+		t.Errorf("the living key's cell: %q (marked %v)", got, expired)
+	}
+}

@@ -1,12 +1,10 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -180,7 +178,7 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 	lh.mu.Lock()
 	var targets []*liveConn
 	for c := range lh.conns {
-		if job, rows, refresh, detail := c.wants(j); job || rows || (refresh && live) || detail {
+		if job, rows, refresh, detail := c.wants(j); job || rows || (refresh && live) || detail || (live && handlers.ListWants(c.sub, j)) {
 			targets = append(targets, c)
 		}
 	}
@@ -217,6 +215,9 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 		if detail {
 			msg.Write(frag("detail"+boolKey(c.canWrite), func() ([]byte, error) { return lh.h.LiveDetail(ctx, j.ID, c.canWrite) }))
 		}
+		if live && handlers.ListWants(c.sub, j) {
+			msg.Write(frag("list/"+c.sub.List, func() ([]byte, error) { return handlers.LiveListRefresh(ctx, c.sub) }))
+		}
 		if msg.Len() > 0 {
 			c.offer(msg.Bytes())
 		}
@@ -224,12 +225,13 @@ func (lh *liveHub) push(j plugin.Job, live bool) {
 }
 
 // pushObserved reloads the panels of pages showing a table whose targeted
-// observe just landed, so "updating to version N…" turns into the figures.
+// observe just landed, so "updating to version N…" turns into the figures,
+// and the lists that show the table.
 func (lh *liveHub) pushObserved(tableID string) {
 	lh.mu.Lock()
 	var targets []*liveConn
 	for c := range lh.conns {
-		if c.sub.Refresh && c.sub.Table == tableID {
+		if (c.sub.Refresh && c.sub.Table == tableID) || slices.Contains(c.sub.Tables, tableID) {
 			targets = append(targets, c)
 		}
 	}
@@ -241,13 +243,17 @@ func (lh *liveHub) pushObserved(tableID string) {
 	defer cancel()
 	byPage := map[string][]byte{}
 	for _, c := range targets {
-		b, ok := byPage[c.sub.Page]
+		key, render := "page/"+c.sub.Page, func() ([]byte, error) { return lh.h.LiveRefresh(ctx, tableID, c.sub) }
+		if c.sub.List != "" {
+			key, render = "list/"+c.sub.List, func() ([]byte, error) { return handlers.LiveListRefresh(ctx, c.sub) }
+		}
+		b, ok := byPage[key]
 		if !ok {
 			var err error
-			if b, err = lh.h.LiveRefresh(ctx, tableID, c.sub); err != nil {
+			if b, err = render(); err != nil {
 				b = nil
 			}
-			byPage[c.sub.Page] = b
+			byPage[key] = b
 		}
 		if len(b) > 0 {
 			c.offer(b)
@@ -289,6 +295,11 @@ func (lh *liveHub) catchUp(c *liveConn) {
 	// The refreshed panels carry a later since, so this cannot loop.
 	if lh.h.RefreshDue(ctx, c.sub) {
 		if b, err := lh.h.LiveRefresh(ctx, c.sub.Table, c.sub); err == nil {
+			msg.Write(b)
+		}
+	}
+	if lh.h.ListRefreshDue(ctx, c.sub) {
+		if b, err := handlers.LiveListRefresh(ctx, c.sub); err == nil {
 			msg.Write(b)
 		}
 	}
@@ -446,58 +457,4 @@ func (s *Server) liveUser(r *http.Request) (handlers.User, string, bool) {
 	}
 	u, ok := s.h.SessionUser(ctx)
 	return u, c.Value, ok
-}
-
-// readLoop discards client messages and notices a dead or closed peer.
-func (c *liveConn) readLoop() {
-	c.ws.SetReadLimit(liveReadLimit)
-	_ = c.ws.SetReadDeadline(time.Now().Add(livePongWait))
-	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(livePongWait)) })
-	for {
-		if _, _, err := c.ws.ReadMessage(); err != nil {
-			return
-		}
-		_ = c.ws.SetReadDeadline(time.Now().Add(livePongWait))
-	}
-}
-
-// writeLoop is the connection's only writer. It ends on kill, a write
-// error or the lifetime cap, and closes the socket (which ends readLoop).
-func (c *liveConn) writeLoop() {
-	ping := time.NewTicker(livePingEvery)
-	life := time.NewTimer(liveLifetime)
-	defer func() {
-		ping.Stop()
-		life.Stop()
-		c.kill()
-		_ = c.ws.SetWriteDeadline(time.Now().Add(time.Second))
-		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "reconnect"))
-		c.ws.Close()
-	}()
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-life.C:
-			return
-		case msg := <-c.send:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
-				return
-			}
-		case <-ping.C:
-			_ = c.ws.SetWriteDeadline(time.Now().Add(liveWriteTimeout))
-			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
-				return
-			}
-		}
-	}
-}
-
-// hijackable lets the upgrader reach the connection through wrappers that
-// do not implement http.Hijacker themselves (the session middleware's).
-type hijackable struct{ http.ResponseWriter }
-
-func (h hijackable) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(h.ResponseWriter).Hijack()
 }
