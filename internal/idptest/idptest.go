@@ -38,7 +38,7 @@ var errNoHydra = errors.New("the OpenID provider for tests (ORY Hydra) is not bu
 	"(a few minutes the first time), or point FLOE_HYDRA at a hydra binary")
 
 // startTimeout bounds Hydra's start; it is ready in about a second here.
-const startTimeout = 30 * time.Second
+const startTimeout = 60 * time.Second
 
 // hydraPath finds the binary: $FLOE_HYDRA, else the cache that
 // scripts/hydra-build.sh fills (${FLOE_CACHE:-$HOME/.cache/floe}).
@@ -146,12 +146,38 @@ func Start(t testing.TB) *Provider {
 	// Hydra makes some of its keys on first use; asking for discovery and
 	// the key set now keeps that work out of the first call a test
 	// measures or bounds with floe's own timeouts.
+	// On a loaded machine the first answer may be an error while Hydra
+	// makes its RSA key: ask again until startTimeout.
 	for _, path := range []string{"/.well-known/openid-configuration", "/.well-known/jwks.json"} {
-		if !p.answers(p.Issuer + path) {
-			t.Fatalf("idptest: %s did not answer\n%s", path, p.tail())
+		if err := p.warm(p.Issuer + path); err != nil {
+			t.Fatalf("idptest: %s did not answer: %v\n%s", path, err, p.tail())
 		}
 	}
 	return p
+}
+
+// warm asks u until it answers 200, Hydra exits or startTimeout passes.
+func (p *Provider) warm(u string) error {
+	deadline := time.Now().Add(startTimeout)
+	c := &http.Client{Timeout: startTimeout}
+	for {
+		resp, err := c.Get(u)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			err = fmt.Errorf("status %s", resp.Status)
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-p.exited:
+			return errors.New("hydra exited")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // writeConfig writes Hydra's configuration: loopback listeners, the app's
