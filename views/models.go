@@ -148,7 +148,7 @@ type BucketView struct {
 	Protection ProtectionView
 	Deleted    RecentlyDeletedView
 	Safety     BucketSafetyView
-	CanManage  bool // may force past protection
+	CanManage  bool       // may force past protection
 	Trend      *TrendView // the tables' total rows and bytes over time; nil without an observation store
 	// CanDrop: the user manages everything, which deleting a bucket needs
 	// (CanWrite, managing the bucket, creates namespaces in it).
