@@ -25,7 +25,7 @@ import (
 // database work does grow with the bucket's kept points, which the
 // retention and MaxPointsPerObject bound per table: BenchmarkBucketTotals
 // measures it (the README's Performance table). A window function (LAG)
-// doing the differences in SQL measured ten times slower on SQLite.
+// doing the differences in SQL measured about four times slower on SQLite.
 //
 // It reads the catalog's tables table (which tables are in the bucket now)
 // beside observe's own points: both live in the one database the
