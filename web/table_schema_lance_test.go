@@ -52,7 +52,7 @@ func TestLanceSchemaHistory(t *testing.T) {
 		t.Error("the Lance table page has no schema history link")
 	}
 	change := func(r response, kind, field string) bool {
-		return r.doc.Find(`[data-testid="schema-change"][data-kind="` + kind + `"][data-field="` + field + `"]`).Length() == 1
+		return r.doc.Find(`[data-testid="schema-change"][data-kind="`+kind+`"][data-field="`+field+`"]`).Length() == 1
 	}
 	// By default the newest version against the one before: region dropped.
 	r := e.get(c, page+"/schema")
