@@ -18,6 +18,7 @@ import (
 	"github.com/floe/floe/internal/dbschema"
 	"github.com/floe/floe/internal/runtest"
 	"github.com/floe/floe/observe"
+	"github.com/floe/floe/persist"
 	"github.com/floe/floe/persist/persisttest"
 	"github.com/floe/floe/plugin"
 	"github.com/floe/floe/web"
@@ -114,6 +115,15 @@ func failOnBrowserErrors(t *testing.T, logs *consoleLog) {
 // the plugin (which serves the pages' live updates) over a temp catalog.
 func startObservedConsole(t *testing.T) (*httptest.Server, *catalog.Store, *observe.Store) {
 	t.Helper()
+	srv, store, obs, _ := startObservedConsoleDB(t)
+	return srv, store, obs
+}
+
+// startObservedConsoleDB is startObservedConsole also handing out the
+// database, for journeys that seed records no public call makes quickly
+// (finished jobs of the past day).
+func startObservedConsoleDB(t *testing.T) (*httptest.Server, *catalog.Store, *observe.Store, *persist.DB) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
@@ -149,5 +159,5 @@ func startObservedConsole(t *testing.T) (*httptest.Server, *catalog.Store, *obse
 	})
 	srv := httptest.NewServer(s.Handler()) // binds 127.0.0.1
 	t.Cleanup(srv.Close)
-	return srv, store, obs
+	return srv, store, obs, pdb
 }

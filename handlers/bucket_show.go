@@ -45,6 +45,7 @@ func (h *Handlers) bucketView(r *http.Request, name string) (views.BucketView, e
 	// Dropping a bucket takes every grantee's tables in it: a manager of
 	// everything's to do.
 	v.CanDrop = rt.Can(identity.Manage, identity.Resource{})
+	v.Trend = h.bucketTrendView(r.Context(), b, rt)
 	if err := h.bucketSafetyViews(r, b, &v); err != nil {
 		return views.BucketView{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/identity"
@@ -82,6 +83,7 @@ func (h *Handlers) Jobs(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v.LiveURL = LiveURL(LiveSub{Jobs: ids})
+	v.Rates = h.jobRatesView(r.Context(), time.Now())
 	h.render(w, r, http.StatusOK, views.JobsPage(v))
 }
 

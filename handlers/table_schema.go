@@ -15,7 +15,8 @@ import (
 
 // TableSchemaHistory compares two schemas of an Iceberg table (?from= and
 // ?to= schema ids; by default the current schema against the one before
-// it), field by field id.
+// it), field by field id; a Lance table's two versions' schemas
+// (table_schema_lance.go).
 func (h *Handlers) TableSchemaHistory(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ref := tableRef(r)
@@ -29,12 +30,12 @@ func (h *Handlers) TableSchemaHistory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if t.Format != catalog.FormatIceberg {
-		h.fail(w, r, fault.New(fault.Unsupported, "format", "Schema history is kept by Iceberg metadata; a Lance table's page shows its current schema."))
+	if t.Format == catalog.FormatLance {
+		h.lanceSchemaHistory(w, r, b, t)
 		return
 	}
 	v := views.SchemaHistoryView{Page: h.page(r, t.Name+" · schema history", "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name}
+		Namespace: catalog.JoinNamespace(t.Namespace), Name: t.Name, Unit: "schema"}
 	md, err := iceberg.LoadTableMetadata(ctx, h.store.Storage(), t)
 	if err != nil {
 		h.log.Warn("iceberg metadata unreadable", "table", t.ID, "err", err)

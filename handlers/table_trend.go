@@ -29,7 +29,7 @@ func (h *Handlers) trendView(ctx context.Context, t catalog.Table) *views.TrendV
 		return nil
 	}
 	ret := h.observe.HistoryRetention()
-	v := &views.TrendView{Off: ret <= 0, Retention: retentionText(ret)}
+	v := &views.TrendView{TestID: "trend-panel", Heading: "Trends", Off: ret <= 0, Retention: retentionText(ret)}
 	if v.Off {
 		return v
 	}
@@ -40,11 +40,18 @@ func (h *Handlers) trendView(ctx context.Context, t catalog.Table) *views.TrendV
 		return v
 	}
 	v.Kept = len(pts)
+	v.Empty = "The charts need two kept observations; " + strconv.Itoa(v.Kept) + " kept so far. floe keeps one each time a worker sees this table's rows or size change, for " + v.Retention + "."
+	v.Note = strconv.Itoa(v.Kept) + " observations kept (for " + v.Retention + "); a value holds until the next change."
 	if v.Kept >= 2 {
-		v.Charts = trendCharts(pts, time.Now())
+		v.Charts = trendCharts(pts, time.Now(), tableTrendTitles)
 	}
 	return v
 }
+
+// trendTitles name a Trends panel's two charts.
+type trendTitles struct{ rows, bytes string }
+
+var tableTrendTitles = trendTitles{rows: "Rows over time", bytes: "Size over time"}
 
 // retentionText: 90 days → "90 days", 36h → "36h0m0s".
 func retentionText(d time.Duration) string {
@@ -60,8 +67,9 @@ func retentionText(d time.Duration) string {
 
 // trendCharts lays out the rows and bytes of pts (oldest first) over time,
 // up to now (a value holds until the next point); a quantity no point
-// carries gets no chart.
-func trendCharts(pts []observe.Point, now time.Time) []views.TrendChart {
+// carries gets no chart. Both the table's and the bucket's panels draw
+// through it.
+func trendCharts(pts []observe.Point, now time.Time, titles trendTitles) []views.TrendChart {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -84,10 +92,10 @@ func trendCharts(pts []observe.Point, now time.Time) []views.TrendChart {
 	xs := timeAxis(start, end)
 	var out []views.TrendChart
 	if len(rows) > 0 {
-		out = append(out, layoutTrend("trend-rows", "Rows over time", "rows", rows, start, end, xs, rowScale))
+		out = append(out, layoutTrend("trend-rows", titles.rows, "rows", rows, start, end, xs, rowScale))
 	}
 	if len(bytes) > 0 {
-		out = append(out, layoutTrend("trend-bytes", "Size over time", "bytes", bytes, start, end, xs, byteScale))
+		out = append(out, layoutTrend("trend-bytes", titles.bytes, "bytes", bytes, start, end, xs, byteScale))
 	}
 	return out
 }

@@ -20,7 +20,7 @@ func TestTrendChartsLayout(t *testing.T) {
 		{At: trendT0.Add(time.Hour), Rows: 20000, HasRows: true, Bytes: 60 << 20, HasBytes: true},
 		{At: trendT0.Add(2 * time.Hour), Rows: 18000, HasRows: true}, // no size said
 	}
-	charts := trendCharts(pts, trendT0.Add(4*time.Hour))
+	charts := trendCharts(pts, trendT0.Add(4*time.Hour), tableTrendTitles)
 	if len(charts) != 2 || charts[0].ID != "trend-rows" || charts[1].ID != "trend-bytes" {
 		t.Fatalf("charts %+v", charts)
 	}
@@ -53,7 +53,7 @@ func TestTrendChartsLayout(t *testing.T) {
 	if len(rows.Dots) != 3 || rows.Dots[1].Label != "2026-12-01 11:00:00 UTC: 20,000 rows" {
 		t.Errorf("dots %+v", rows.Dots)
 	}
-	if got := labels(trendCharts(pts[:1], trendT0.Add(72*time.Hour))[0].XTicks); got != "Dec 1 10:00|Dec 2 22:00|Dec 4 10:00 UTC" {
+	if got := labels(trendCharts(pts[:1], trendT0.Add(72*time.Hour), tableTrendTitles)[0].XTicks); got != "Dec 1 10:00|Dec 2 22:00|Dec 4 10:00 UTC" {
 		t.Errorf("days axis %q", got)
 	}
 }
@@ -110,7 +110,7 @@ func BenchmarkTrendChart(b *testing.B) {
 	start := time.Now()
 	for b.Loop() {
 		buf.Reset()
-		v := views.TrendView{Retention: "90 days", Kept: len(pts), Charts: trendCharts(pts, now)}
+		v := views.TrendView{Retention: "90 days", Kept: len(pts), Charts: trendCharts(pts, now, tableTrendTitles)}
 		if err := views.TrendPanel(v).Render(context.Background(), &buf); err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,10 @@ type Schema struct {
 
 // Field is the spec's JsonArrowField.
 type Field struct {
+	// ID is the manifest's field id: kept by a rename, new for an added
+	// field, so schemas of two versions compare field by field. Not part
+	// of the spec's JSON.
+	ID       int32             `json:"-"`
 	Name     string            `json:"name"`
 	Nullable bool              `json:"nullable"`
 	Type     DataType          `json:"type"`
@@ -74,7 +78,7 @@ func buildFields(children map[int32][]*lancepb.Field, parent int32, depth int) (
 		if err != nil {
 			return nil, fmt.Errorf("field %q: %w", f.GetName(), err)
 		}
-		out = append(out, Field{Name: f.GetName(), Nullable: f.GetNullable(), Type: t, Metadata: metadataStrings(f.GetMetadata())})
+		out = append(out, Field{ID: f.GetId(), Name: f.GetName(), Nullable: f.GetNullable(), Type: t, Metadata: metadataStrings(f.GetMetadata())})
 	}
 	return out, nil
 }

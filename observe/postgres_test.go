@@ -18,5 +18,6 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestEvictionAndPersistence", Fn: TestEvictionAndPersistence},
 		{Name: "TestHistoryKeepsChanges", Fn: TestHistoryKeepsChanges},
 		{Name: "TestHistoryRetention", Fn: TestHistoryRetention},
+		{Name: "TestBucketTotals", Fn: TestBucketTotals},
 	})
 }

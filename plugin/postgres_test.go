@@ -17,6 +17,7 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestHelloDescribesAndStoresSettings", Fn: TestHelloDescribesAndStoresSettings},
 		{Name: "TestDetectDedupeExecuteComplete", Fn: TestDetectDedupeExecuteComplete},
 		{Name: "TestSubmitJobDedupe", Fn: TestSubmitJobDedupe},
+		{Name: "TestJobRates", Fn: TestJobRates},
 		{Name: "TestListJobsOrders", Fn: TestListJobsOrders},
 		{Name: "TestObservationsReachObserve", Fn: TestObservationsReachObserve},
 		{Name: "TestRestartAdoptsOrRetriesRunningJobs", Fn: TestRestartAdoptsOrRetriesRunningJobs},

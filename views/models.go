@@ -148,7 +148,8 @@ type BucketView struct {
 	Protection ProtectionView
 	Deleted    RecentlyDeletedView
 	Safety     BucketSafetyView
-	CanManage  bool // may force past protection
+	CanManage  bool       // may force past protection
+	Trend      *TrendView // the tables' total rows and bytes over time; nil without an observation store
 	// Managed is "on" or "off" for a bucket that may hold Lance tables
 	// (managed versioning), "" for an Iceberg one.
 	Managed string

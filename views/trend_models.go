@@ -38,11 +38,16 @@ type TrendChart struct {
 	Dots   []TrendDot
 }
 
-// TrendView is the table page's Trends panel.
+// TrendView is a Trends panel: the table page's (one table's figures) or
+// the bucket page's (its tables' totals).
 type TrendView struct {
+	TestID    string // "trend-panel" (table), "bucket-trends" (bucket)
+	Heading   string // "Trends", "Totals over time"
 	Off       bool   // history is switched off (--history-retention 0)
 	Error     string // the kept observations could not be read
 	Retention string // "90 days"
-	Kept      int    // observations kept for the table
+	Kept      int    // observations kept (that the charts are drawn from)
+	Empty     string // the sentence shown while fewer than two are kept
+	Note      string // the sentence above the charts
 	Charts    []TrendChart
 }

@@ -1,0 +1,100 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe/floe/catalog"
+	"github.com/floe/floe/persist/persisttest"
+)
+
+// A bucket's totals are the sums of its tables' kept figures, each
+// holding until that table's next point; another bucket's tables and a
+// point without a figure leave them alone, and the answer never has more
+// points than slots.
+func TestBucketTotals(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := persisttest.OpenAt(t, filepath.Join(dir, "c.db"), catalog.Migrations(), Migrations())
+	cat, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	table := func(bucket, name string) string {
+		t.Helper()
+		if _, err := cat.GetBucket(ctx, bucket); err != nil {
+			if _, err := cat.CreateBucket(ctx, catalog.CreateBucketInput{Name: bucket, Format: catalog.FormatLance}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cat.CreateNamespace(ctx, bucket, []string{"ns"}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tbl, _, err := cat.CreateTable(ctx, catalog.CreateTableInput{TableRef: catalog.TableRef{Bucket: bucket, Namespace: []string{"ns"}, Name: name}, Format: catalog.FormatLance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tbl.ID
+	}
+	a, b, other := table("vec", "a"), table("vec", "b"), table("elsewhere", "c")
+	s, err := New(db, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	put := func(id string, at time.Duration, attrs string) {
+		t.Helper()
+		if _, err := s.Put(obs(id, catalog.FormatLance, t0.Add(at), attrs)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	empty, err := s.BucketTotals(ctx, "vec", 0, time.Now())
+	if err != nil || len(empty.Points) != 0 || empty.Observations != 0 {
+		t.Fatalf("no points yet: %+v, %v", empty, err)
+	}
+	put(a, 0, `{"rows":10,"bytes":100}`)
+	put(b, 10*time.Minute, `{"rows":5}`) // no size: a's size holds alone
+	put(other, 15*time.Minute, `{"rows":1000000,"bytes":1000000}`)
+	put(a, 20*time.Minute, `{"rows":30,"bytes":300}`)
+	put(b, 30*time.Minute, `{"rows":2,"bytes":50}`) // a table can shrink
+
+	got, err := s.BucketTotals(ctx, "vec", 0, t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line []string
+	for _, p := range got.Points {
+		line = append(line, fmt.Sprintf("%s:%d/%d", p.At.Sub(t0), p.Rows, p.Bytes))
+	}
+	if want := "0s:10/100 10m0s:15/100 20m0s:35/300 30m0s:32/350"; strings.Join(line, " ") != want {
+		t.Errorf("totals %v, want %s", line, want)
+	}
+	if got.Observations != 4 || got.Tables != 2 || !got.Points[0].HasRows || !got.Points[0].HasBytes {
+		t.Errorf("counts %+v", got)
+	}
+
+	// Two slots of 25 minutes: the changes within each are summed, and
+	// each point is the totals after its slot's last change.
+	two, err := s.BucketTotals(ctx, "vec", 2, t0.Add(50*time.Minute))
+	if err != nil || len(two.Points) != 2 {
+		t.Fatalf("two slots: %+v, %v", two, err)
+	}
+	if p := two.Points[0]; !p.At.Equal(t0.Add(20*time.Minute)) || p.Rows != 35 || p.Bytes != 300 {
+		t.Errorf("first slot %+v", p)
+	}
+	if p := two.Points[1]; p.Rows != 32 || p.Bytes != 350 {
+		t.Errorf("second slot %+v", p)
+	}
+	if none, err := s.BucketTotals(ctx, "nope", 0, time.Now()); err != nil || len(none.Points) != 0 {
+		t.Errorf("unknown bucket: %+v, %v", none, err)
+	}
+}
