@@ -15,9 +15,9 @@ var bucketTrendTitles = trendTitles{rows: "Total rows over time", bytes: "Total 
 
 // bucketTrendView is the bucket page's totals panel, or nil without an
 // observation store. The totals come from one aggregate query with time
-// slots (observe.BucketTotals), not from a read per table: the page costs
-// the same query and at most observe.MaxTotalSlots points whatever the
-// bucket holds.
+// slots (observe.BucketTotals), not from a read per table, summed at most
+// once a minute per bucket (observe.RecentBucketTotals): that sum reads
+// every kept point of the bucket.
 func (h *Handlers) bucketTrendView(ctx context.Context, b catalog.Bucket, rt authz.Rights) *views.TrendView {
 	if h.observe == nil {
 		return nil
@@ -33,7 +33,7 @@ func (h *Handlers) bucketTrendView(ctx context.Context, b catalog.Bucket, rt aut
 		return v
 	}
 	now := time.Now()
-	tot, err := h.observe.BucketTotals(ctx, b.Name, 0, now)
+	tot, _, err := h.observe.RecentBucketTotals(ctx, b.Name, now)
 	if err != nil {
 		h.log.Warn("reading a bucket's kept observations", "bucket", b.Name, "err", err)
 		v.Error = "The kept observations could not be read just now; reload to try again."

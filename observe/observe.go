@@ -89,6 +89,8 @@ type Store struct {
 	retention time.Duration   // 0: history off
 	lastFig   map[key]figures // each object's last point's figures
 	prunedAt  time.Time       // the last prune of old points
+
+	totals totalsCache // the bucket page's sums (totals_cache.go)
 }
 
 // ErrTooLarge is returned for attribute blobs over the size cap.

@@ -98,3 +98,73 @@ func TestBucketTotals(t *testing.T) {
 		t.Errorf("unknown bucket: %+v, %v", none, err)
 	}
 }
+
+// A quick sum is made anew on every view; a slow one is reused for
+// totalsReuse times what it took (at most TotalsMaxAge), so a big bucket's
+// page does not read every kept point on every view.
+func TestRecentBucketTotals(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := persisttest.OpenAt(t, filepath.Join(dir, "c.db"), catalog.Migrations(), Migrations())
+	cat, err := catalog.New(db, catalog.Options{Warehouse: filepath.Join(dir, "wh")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cat.Close() })
+	if _, err := cat.CreateBucket(ctx, catalog.CreateBucketInput{Name: "vec", Format: catalog.FormatLance}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat.CreateNamespace(ctx, "vec", []string{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _, err := cat.CreateTable(ctx, catalog.CreateTableInput{TableRef: catalog.TableRef{Bucket: "vec", Namespace: []string{"ns"}, Name: "a"}, Format: catalog.FormatLance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(db, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	put := func(at time.Duration, attrs string) {
+		t.Helper()
+		if _, err := s.Put(obs(tbl.ID, catalog.FormatLance, t0.Add(at), attrs)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := func(now time.Time) int {
+		t.Helper()
+		tot, _, err := s.RecentBucketTotals(ctx, "vec", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tot.Observations
+	}
+	now := t0.Add(time.Hour)
+	put(0, `{"rows":10}`)
+	if n := kept(now); n != 1 {
+		t.Fatalf("%d kept points, want 1", n)
+	}
+	put(time.Minute, `{"rows":20}`)
+	if n := kept(now); n != 2 {
+		t.Fatalf("a quick sum was reused: %d kept points, want 2", n)
+	}
+	// Pretend the last sum took a second: it is reused for 20 s.
+	s.totals.mu.Lock()
+	e := s.totals.buckets["vec"]
+	s.totals.mu.Unlock()
+	e.mu.Lock()
+	e.took = time.Second
+	e.mu.Unlock()
+	put(2*time.Minute, `{"rows":30}`)
+	if n := kept(now.Add(19 * time.Second)); n != 2 {
+		t.Errorf("a slow sum 19 s old was summed again: %d kept points, want the reused 2", n)
+	}
+	if n := kept(now.Add(21 * time.Second)); n != 3 {
+		t.Errorf("a slow sum 21 s old was reused: %d kept points, want 3", n)
+	}
+}
