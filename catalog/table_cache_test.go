@@ -47,7 +47,7 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 }
 
 func (s *Store) cached(ref TableRef) bool {
-	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, time.Now())
+	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, s.now())
 	return ok
 }
 

@@ -285,9 +285,22 @@ func (s *Store) scanTables(rows *sql.Rows) ([]Table, error) {
 }
 
 // refreshStates brings declared Lance tables of a page up to date in place.
+// With the read cache on, a table found without data less than
+// declaredRecheck ago is not checked again: a console page viewed over and
+// over costs at most one storage check per declared row in that time.
 func (s *Store) refreshStates(ctx context.Context, items []Table) error {
+	memo, now := s.tables.on(), s.now()
 	for i := range items {
+		if !items[i].declared() {
+			continue
+		}
+		if memo && s.tables.checkedRecently(items[i].ID, now) {
+			continue
+		}
 		t, err := s.refreshState(ctx, s.ro, items[i])
+		if memo && t.declared() {
+			s.tables.markChecked(t.ID, now)
+		}
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -28,7 +29,7 @@ func (d *countingDisk) Exists(ctx context.Context, loc warehouse.Location) (bool
 
 // countingStore is a store on a local warehouse whose storage checks are
 // counted.
-func countingStore(t *testing.T) (*Store, *countingDisk) {
+func countingStore(t *testing.T, now ...func() time.Time) (*Store, *countingDisk) {
 	t.Helper()
 	dir := t.TempDir()
 	wdir := filepath.Join(dir, "warehouse")
@@ -41,8 +42,11 @@ func countingStore(t *testing.T) (*Store, *countingDisk) {
 	}
 	t.Cleanup(func() { local.Close() })
 	disk := &countingDisk{Local: local}
-	s, err := Open(context.Background(), Options{Path: catalogPath(t, dir), Warehouse: local.Root().String(),
-		Backend: disk, BcryptCost: bcrypt.MinCost})
+	opts := Options{Path: catalogPath(t, dir), Warehouse: local.Root().String(), Backend: disk, BcryptCost: bcrypt.MinCost}
+	if len(now) > 0 {
+		opts.Now = now[0]
+	}
+	s, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +162,68 @@ func TestListUndeclaredIsBoundedToThePage(t *testing.T) {
 		}
 		if n := disk.exists.Load() - before; n != 0 {
 			t.Errorf("%d storage checks", n)
+		}
+	})
+}
+
+// With the read cache on, a declared table is described from memory and a
+// listing that shows declared tables checks each on storage at most once
+// per declaredRecheck; data written in between shows once that has passed.
+func TestDeclaredChecksAreCoarse(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s, disk := countingStore(t, func() time.Time { return now })
+	s.CacheReads(nil) // as floe serve does on SQLite
+	for _, n := range []string{"a", "b", "c"} {
+		mustTable(t, s, ref("any-b", n), FormatLance)
+	}
+	checks := func(what string, want int64, run func()) {
+		t.Helper()
+		before := disk.exists.Load()
+		run()
+		if n := disk.exists.Load() - before; n != want {
+			t.Errorf("%s: %d storage checks, want %d", what, n, want)
+		}
+	}
+	list := func() []Table {
+		items, _, err := s.ListTables(ctx, "any-b", []string{"ns"}, ListTablesOptions{IncludeDeclared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	describe := func() Table {
+		tb, err := s.GetTable(ctx, ref("any-b", "a"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	checks("first listing", 3, func() { list() })
+	checks("listing again", 0, func() { list() })
+	checks("first describe", 1, func() { describe() })
+	checks("describe again", 0, func() { describe() })
+	if !s.cached(ref("any-b", "a")) {
+		t.Error("a declared table is not cached")
+	}
+
+	writeVersions(t, s, "a")
+	now = now.Add(declaredRecheck / 2)
+	checks("within the window", 0, func() {
+		if st := describe().State; st != StateDeclared {
+			t.Errorf("state %q within the window", st)
+		}
+		list()
+	})
+	now = now.Add(declaredRecheck)
+	checks("listing after the window", 3, func() {
+		if items := list(); items[0].State != StateCreated {
+			t.Errorf("a is %q in the listing once the window passed, want created", items[0].State)
+		}
+	})
+	checks("describe after the listing recorded the data", 0, func() {
+		if st := describe().State; st != StateCreated {
+			t.Errorf("a described as %q, want created", st)
 		}
 	})
 }
