@@ -143,8 +143,10 @@ type ListTablesOptions struct {
 	// IncludeDeclared keeps Lance tables still only declared. Without it,
 	// ListTables and ListTableNames check the declared tables their page
 	// needs on storage (at most a page's worth), so one that got data shows
-	// as written; CountTables and SkipTables go by the recorded state, which
-	// those listings, describes and the Lance REST keep up to date.
+	// as written (with the read cache on, within declaredRecheck: each is
+	// checked at most once in that time); CountTables and SkipTables go by
+	// the recorded state, which those listings, describes and the Lance
+	// REST keep up to date.
 	IncludeDeclared bool
 }
 

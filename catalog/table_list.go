@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // tableFilter builds the WHERE clause shared by ListTables and CountTables;
@@ -284,27 +285,35 @@ func (s *Store) scanTables(rows *sql.Rows) ([]Table, error) {
 	return items, nil
 }
 
-// refreshStates brings declared Lance tables of a page up to date in place.
-// With the read cache on, a table found without data less than
-// declaredRecheck ago is not checked again: a console page viewed over and
-// over costs at most one storage check per declared row in that time.
+// refreshStates brings declared Lance tables of a page up to date in place
+// (checkDeclared).
 func (s *Store) refreshStates(ctx context.Context, items []Table) error {
-	memo, now := s.tables.on(), s.now()
+	now := s.now()
 	for i := range items {
-		if !items[i].declared() {
-			continue
-		}
-		if memo && s.tables.checkedRecently(items[i].ID, now) {
-			continue
-		}
-		t, err := s.refreshState(ctx, s.ro, items[i])
-		if memo && t.declared() {
-			s.tables.markChecked(t.ID, now)
-		}
+		t, err := s.checkDeclared(ctx, items[i], now)
 		if err != nil {
 			return err
 		}
 		items[i] = t
 	}
 	return nil
+}
+
+// checkDeclared is refreshState for listings: with the read cache on, a
+// declared table found without data less than declaredRecheck ago is not
+// checked again, so a page listed over and over (a console view, an SDK
+// polling) costs at most one storage check per declared table in that time.
+func (s *Store) checkDeclared(ctx context.Context, t Table, now time.Time) (Table, error) {
+	if !t.declared() {
+		return t, nil
+	}
+	memo := s.tables.on()
+	if memo && s.tables.checkedRecently(t.ID, now) {
+		return t, nil
+	}
+	t, err := s.refreshState(ctx, s.ro, t)
+	if memo && err == nil && t.declared() {
+		s.tables.markChecked(t.ID, now)
+	}
+	return t, err
 }

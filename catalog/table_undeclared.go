@@ -15,7 +15,9 @@ import (
 //  1. read the first limit+1 tables recorded as not declared (after the
 //     cursor): without changes the page would end at the limit-th;
 //  2. read at most limit+1 declared Lance tables before that name and
-//     check at most limit of them; if more remain unchecked, the page ends
+//     check at most limit of them (with the read cache on, those not
+//     checked in the last declaredRecheck: checkDeclared); if more remain
+//     unchecked, the page ends
 //     at the last one checked (it may then be short, even empty, with a
 //     next token: the caller pages on and the next call checks the next
 //     run of declared tables);
@@ -46,8 +48,9 @@ func (s *Store) listUndeclared(ctx context.Context, where string, args []any, f 
 			declared = declared[:limit]
 			stop = declared[limit-1].Name
 		}
+		now := s.now()
 		for _, t := range declared {
-			if t, err = s.refreshState(ctx, s.ro, t); err != nil {
+			if t, err = s.checkDeclared(ctx, t, now); err != nil {
 				return nil, "", err
 			}
 			if t.State != StateDeclared {

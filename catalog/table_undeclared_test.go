@@ -167,8 +167,9 @@ func TestListUndeclaredIsBoundedToThePage(t *testing.T) {
 }
 
 // With the read cache on, a declared table is described from memory and a
-// listing that shows declared tables checks each on storage at most once
-// per declaredRecheck; data written in between shows once that has passed.
+// listing, with declared tables or without, checks each on storage at most
+// once per declaredRecheck; data written in between shows once that has
+// passed.
 func TestDeclaredChecksAreCoarse(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -199,8 +200,16 @@ func TestDeclaredChecksAreCoarse(t *testing.T) {
 		}
 		return tb
 	}
+	undeclared := func() []string {
+		names, _, err := s.ListTableNames(ctx, "any-b", []string{"ns"}, ListTablesOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
 	checks("first listing", 3, func() { list() })
 	checks("listing again", 0, func() { list() })
+	checks("listing without declared tables", 0, func() { undeclared() })
 	checks("first describe", 1, func() { describe() })
 	checks("describe again", 0, func() { describe() })
 	if !s.cached(ref("any-b", "a")) {
@@ -214,6 +223,11 @@ func TestDeclaredChecksAreCoarse(t *testing.T) {
 			t.Errorf("state %q within the window", st)
 		}
 		list()
+	})
+	checks("listing without declared tables within the window", 0, func() {
+		if got := undeclared(); len(got) != 0 {
+			t.Errorf("listed %v within the window", got)
+		}
 	})
 	now = now.Add(declaredRecheck)
 	checks("listing after the window", 3, func() {
