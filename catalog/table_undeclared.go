@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"strings"
 )
@@ -39,8 +40,11 @@ func (s *Store) listUndeclared(ctx context.Context, where string, args []any, f 
 			dWhere += ` AND name < ?`
 			dArgs = append(dArgs, written[limit-1].Name)
 		}
-		declared, err := s.queryTables(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+dWhere+
-			` ORDER BY name LIMIT ?`, append(dArgs, limit+1), s.scanRows)
+		// What a check needs only: a page of 1,000 declared tables is read
+		// on every call, and decoding whole rows (properties) would cost
+		// more than the rest of the listing.
+		declared, err := s.queryTables(ctx, `SELECT id, name, location FROM tables WHERE `+dWhere+
+			` ORDER BY name LIMIT ?`, append(dArgs, limit+1), scanDeclared)
 		if err != nil {
 			return nil, "", err
 		}
@@ -53,9 +57,20 @@ func (s *Store) listUndeclared(ctx context.Context, where string, args []any, f 
 			if t, err = s.checkDeclared(ctx, t, now); err != nil {
 				return nil, "", err
 			}
-			if t.State != StateDeclared {
-				created = append(created, t)
+			if t.State == StateDeclared {
+				continue
 			}
+			if cols == tableColumns { // whole rows wanted: read this one's (rare: once per table)
+				t, err = s.scanTable(s.ro.QueryRowContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE id = ?`, t.ID))
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // dropped meanwhile
+				}
+				if err != nil {
+					return nil, "", dbErr("list tables", err)
+				}
+				t.State = StateCreated // storage is the truth, even if recording it failed
+			}
+			created = append(created, t)
 		}
 	}
 	items = mergeByName(written, created)
@@ -118,5 +133,11 @@ func (s *Store) scanRows(rows *sql.Rows) (Table, error) { return s.scanTable(row
 func scanName(rows *sql.Rows) (Table, error) {
 	var t Table
 	err := rows.Scan(&t.Name)
+	return t, err
+}
+
+func scanDeclared(rows *sql.Rows) (Table, error) {
+	t := Table{Format: FormatLance, State: StateDeclared}
+	err := rows.Scan(&t.ID, &t.Name, &t.Location)
 	return t, err
 }
