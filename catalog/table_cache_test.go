@@ -117,7 +117,6 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 		// recording the data it saw (declared → created).
 		mustBucket(t, a, "lnc", FormatLance)
 		mustNamespace(t, a, "lnc", "ns")
-		waitHeard("the bucket")
 		ref := TableRef{Bucket: "lnc", Namespace: []string{"ns"}, Name: "vectors"}
 		tb := mustTable(t, a, ref, FormatLance)
 		waitHeard("the declare")
