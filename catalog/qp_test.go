@@ -21,7 +21,8 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}{
 		{"list tables", `SELECT ` + tableColumns + ` FROM tables WHERE ` + listWhere + ` ORDER BY name LIMIT 10`, listArgs},
 		{"count tables", `SELECT COUNT(*) FROM tables WHERE ` + listWhere, listArgs},
-		{"declared refresh", `SELECT id, location FROM tables WHERE ` + listWhere + ` AND state = 'declared' AND format = 'LANCE'`, listArgs},
+		{"declared run", `SELECT id, name, location FROM tables WHERE ` + listWhere + ` AND state = 'declared' AND format = 'LANCE' ORDER BY name LIMIT 10`, listArgs},
+		{"written run", `SELECT name FROM tables WHERE ` + listWhere + ` AND state <> 'declared' ORDER BY name LIMIT 10`, listArgs},
 		{"location users", `SELECT id FROM tables WHERE id <> ? AND (location = ? OR (location >= ? AND location < ?))`, []any{"i", "l", "l/", "l0"}},
 		{"list all tables", `SELECT ` + tableColumns + ` FROM tables WHERE format = ? AND (bucket, namespace, name) > (?, ?, ?) ORDER BY bucket, namespace, name LIMIT 10`, []any{"ICEBERG", "a", "b", "c"}},
 		{"namespace subtree", `SELECT COUNT(*) FROM namespaces WHERE bucket = ? AND name >= ? AND name < ?`, []any{"b", "a.", "a/"}},
@@ -44,6 +45,9 @@ func TestQueriesUseIndexes(t *testing.T) {
 				plan = append(plan, detail)
 			}
 			joined := strings.Join(plan, "; ")
+			if want := map[string]string{"declared run": "tables_declared", "written run": "tables_written"}[tc.name]; want != "" && !strings.Contains(joined, want) {
+				t.Errorf("plan does not use %s: %s", want, joined)
+			}
 			if strings.Contains(joined, "SCAN ") || strings.Contains(joined, "TEMP B-TREE") {
 				t.Errorf("plan scans or sorts: %s", joined)
 			}

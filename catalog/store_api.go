@@ -140,7 +140,14 @@ type ListTablesOptions struct {
 	Format              Format // "" = all formats
 	NameContains        string // case-sensitive substring filter
 	IncludeDeregistered bool
-	IncludeDeclared     bool // Lance tables still only declared; default listing includes them when true
+	// IncludeDeclared keeps Lance tables still only declared. Without it,
+	// ListTables and ListTableNames check the declared tables their page
+	// needs on storage (at most a page's worth), so one that got data shows
+	// as written (with the read cache on, within declaredRecheck: each is
+	// checked at most once in that time); CountTables and SkipTables go by
+	// the recorded state, which those listings, describes and the Lance
+	// REST keep up to date.
+	IncludeDeclared bool
 }
 
 // User is a console user: local (a password) or from the identity

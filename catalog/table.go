@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/warehouse"
@@ -102,7 +101,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 		return Table{}, err
 	}
 	k := tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}
-	now := time.Now()
+	now := s.now()
 	if t, ok := s.tables.get(k, now); ok {
 		return t, nil
 	}
@@ -115,8 +114,8 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 		return Table{}, err
 	}
 	// A declared Lance table becomes created when storage, not the
-	// database, changes: it is stat'ed on every read, never cached.
-	if cacheable && (t.Format != FormatLance || t.State != StateDeclared) {
+	// database, changes: its entry is served for declaredRecheck only.
+	if cacheable {
 		s.tables.put(k, t, stamp, now)
 	}
 	return t, nil

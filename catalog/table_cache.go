@@ -20,6 +20,13 @@ const (
 	// maxCachedTableAge is a last line of defence: even if an invalidation
 	// were somehow missed, no entry is served older than this.
 	maxCachedTableAge = 30 * time.Second
+	// declaredRecheck is how long a declared Lance table's "no data yet"
+	// is believed: its data arrives on storage, which no database change
+	// announces, so a cached declared entry is served, and a listing row
+	// skips its storage check, only this long after the last check. Any
+	// database change drops the entry sooner, like every other entry (the
+	// Lance REST records declared → created as soon as it sees data).
+	declaredRecheck = 2 * time.Second
 )
 
 // busTopicTables is the topic of the tables trigger's notification (see
@@ -56,6 +63,9 @@ type tableCache struct {
 	mu    sync.Mutex
 	m     map[tableKey]cachedTable
 	flags map[string]cachedFlag // bucket → managed versioning, stamped like m
+	// checked is when a declared table (by id) was last found without
+	// data on storage; see declaredRecheck.
+	checked map[string]time.Time
 }
 
 // cachedFlag is a bucket's managed-versioning setting as read at an epoch.
@@ -131,6 +141,9 @@ func (c *tableCache) get(k tableKey, now time.Time) (Table, bool) {
 	if !hit || e.epoch != st.epoch || e.session != st.session || e.stamp != st.change || now.Sub(e.at) > maxCachedTableAge {
 		return Table{}, false
 	}
+	if e.t.declared() && now.Sub(e.at) > declaredRecheck {
+		return Table{}, false // storage may have data by now
+	}
 	return e.t.clone(), true
 }
 
@@ -174,4 +187,27 @@ func (c *tableCache) putFlag(bucket string, on bool, st cacheStamp, now time.Tim
 		c.flags = make(map[string]cachedFlag)
 	}
 	c.flags[bucket] = cachedFlag{on: on, st: st, at: now}
+}
+
+func (t Table) declared() bool { return t.Format == FormatLance && t.State == StateDeclared }
+
+// on reports whether the cache is turned on (CacheReads).
+func (c *tableCache) on() bool { return c.bus != nil || c.stamp != nil }
+
+// checkedRecently reports whether the declared table id was found without
+// data less than declaredRecheck ago.
+func (c *tableCache) checkedRecently(id string, now time.Time) bool {
+	c.mu.Lock()
+	at, ok := c.checked[id]
+	c.mu.Unlock()
+	return ok && now.Sub(at) >= 0 && now.Sub(at) < declaredRecheck
+}
+
+func (c *tableCache) markChecked(id string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.checked == nil || len(c.checked) >= maxCachedTables {
+		c.checked = make(map[string]time.Time)
+	}
+	c.checked[id] = now
 }

@@ -47,7 +47,7 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 }
 
 func (s *Store) cached(ref TableRef) bool {
-	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, time.Now())
+	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, s.now())
 	return ok
 }
 
@@ -111,6 +111,26 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 			c.check(t, got, err)
 		})
 	}
+
+	t.Run("declared Lance table", func(t *testing.T) {
+		// Cached like any entry, and dropped by the notification of A
+		// recording the data it saw (declared → created).
+		mustBucket(t, a, "lnc", FormatLance)
+		mustNamespace(t, a, "lnc", "ns")
+		ref := TableRef{Bucket: "lnc", Namespace: []string{"ns"}, Name: "vectors"}
+		tb := mustTable(t, a, ref, FormatLance)
+		waitHeard("the declare")
+		if got, err := b.GetTable(ctx, ref); err != nil || got.State != StateDeclared || !b.cached(ref) {
+			t.Fatalf("B reads %q, %v, cached %v", got.State, err, b.cached(ref))
+		}
+		if err := a.SetLanceState(ctx, tb.ID, StateCreated); err != nil {
+			t.Fatal(err)
+		}
+		waitHeard("the state change")
+		if got, err := b.GetTable(ctx, ref); err != nil || got.State != StateCreated {
+			t.Fatalf("after A recorded the data B reads %q, %v", got.State, err)
+		}
+	})
 
 	t.Run("own write", func(t *testing.T) {
 		ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "own"}

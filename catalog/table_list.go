@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // tableFilter builds the WHERE clause shared by ListTables and CountTables;
@@ -34,36 +35,6 @@ func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool)
 	return strings.Join(where, " AND "), args
 }
 
-// refreshDeclared stats every declared Lance table matching where and moves
-// the ones with a _versions/ directory to created. Used before a listing
-// that leaves declared tables out, so the filter sees current states.
-func (s *Store) refreshDeclared(ctx context.Context, where string, args []any) error {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, location FROM tables WHERE `+where+
-		` AND state = 'declared' AND format = 'LANCE'`, args...)
-	if err != nil {
-		return dbErr("list tables", err)
-	}
-	var declared []Table
-	for rows.Next() {
-		t := Table{Format: FormatLance, State: StateDeclared}
-		if err := rows.Scan(&t.ID, &t.Location); err != nil {
-			rows.Close()
-			return dbErr("list tables", err)
-		}
-		declared = append(declared, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return dbErr("list tables", err)
-	}
-	for _, t := range declared {
-		if _, err := s.refreshState(ctx, s.ro, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string) error {
 	if err := validateBucket("bucket", bucket); err != nil {
 		return err
@@ -76,19 +47,18 @@ func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string)
 
 // ListTables lists the tables directly in a namespace, sorted by name.
 // Deregistered tables appear only with IncludeDeregistered, declared-only
-// Lance tables only with IncludeDeclared.
+// Lance tables only with IncludeDeclared; without it a page checks at most
+// its limit of declared tables on storage (listUndeclared), so it may come
+// back short with a next token.
 func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (items []Table, next string, err error) {
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return nil, "", err
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
-	if !opt.IncludeDeclared {
-		if err := s.refreshDeclared(ctx, where, args); err != nil {
-			return nil, "", err
-		}
-		where += " AND state <> 'declared'"
-	}
 	limit := pageLimit(opt.Limit)
+	if !opt.IncludeDeclared {
+		return s.listUndeclared(ctx, where, args, opt.Format, limit, tableColumns, s.scanRows)
+	}
 	rows, err := s.ro.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` ORDER BY name LIMIT ?`,
 		append(args, limit+1)...)
 	if err != nil {
@@ -124,10 +94,7 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, false)
 	if !opt.IncludeDeclared {
-		if err := s.refreshDeclared(ctx, where, args); err != nil {
-			return 0, err
-		}
-		where += " AND state <> 'declared'"
+		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
 	if err := s.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, dbErr("count tables", err)
@@ -229,10 +196,7 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
-		if err := s.refreshDeclared(ctx, where, args); err != nil {
-			return "", err
-		}
-		where += " AND state <> 'declared'"
+		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
 	var name string
 	err := s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
@@ -248,20 +212,27 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 }
 
 // ListTableNames is ListTables returning names only: it reads no other
-// column and stats nothing unless declared tables are to be left out, so a
-// catalog API can list a thousand tables cheaply.
+// column and stats nothing unless declared tables are to be left out (then
+// at most a page's worth, see listUndeclared), so a catalog API can list a
+// thousand tables cheaply.
 func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (names []string, next string, err error) {
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return nil, "", err
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
+	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
-		if err := s.refreshDeclared(ctx, where, args); err != nil {
+		// Depends on storage, not only on rows: never from the cache.
+		items, next, err := s.listUndeclared(ctx, where, args, opt.Format, limit, "name", scanName)
+		if err != nil {
 			return nil, "", err
 		}
-		where += " AND state <> 'declared'"
+		names = make([]string, len(items))
+		for i, t := range items {
+			names[i] = t.Name
+		}
+		return names, next, nil
 	}
-	limit := pageLimit(opt.Limit)
 	// Read the generation before the rows: a change landing in between
 	// makes the cached entry stale at once rather than wrongly fresh.
 	gen, genErr := s.tableGeneration(ctx)
@@ -314,14 +285,35 @@ func (s *Store) scanTables(rows *sql.Rows) ([]Table, error) {
 	return items, nil
 }
 
-// refreshStates brings declared Lance tables of a page up to date in place.
+// refreshStates brings declared Lance tables of a page up to date in place
+// (checkDeclared).
 func (s *Store) refreshStates(ctx context.Context, items []Table) error {
+	now := s.now()
 	for i := range items {
-		t, err := s.refreshState(ctx, s.ro, items[i])
+		t, err := s.checkDeclared(ctx, items[i], now)
 		if err != nil {
 			return err
 		}
 		items[i] = t
 	}
 	return nil
+}
+
+// checkDeclared is refreshState for listings: with the read cache on, a
+// declared table found without data less than declaredRecheck ago is not
+// checked again, so a page listed over and over (a console view, an SDK
+// polling) costs at most one storage check per declared table in that time.
+func (s *Store) checkDeclared(ctx context.Context, t Table, now time.Time) (Table, error) {
+	if !t.declared() {
+		return t, nil
+	}
+	memo := s.tables.on()
+	if memo && s.tables.checkedRecently(t.ID, now) {
+		return t, nil
+	}
+	t, err := s.refreshState(ctx, s.ro, t)
+	if memo && err == nil && t.declared() {
+		s.tables.markChecked(t.ID, now)
+	}
+	return t, err
 }

@@ -304,6 +304,9 @@ func decodeDescribeTable(body []byte, path []string) (describeTableRequest, *Err
 	if bodyIsPathID(body, path) {
 		return describeTableRequest{}, nil // no flags, no version: the plain describe
 	}
+	if req, ok := describeOnePass(body, path); ok {
+		return req, nil // checked and decoded in one pass
+	}
 	var req describeTableRequest
 	if e := decodeJSON(body, &req); e != nil {
 		return req, e

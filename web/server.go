@@ -122,6 +122,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	sm := scs.New()
 	sm.Store = sessionStore
+	sm.Codec = sessions.Codec{} // stable bytes: an unchanged session's renewal is coarse (see sessions)
 	sm.Lifetime = sessionLifetime
 	sm.IdleTimeout = sessionIdleTimeout
 	sm.Cookie.Name = sessionCookieName
