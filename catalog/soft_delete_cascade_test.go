@@ -1,6 +1,7 @@
 package catalog
 
-// Soft delete where one drop reaches other tables: Lance overwrite, namespace\nand bucket cascades, and what search shows meanwhile.
+// Soft delete where one drop reaches other tables: Lance overwrite, namespace
+// and bucket cascades, and what search shows meanwhile.
 
 import (
 	"context"
