@@ -50,6 +50,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestTableKeys", Fn: TestTableKeys},
 	{Name: "TestCreateTableInvariants", Fn: TestCreateTableInvariants},
 	{Name: "TestCreateTableRace", Fn: TestCreateTableRace},
+	{Name: "TestCreateTablesAllOrNone", Fn: TestCreateTablesAllOrNone},
 	{Name: "TestLanceLifecycle", Fn: TestLanceLifecycle},
 	{Name: "TestRegisterTable", Fn: TestRegisterTable},
 	{Name: "TestDropTable", Fn: TestDropTable},

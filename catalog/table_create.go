@@ -42,19 +42,7 @@ func withArticle(f Format) string {
 // fault.NotFound. A deregistered Lance table comes back as declared/created
 // (created=true, same table id).
 func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, created bool, err error) {
-	if err := validateRef(in.TableRef); err != nil {
-		return Table{}, false, err
-	}
-	if in.Format != FormatLance && in.Format != FormatIceberg {
-		return Table{}, false, Invalid("format", "table format must be LANCE or ICEBERG")
-	}
-	if err := validateTags(in.Tags); err != nil {
-		return Table{}, false, err
-	}
-	if err := checkProtectedValue(in.Properties); err != nil {
-		return Table{}, false, err
-	}
-	explicit, err := resolveLocation(in.Location)
+	explicit, err := checkCreateInput(in)
 	if err != nil {
 		return Table{}, false, err
 	}
@@ -108,6 +96,24 @@ func (s *Store) CreateTable(ctx context.Context, in CreateTableInput) (t Table, 
 		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	}
 	return t, created, nil
+}
+
+// checkCreateInput validates what CreateTable is given before it reads
+// anything, and resolves an explicit location.
+func checkCreateInput(in CreateTableInput) (warehouse.Location, error) {
+	if err := validateRef(in.TableRef); err != nil {
+		return warehouse.Location{}, err
+	}
+	if in.Format != FormatLance && in.Format != FormatIceberg {
+		return warehouse.Location{}, Invalid("format", "table format must be LANCE or ICEBERG")
+	}
+	if err := validateTags(in.Tags); err != nil {
+		return warehouse.Location{}, err
+	}
+	if err := checkProtectedValue(in.Properties); err != nil {
+		return warehouse.Location{}, err
+	}
+	return resolveLocation(in.Location)
 }
 
 // insertTable adds a new entry and prepares its storage.
