@@ -118,31 +118,48 @@ func checkCreateInput(in CreateTableInput) (warehouse.Location, error) {
 
 // insertTable adds a new entry and prepares its storage.
 func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit warehouse.Location) (Table, error) {
+	t, loc, err := s.planTable(ctx, tx, in, explicit)
+	if err != nil {
+		return Table{}, err
+	}
+	if err := s.prepareTable(ctx, &t, loc, in.FirstMetadata); err != nil {
+		return Table{}, err
+	}
+	return t, s.recordTable(ctx, tx, t, in.Tags)
+}
+
+// planTable settles a new table's id and location and checks that both are
+// free; it touches no storage.
+func (s *Store) planTable(ctx context.Context, tx *persist.Tx, in CreateTableInput, explicit warehouse.Location) (Table, warehouse.Location, error) {
 	id := uuid.NewString()
-	loc := explicit
+	loc, check := explicit, true
 	if loc.IsZero() {
 		loc = s.defaultLocation(in.TableRef, in.Format)
 		// A table renamed away keeps its data at its old default location;
 		// a new table of that name gets a location of its own.
 		users, err := s.locationUsers(ctx, tx, loc, id)
 		if err != nil {
-			return Table{}, err
+			return Table{}, loc, err
 		}
 		// So does a dropped table held recently deleted: its name is free,
 		// its directory is not.
 		held, err := s.deletedLocationUsers(ctx, tx, loc, id)
 		if err != nil {
-			return Table{}, err
+			return Table{}, loc, err
 		}
-		if len(users) > 0 || len(held) > 0 {
+		// The default location found free needs no second look.
+		check = len(users) > 0 || len(held) > 0
+		if check {
 			loc = s.tableDir(in.TableRef, in.Format, "-"+id[:8])
 		}
 	}
-	if err := s.checkFree(ctx, tx, loc, id); err != nil {
-		return Table{}, err
+	if check {
+		if err := s.checkFree(ctx, tx, loc, id); err != nil {
+			return Table{}, loc, err
+		}
 	}
 	if err := nameFreeOfViews(ctx, tx, in.TableRef); err != nil {
-		return Table{}, err
+		return Table{}, loc, err
 	}
 	now := s.now().UTC()
 	t := Table{
@@ -151,42 +168,56 @@ func (s *Store) insertTable(ctx context.Context, tx *persist.Tx, in CreateTableI
 		MetadataLocation: in.MetadataLocation, VersionToken: newVersionToken(),
 		Properties: map[string]string{}, CreatedAt: now, ModifiedAt: now,
 	}
+	if t.Format == FormatLance {
+		t.State = StateDeclared
+	}
 	for k, v := range in.Properties {
 		t.Properties[k] = v
 	}
+	return t, loc, nil
+}
+
+// prepareTable makes a new table's directory, writes its first metadata
+// (Iceberg, when asked) and, for Lance, finds whether a dataset is already
+// there (state created) and writes the .lance-reserved marker.
+func (s *Store) prepareTable(ctx context.Context, t *Table, loc warehouse.Location, first func(context.Context, string) (string, error)) error {
 	if err := s.wh.MkdirAll(ctx, loc); err != nil {
-		return Table{}, storageErr("create table directory", err)
+		return storageErr("create table directory", err)
 	}
-	if in.FirstMetadata != nil {
-		ml, err := in.FirstMetadata(ctx, t.Location)
+	if first != nil {
+		ml, err := first(ctx, t.Location)
 		if err != nil {
-			return Table{}, err
+			return err
 		}
 		t.MetadataLocation = ml
 	}
 	if t.Format == FormatLance {
-		t.State = StateDeclared
 		if ok, _ := s.wh.Exists(ctx, join(loc, versionsDir)); ok {
 			t.State = StateCreated
 		}
-		if err := s.wh.WriteFile(ctx, join(loc, markerReserved), s.marker(t)); err != nil {
-			return Table{}, storageErr("write "+markerReserved, err)
+		if err := s.wh.WriteFile(ctx, join(loc, markerReserved), s.marker(*t)); err != nil {
+			return storageErr("write "+markerReserved, err)
 		}
 	}
+	return nil
+}
+
+// recordTable inserts a planned table's row (and its tags).
+func (s *Store) recordTable(ctx context.Context, tx *persist.Tx, t Table, tags map[string]string) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tables(`+tableColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Bucket, JoinNamespace(t.Namespace), t.Name, string(t.Format), t.Location, t.MetadataLocation,
-		t.VersionToken, string(t.State), encodeMap(t.Properties), micros(now), micros(now)); err != nil {
+		t.VersionToken, string(t.State), encodeMap(t.Properties), micros(t.CreatedAt), micros(t.ModifiedAt)); err != nil {
 		if s.isUniqueViolation(err) {
-			return Table{}, newErr(fault.AlreadyExists, "name", "table %q already exists", in.Name)
+			return newErr(fault.AlreadyExists, "name", "table %q already exists", t.Name)
 		}
-		return Table{}, dbErr("insert table", err)
+		return dbErr("insert table", err)
 	}
-	if len(in.Tags) > 0 {
-		if _, err := tx.ExecContext(ctx, `UPDATE tables SET tags = ? WHERE id = ?`, encodeMap(in.Tags), t.ID); err != nil {
-			return Table{}, dbErr("tag table", err)
+	if len(tags) > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE tables SET tags = ? WHERE id = ?`, encodeMap(tags), t.ID); err != nil {
+			return dbErr("tag table", err)
 		}
 	}
-	return t, nil
+	return nil
 }
 
 // marker is the content of a marker file: enough for a person looking at

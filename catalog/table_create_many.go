@@ -6,6 +6,7 @@ import (
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
 	"github.com/floe/floe/warehouse"
+	"golang.org/x/sync/errgroup"
 )
 
 // MaxCreateTables bounds one CreateTables call: its transaction holds the
@@ -35,6 +36,9 @@ func (s *Store) CreateTables(ctx context.Context, ins []CreateTableInput) ([]Tab
 		if err != nil {
 			return nil, err
 		}
+		if in.FirstMetadata != nil {
+			return nil, newErr(fault.Invalid, "tables", "table %q comes with first metadata to write; create such tables one at a time", in.Name)
+		}
 		k := ref3(in.TableRef)
 		if seen[k] {
 			return nil, newErr(fault.AlreadyExists, "name", "table %q appears twice in namespace %q of bucket %q; name each table once",
@@ -44,6 +48,7 @@ func (s *Store) CreateTables(ctx context.Context, ins []CreateTableInput) ([]Tab
 		explicit[i] = loc
 	}
 	out := make([]Table, len(ins))
+	locs := make([]warehouse.Location, len(ins))
 	err := s.inTx(ctx, func(tx *persist.Tx) error {
 		buckets := map[string]Bucket{}
 		namespaces := map[[2]string]bool{}
@@ -82,11 +87,18 @@ func (s *Store) CreateTables(ctx context.Context, ins []CreateTableInput) ([]Tab
 				return newErr(fault.AlreadyExists, "name", "table %q already exists in namespace %q of bucket %q; leave it out of the batch",
 					in.Name, ns[1], in.Bucket)
 			}
-			if out[i], err = s.insertTable(ctx, tx, in, explicit[i]); err != nil {
+			t, loc, err := s.planTable(ctx, tx, in, explicit[i])
+			if err != nil {
 				return err
 			}
+			// Recorded before the next is planned, so two tables of the
+			// batch cannot settle on one location.
+			if err := s.recordTable(ctx, tx, t, in.Tags); err != nil {
+				return err
+			}
+			out[i], locs[i] = t, loc
 		}
-		return nil
+		return s.prepareTables(ctx, tx, out, locs)
 	})
 	if err != nil {
 		return nil, err
@@ -96,6 +108,32 @@ func (s *Store) CreateTables(ctx context.Context, ins []CreateTableInput) ([]Tab
 		s.tableEvent(TableEvent{Kind: TableCreated, Table: t})
 	}
 	return out, nil
+}
+
+// prepareParallel is how many tables' storage CreateTables prepares at
+// once: each is a few small writes whose time is the store's round trip (or
+// the disk's sync), not this process's CPU.
+const prepareParallel = 64
+
+// prepareTables prepares the recorded tables' storage, several at a time,
+// and records the Lance tables found already written as created.
+func (s *Store) prepareTables(ctx context.Context, tx *persist.Tx, ts []Table, locs []warehouse.Location) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(prepareParallel)
+	for i := range ts {
+		g.Go(func() error { return s.prepareTable(gctx, &ts[i], locs[i], nil) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if t.State == StateCreated {
+			if _, err := tx.ExecContext(ctx, `UPDATE tables SET state = ? WHERE id = ?`, string(t.State), t.ID); err != nil {
+				return dbErr("update table", err)
+			}
+		}
+	}
+	return nil
 }
 
 // refKey is a table's place as a comparable key.

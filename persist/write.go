@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -19,25 +20,72 @@ const (
 )
 
 // Tx is a write transaction. It offers what *sql.Tx does, with placeholders
-// rewritten for the dialect.
+// rewritten for the dialect. A statement the transaction runs a second time
+// is prepared then and reused for the rest of it, so a transaction of many
+// like statements (a bulk create) parses each once; a statement run once
+// costs what it did (on PostgreSQL a prepare is a round trip of its own).
 type Tx struct {
 	tx      *sql.Tx
 	dialect Dialect
+	seen    map[string]*sql.Stmt // nil value: run once, not prepared yet
+}
+
+// txStmtCap bounds the statements one transaction keeps prepared.
+const txStmtCap = 64
+
+// stmt is the prepared statement for query once it has run before in this
+// transaction (nil the first time, or when it cannot be prepared: the
+// caller then runs the query as it is).
+func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
+	st, ok := t.seen[query]
+	if st != nil {
+		return st
+	}
+	if t.seen == nil {
+		t.seen = map[string]*sql.Stmt{}
+	}
+	if !ok {
+		// A script of several statements is never prepared: a prepared
+		// statement would run its first one only.
+		if len(t.seen) < txStmtCap && !strings.Contains(strings.TrimRight(query, "; \n\t"), ";") {
+			t.seen[query] = nil
+		}
+		return nil
+	}
+	st, err := t.tx.PrepareContext(ctx, query)
+	if err != nil {
+		delete(t.seen, query)
+		return nil
+	}
+	t.seen[query] = st // closed with the transaction
+	return st
 }
 
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, t.dialect.Rebind(query), args...)
+	query = t.dialect.Rebind(query)
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, query, args...)
 }
 
 // QueryContext runs a query in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, t.dialect.Rebind(query), args...)
+	query = t.dialect.Rebind(query)
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs a one-row query in the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, t.dialect.Rebind(query), args...)
+	query = t.dialect.Rebind(query)
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, query, args...)
 }
 
 // PrepareContext prepares a statement used several times in the transaction.
