@@ -310,7 +310,9 @@ func (r *scaleRun) measure(b *testing.B, st *scaleStage, c *http.Client, console
 			i++
 			return r.do(c, http.MethodGet, fmt.Sprintf("http://%s/v1/b01/namespaces/probe/tables/p%04d", ice, i%scaleProbe), "", "Bearer")
 		},
-		"console_ns_first": func() error { return r.do(web, http.MethodGet, "http://"+console+"/buckets/b00/namespaces/wide", "", "") },
+		"console_ns_first": func() error {
+			return r.do(web, http.MethodGet, "http://"+console+"/buckets/b00/namespaces/wide", "", "")
+		},
 		"console_ns_deep": func() error {
 			return r.do(web, http.MethodGet, "http://"+console+"/buckets/b00/namespaces/wide?after="+mid, "", "")
 		},
