@@ -168,32 +168,65 @@ func (r *scaleRun) stage(b *testing.B, n int) scaleStage {
 	r.seed.grow(b, n)
 	st := scaleStage{tables: r.seed.total(), seeded: r.seed.took - before, p50: map[string]time.Duration{}}
 
-	console, lance, ice := freeAddr(b), freeAddr(b), freeAddr(b)
-	args := []string{"serve", "--data", r.seed.data, "--http", console, "--grpc", "127.0.0.1:0",
-		"--lance", lance, "--iceberg", ice, "--s3tables", ""}
-	if !strings.HasSuffix(r.seed.dsn, ".db") {
-		args = append(args, "--catalog", r.seed.dsn)
+	srv := serveOn(b, r.bin, r.seed.data, r.seed.dsn, fmt.Sprintf("serve-%d.log", n))
+	defer srv.stop()
+	console, lance, ice := srv.console, srv.lance, srv.ice
+	client := &http.Client{Timeout: time.Minute}
+	if !r.started {
+		r.createProbes(b, client, ice)
+		r.started = true
 	}
-	logFile, err := os.Create(filepath.Join(r.seed.data, fmt.Sprintf("serve-%d.log", n)))
+	st.startup = srv.startup
+	r.measure(b, &st, client, console, lance, ice)
+	st.rssMB, st.hwmMB = procMem(b, srv.cmd.Process.Pid)
+	st.catalogMB = r.catalogMB(b)
+	return st
+}
+
+// served is a floe serve the benchmark started, with the console, Lance
+// REST and Iceberg REST on loopback ports of their own.
+type served struct {
+	cmd                 *exec.Cmd
+	console, lance, ice string
+	startup             time.Duration // exec until all three answered
+	stop                func()
+}
+
+// serveOn starts floe serve on a data directory (and the catalog dsn, when
+// it is not the data directory's SQLite file), its log in a file there, and
+// waits until the console, the Lance REST and the Iceberg REST all answer
+// (polled every 2 ms: the start-up figure's resolution).
+func serveOn(b *testing.B, bin, data, dsn, logName string) *served {
+	b.Helper()
+	s := &served{console: freeAddr(b), lance: freeAddr(b), ice: freeAddr(b)}
+	args := []string{"serve", "--data", data, "--http", s.console, "--grpc", "127.0.0.1:0",
+		"--lance", s.lance, "--iceberg", s.ice, "--s3tables", ""}
+	if dsn != "" && !strings.HasSuffix(dsn, ".db") {
+		args = append(args, "--catalog", dsn)
+	}
+	logFile, err := os.Create(filepath.Join(data, logName))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer logFile.Close()
-	cmd := exec.Command(r.bin, args...)
-	cmd.Env = append(os.Environ(), "FLOE_ADMIN_PASSWORD=bench-admin-password")
-	cmd.Stdout, cmd.Stderr = io.Discard, logFile
-	client := &http.Client{Timeout: time.Minute}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = append(os.Environ(), "FLOE_ADMIN_PASSWORD=bench-admin-password")
+	s.cmd.Stdout, s.cmd.Stderr = io.Discard, logFile
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := s.cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	}()
-	// Start-up: until the console, the Lance REST and the Iceberg REST all
-	// answer (polled every 2 ms; the figure's resolution).
-	for _, u := range []string{"http://" + console + "/readyz", "http://" + lance + "/v1/namespace/b00/exists", "http://" + ice + "/v1/config"} {
+	var once bool
+	s.stop = func() {
+		if !once {
+			once = true
+			s.cmd.Process.Signal(syscall.SIGTERM)
+			s.cmd.Wait()
+			logFile.Close()
+		}
+	}
+	b.Cleanup(s.stop)
+	client := &http.Client{Timeout: time.Minute}
+	for _, u := range []string{"http://" + s.console + "/readyz", "http://" + s.lance + "/v1/namespace/b00/exists", "http://" + s.ice + "/v1/config"} {
 		for {
 			if res, err := client.Get(u); err == nil {
 				io.Copy(io.Discard, res.Body)
@@ -209,15 +242,8 @@ func (r *scaleRun) stage(b *testing.B, n int) scaleStage {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	st.startup = time.Since(t0)
-	if !r.started {
-		r.createProbes(b, client, ice)
-		r.started = true
-	}
-	r.measure(b, &st, client, console, lance, ice)
-	st.rssMB, st.hwmMB = procMem(b, cmd.Process.Pid)
-	st.catalogMB = r.catalogMB(b)
-	return st
+	s.startup = time.Since(t0)
+	return s
 }
 
 // createProbes makes the Iceberg tables LoadTable reads, through the
