@@ -52,35 +52,7 @@ func BenchmarkHotPathsProcess(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		type tally struct {
-			n           int
-			elapsed     time.Duration
-			cpu, client time.Duration
-		}
-		var f, e tally
-		sides := []struct {
-			t   *tally
-			c   *child
-			run func() error
-		}{{&f, floeChild, floeSide}, {&e, empty, emptySide}}
-		for round := range processRounds / 2 {
-			order := []int{0, 1}
-			if round%2 == 1 {
-				order = []int{1, 0}
-			}
-			for _, i := range order {
-				s := sides[i]
-				c0, l0 := s.c.cpu(b), selfCPU()
-				t0 := time.Now()
-				if err := loadRound(processRoundRequests, s.run); err != nil {
-					b.Fatal(err)
-				}
-				s.t.elapsed += time.Since(t0)
-				s.t.cpu += s.c.cpu(b) - c0
-				s.t.client += selfCPU() - l0
-				s.t.n += processRoundRequests
-			}
-		}
+		f, e := abbaRounds(b, processRounds/2, floeSide, floeChild, emptySide, empty)
 		rate := func(t tally) float64 { return float64(t.n) / t.elapsed.Seconds() }
 		cpuRatio := float64(e.cpu+e.client) / float64(e.n) / (float64(f.cpu+f.client) / float64(f.n))
 		b.ReportMetric(rate(f)/rate(e), op.name+"/empty")

@@ -70,36 +70,7 @@ func BenchmarkLanceDescribeProcess(b *testing.B) {
 		}
 	}
 
-	type tally struct {
-		n       int
-		elapsed time.Duration
-		cpu     time.Duration // the server process's
-		client  time.Duration // this process's: the load generator
-	}
-	var d, e tally
-	sides := []struct {
-		t   *tally
-		c   *child
-		run func() error
-	}{{&d, fl.child, describe}, {&e, empty, baseline}}
-	for round := range processRounds {
-		order := []int{0, 1}
-		if round%2 == 1 {
-			order = []int{1, 0}
-		}
-		for _, i := range order {
-			s := sides[i]
-			c0, l0 := s.c.cpu(b), selfCPU()
-			t0 := time.Now()
-			if err := loadRound(processRoundRequests, s.run); err != nil {
-				b.Fatal(err)
-			}
-			s.t.elapsed += time.Since(t0)
-			s.t.cpu += s.c.cpu(b) - c0
-			s.t.client += selfCPU() - l0
-			s.t.n += processRoundRequests
-		}
-	}
+	d, e := abbaRounds(b, processRounds, describe, fl.child, baseline, empty)
 	for b.Loop() { // the rounds above are timed by hand, per side
 	}
 	rate := func(t tally) float64 { return float64(t.n) / t.elapsed.Seconds() }
@@ -117,6 +88,46 @@ func BenchmarkLanceDescribeProcess(b *testing.B) {
 	b.ReportMetric(float64(eCPU.Microseconds()), "empty-server-µs/req")
 	b.Logf("DescribeTable in floe serve: %.0f req/s; empty Go handler: %.0f req/s; ratio %.2f (target ≥ 0.5). Server CPU per request %v vs %v; load generator's %v vs %v; by CPU per request the ratio is %.2f. %d clients, %d alternating rounds of %d requests per side, binary %s",
 		rate(d), rate(e), ratio, dCPU, eCPU, d.client/time.Duration(d.n), e.client/time.Duration(e.n), cpuRatio, processClients, processRounds, processRoundRequests, floeBin)
+}
+
+// tally is one side's share of alternating rounds: requests, wall time,
+// the server process's CPU and this process's (the load generator's).
+type tally struct {
+	n       int
+	elapsed time.Duration
+	cpu     time.Duration
+	client  time.Duration
+}
+
+// abbaRounds runs rounds of processRoundRequests per side, alternating which
+// side goes first (ABBA) so drift on a shared machine falls on both, and
+// tallies each side against its server process.
+func abbaRounds(b *testing.B, rounds int, runA func() error, a *child, runB func() error, bc *child) (ta, tb tally) {
+	b.Helper()
+	sides := []struct {
+		t   *tally
+		c   *child
+		run func() error
+	}{{&ta, a, runA}, {&tb, bc, runB}}
+	for round := range rounds {
+		order := []int{0, 1}
+		if round%2 == 1 {
+			order = []int{1, 0}
+		}
+		for _, i := range order {
+			s := sides[i]
+			c0, l0 := s.c.cpu(b), selfCPU()
+			t0 := time.Now()
+			if err := loadRound(processRoundRequests, s.run); err != nil {
+				b.Fatal(err)
+			}
+			s.t.elapsed += time.Since(t0)
+			s.t.cpu += s.c.cpu(b) - c0
+			s.t.client += selfCPU() - l0
+			s.t.n += processRoundRequests
+		}
+	}
+	return ta, tb
 }
 
 // child is a server process the benchmark started.
