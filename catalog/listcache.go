@@ -20,9 +20,8 @@ type listCache struct {
 }
 
 type cachedListing struct {
-	gen   int64
-	names []string
-	next  string
+	gen  int64
+	page *NamePage
 }
 
 func listKey(where string, args []any, limit int) string {
@@ -44,23 +43,23 @@ func listKey(where string, args []any, limit int) string {
 	return b.String()
 }
 
-func (c *listCache) get(key string, gen int64) (cachedListing, bool) {
+func (c *listCache) get(key string, gen int64) (*NamePage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[key]
 	if !ok || e.gen != gen {
-		return cachedListing{}, false
+		return nil, false
 	}
-	return e, true
+	return e.page, true
 }
 
-func (c *listCache) put(key string, e cachedListing) {
+func (c *listCache) put(key string, gen int64, p *NamePage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedListings {
 		c.m = make(map[string]cachedListing) // drop all: cheap, and rare
 	}
-	c.m[key] = e
+	c.m[key] = cachedListing{gen: gen, page: p}
 }
 
 // tableGeneration reads the current table generation.

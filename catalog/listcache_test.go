@@ -2,8 +2,11 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+
+	"github.com/floe/floe/fault"
 )
 
 // TestListTableNamesSeesEveryChange checks the cached name listing never
@@ -51,5 +54,54 @@ func TestListTableNamesSeesEveryChange(t *testing.T) {
 	got[0] = "mutated"
 	if again := list(); !slices.Equal(again, []string{"three"}) {
 		t.Fatalf("a caller's change to a returned slice leaked into the cache: %v", again)
+	}
+}
+
+// TestNamePageCachedUntilAChange checks a repeated listing is the cached
+// page with its memo built once, that a change gives a new page, and that
+// an empty cached page does not outlive its namespace (only a page with
+// names proves the namespace exists).
+func TestNamePageCachedUntilAChange(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openAt(t, dir)
+	b := openAt(t, dir)
+	mustBucket(t, a, "vec", FormatLance)
+	mustNamespace(t, a, "vec", "docs")
+	mustNamespace(t, a, "vec", "empty")
+	mustTable(t, a, TableRef{Bucket: "vec", Namespace: []string{"docs"}, Name: "one"}, FormatLance)
+	opt := ListTablesOptions{Format: FormatLance, IncludeDeclared: true}
+	page := func(ns string) (*NamePage, error) { return a.ListTableNamePage(ctx, "vec", []string{ns}, opt) }
+	builds := 0
+	build := func() []byte { builds++; return []byte("x") }
+	p1, err := page("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1.Memo(build)
+	p2, err := page("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.Memo(build)
+	if p1 != p2 || builds != 1 {
+		t.Fatalf("repeated listing: same page %v, memo built %d times; want the cached page, built once", p1 == p2, builds)
+	}
+	mustTable(t, b, TableRef{Bucket: "vec", Namespace: []string{"docs"}, Name: "two"}, FormatLance)
+	p3, err := page("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3 == p1 || !slices.Equal(p3.Names, []string{"one", "two"}) {
+		t.Fatalf("after another process created a table: %v (same page %v)", p3.Names, p3 == p1)
+	}
+	if p, err := page("empty"); err != nil || len(p.Names) != 0 {
+		t.Fatalf("empty namespace: %v, %v", p, err)
+	}
+	if err := b.DropNamespace(ctx, "vec", []string{"empty"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := page("empty"); !errors.Is(err, fault.NotFound) {
+		t.Fatalf("listing a dropped empty namespace from the cache: %v, want NotFound", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -214,58 +215,112 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 // ListTableNames is ListTables returning names only: it reads no other
 // column and stats nothing unless declared tables are to be left out (then
 // at most a page's worth, see listUndeclared), so a catalog API can list a
-// thousand tables cheaply.
+// thousand tables cheaply. The names are the caller's to change.
 func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (names []string, next string, err error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	p, err := s.ListTableNamePage(ctx, bucket, ns, opt)
+	if err != nil {
 		return nil, "", err
+	}
+	return append([]string(nil), p.Names...), p.Next, nil
+}
+
+// NamePage is one page of table names. A page ListTableNamePage read from
+// its cache is shared by every caller until a table changes: its Names are
+// read-only.
+type NamePage struct {
+	Names []string
+	Next  string
+	memo  *pageMemo // set on pages that are cached
+}
+
+type pageMemo struct {
+	once sync.Once
+	b    []byte
+}
+
+// Memo returns build() computed once for this cached page and kept with it
+// (an API's encoded answer, say); on a page not cached it calls build every
+// time. One build per page: callers whose answers differ for the same page
+// must not share it.
+func (p *NamePage) Memo(build func() []byte) []byte {
+	if p.memo == nil {
+		return build()
+	}
+	p.memo.once.Do(func() { p.memo.b = build() })
+	return p.memo.b
+}
+
+// ListTableNamePage is ListTableNames answering from a listing cache that
+// any change to any table empties: a repeated listing costs one generation
+// read. A cached page that has names also proves its namespace exists (a
+// table row needs its namespace's), so only an empty one checks it again.
+func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (*NamePage, error) {
+	if err := validateBucket("bucket", bucket); err != nil {
+		return nil, err
+	}
+	if err := validateNamespace(ns); err != nil {
+		return nil, err
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		// Depends on storage, not only on rows: never from the cache.
+		if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns)); err != nil {
+			return nil, err
+		}
 		items, next, err := s.listUndeclared(ctx, where, args, opt.Format, limit, "name", scanName)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		names = make([]string, len(items))
+		p := &NamePage{Names: make([]string, len(items)), Next: next}
 		for i, t := range items {
-			names[i] = t.Name
+			p.Names[i] = t.Name
 		}
-		return names, next, nil
+		return p, nil
 	}
 	// Read the generation before the rows: a change landing in between
 	// makes the cached entry stale at once rather than wrongly fresh.
 	gen, genErr := s.tableGeneration(ctx)
 	key := listKey(where, args, limit)
+	cached, hit := (*NamePage)(nil), false
 	if genErr == nil {
-		if e, ok := s.lists.get(key, gen); ok {
-			return append([]string(nil), e.names...), e.next, nil
-		}
+		cached, hit = s.lists.get(key, gen)
+	}
+	if hit && len(cached.Names) > 0 {
+		return cached, nil
+	}
+	if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns)); err != nil {
+		return nil, err
+	}
+	if hit {
+		return cached, nil
 	}
 	rows, err := s.ro.QueryContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
-		return nil, "", dbErr("list tables", err)
+		return nil, dbErr("list tables", err)
 	}
 	defer rows.Close()
-	names = make([]string, 0, min(limit+1, 128))
+	names := make([]string, 0, min(limit+1, 128))
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return nil, "", dbErr("list tables", err)
+			return nil, dbErr("list tables", err)
 		}
 		names = append(names, n)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, "", dbErr("list tables", err)
+		return nil, dbErr("list tables", err)
 	}
+	p := &NamePage{Names: names}
 	if len(names) > limit {
-		names = names[:limit]
-		next = names[limit-1]
+		p.Names = names[:limit:limit]
+		p.Next = names[limit-1]
 	}
 	if genErr == nil {
-		s.lists.put(key, cachedListing{gen: gen, names: append([]string(nil), names...), next: next})
+		p.memo = &pageMemo{}
+		s.lists.put(key, gen, p)
 	}
-	return names, next, nil
+	return p, nil
 }
 
 // scanTables reads every row of a table query and closes it.

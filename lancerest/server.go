@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/floe/floe/apikey"
@@ -217,6 +218,15 @@ func writeJSON(w http.ResponseWriter, v any) *Error {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	w.Write(b)
+	return nil
+}
+
+// writeJSONBytes answers 200 with body, JSON already encoded.
+func writeJSONBytes(w http.ResponseWriter, body []byte) *Error {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package lancerest
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -83,8 +84,10 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 		return writeJSON(w, resp)
 	}
 	// Names only: the listing needs nothing else, and a 1,000-table page
-	// must stay cheap. Deregistered tables are filtered by the query.
-	names, next, err := s.store.ListTableNames(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
+	// must stay cheap: a page the catalog has cached keeps its encoded
+	// answer, so a repeated listing encodes nothing. Deregistered tables
+	// are filtered by the query.
+	page, err := s.store.ListTableNamePage(ctx, c.id[0], c.id[1:], catalog.ListTablesOptions{
 		ListOptions: opt, Format: catalog.FormatLance, IncludeDeclared: withDeclared,
 	})
 	if errors.Is(err, fault.NotFound) {
@@ -93,16 +96,19 @@ func listTables(s *Server, w http.ResponseWriter, r *http.Request, c *call) *Err
 	if err != nil {
 		return asError(err, CodeNamespaceNotFound)
 	}
-	if len(names) == 0 && opt.After == "" {
+	if len(page.Names) == 0 && opt.After == "" {
 		// An empty answer may also mean a bucket declared for Iceberg, which
 		// the Lance API does not serve; only then pay for the check.
 		if e := s.namespaceVisible(ctx, c.id, c.delim); e != nil {
 			return e
 		}
 	}
-	resp.Tables = names
-	resp.PageToken = catalog.PageToken(next)
-	return writeJSON(w, resp)
+	body := page.Memo(func() []byte {
+		// Strings only: Marshal cannot fail.
+		b, _ := json.Marshal(listTablesResponse{Tables: page.Names, PageToken: catalog.PageToken(page.Next)})
+		return b
+	})
+	return writeJSONBytes(w, body)
 }
 
 // listAllTables: GET /v1/table. Full ids of every Lance table the caller
