@@ -35,7 +35,8 @@ import (
 // and ?after= the middle) and buckets page, RSS after the requests, and
 // the catalog's size on disk; each as p50 and its ratio to the first stage.
 // Then the same at 100,000 tables with the catalog on PostgreSQL and the
-// ratio to SQLite (FLOE_SCALE_POSTGRES=0 leaves it out).
+// ratio to SQLite (FLOE_SCALE_POSTGRES=0 leaves it out; =10000 with
+// FLOE_SCALE_SIZES=1000,10000 compares at 10,000 in a few minutes).
 //
 //	go test -run '^$' -bench Scale -benchtime 1x -timeout 2h ./bench/
 func BenchmarkScale(b *testing.B) {
@@ -58,15 +59,15 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 	}
-	if slices.Contains(sizes, 100_000) && os.Getenv("FLOE_SCALE_POSTGRES") != "0" && (pgtest.Available() || os.Getenv("CI") != "") {
+	if pgAt := scalePostgresAt(b); slices.Contains(sizes, pgAt) && (pgtest.Available() || os.Getenv("CI") != "") {
 		pg := newScaleRun(b, bin, filepath.Join(dir, "postgres"), pgtest.DSN(b))
 		var base scaleStage
-		for _, s := range stages {
-			if s.tables == 100_000 {
-				base = s
+		for i, n := range sizes {
+			if n == pgAt {
+				base = stages[i]
 			}
 		}
-		p := pg.stage(b, 100_000)
+		p := pg.stage(b, pgAt)
 		b.Logf("PostgreSQL, %s", p.report(base))
 	}
 	for b.Loop() { // the stages are timed by hand
@@ -91,6 +92,20 @@ func scaleSizes(b *testing.B) []int {
 		sizes = append(sizes, n)
 	}
 	return sizes
+}
+
+// scalePostgresAt is the stage repeated on PostgreSQL: 100,000 tables
+// unless FLOE_SCALE_POSTGRES names another of the sizes (0: none).
+func scalePostgresAt(b *testing.B) int {
+	raw := os.Getenv("FLOE_SCALE_POSTGRES")
+	if raw == "" {
+		return 100_000
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 {
+		b.Fatalf("FLOE_SCALE_POSTGRES: %q is not a table count (0 leaves PostgreSQL out)", raw)
+	}
+	return n
 }
 
 // scaleStage is what one stage measured.

@@ -37,11 +37,26 @@ func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool)
 }
 
 func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string) error {
+	if err := validListTables(bucket, ns); err != nil {
+		return err
+	}
+	return s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns))
+}
+
+func validListTables(bucket string, ns []string) error {
 	if err := validateBucket("bucket", bucket); err != nil {
 		return err
 	}
-	if err := validateNamespace(ns); err != nil {
-		return err
+	return validateNamespace(ns)
+}
+
+// requireNamespaceIfNone checks the namespace exists when a listing found
+// nothing in it. A listing that found a table needs no check: a table row
+// cannot outlive its namespace's (foreign key), so the check would be a
+// round trip that proves nothing new.
+func (s *Store) requireNamespaceIfNone(ctx context.Context, bucket string, ns []string, found bool) error {
+	if found {
+		return nil
 	}
 	return s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns))
 }
@@ -52,13 +67,20 @@ func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string)
 // its limit of declared tables on storage (listUndeclared), so it may come
 // back short with a next token.
 func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (items []Table, next string, err error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	if err := validListTables(bucket, ns); err != nil {
 		return nil, "", err
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
-		return s.listUndeclared(ctx, where, args, opt.Format, limit, tableColumns, s.scanRows)
+		items, next, err := s.listUndeclared(ctx, where, args, opt.Format, limit, tableColumns, s.scanRows)
+		if err == nil {
+			err = s.requireNamespaceIfNone(ctx, bucket, ns, len(items) > 0 || next != "")
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return items, next, nil
 	}
 	rows, err := s.ro.QueryContext(ctx, `SELECT `+tableColumns+` FROM tables WHERE `+where+` ORDER BY name LIMIT ?`,
 		append(args, limit+1)...)
@@ -66,6 +88,9 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 		return nil, "", dbErr("list tables", err)
 	}
 	if items, err = s.scanTables(rows); err != nil {
+		return nil, "", err
+	}
+	if err := s.requireNamespaceIfNone(ctx, bucket, ns, len(items) > 0); err != nil {
 		return nil, "", err
 	}
 	if len(items) > limit {
@@ -81,14 +106,19 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 // CountTables counts tables in a namespace matching the options (for
 // pagination); After and Limit are ignored.
 func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (int, error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	if err := validListTables(bucket, ns); err != nil {
 		return 0, err
 	}
 	var n int
 	if opt.Format == FormatUnset && opt.NameContains == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
-		// Every visible table: the trigger-kept count (migration 0004).
-		if err := s.ro.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
-			bucket, JoinNamespace(ns)).Scan(&n); err != nil {
+		// Every visible table: the trigger-kept count (migration 0004),
+		// read from the namespace's row, so no row is its absence.
+		err := s.ro.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
+			bucket, JoinNamespace(ns)).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, s.requireNamespaceIfNone(ctx, bucket, ns, false)
+		}
+		if err != nil {
 			return 0, dbErr("count tables", err)
 		}
 		return n, nil
@@ -99,6 +129,9 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 	}
 	if err := s.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM tables WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, dbErr("count tables", err)
+	}
+	if err := s.requireNamespaceIfNone(ctx, bucket, ns, n > 0); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
@@ -255,20 +288,17 @@ func (p *NamePage) Memo(build func() []byte) []byte {
 // read. A cached page that has names also proves its namespace exists (a
 // table row needs its namespace's), so only an empty one checks it again.
 func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (*NamePage, error) {
-	if err := validateBucket("bucket", bucket); err != nil {
-		return nil, err
-	}
-	if err := validateNamespace(ns); err != nil {
+	if err := validListTables(bucket, ns); err != nil {
 		return nil, err
 	}
 	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		// Depends on storage, not only on rows: never from the cache.
-		if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns)); err != nil {
-			return nil, err
-		}
 		items, next, err := s.listUndeclared(ctx, where, args, opt.Format, limit, "name", scanName)
+		if err == nil {
+			err = s.requireNamespaceIfNone(ctx, bucket, ns, len(items) > 0 || next != "")
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -286,13 +316,10 @@ func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []strin
 	if genErr == nil {
 		cached, hit = s.lists.get(key, gen)
 	}
-	if hit && len(cached.Names) > 0 {
-		return cached, nil
-	}
-	if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(ns)); err != nil {
-		return nil, err
-	}
 	if hit {
+		if err := s.requireNamespaceIfNone(ctx, bucket, ns, len(cached.Names) > 0); err != nil {
+			return nil, err
+		}
 		return cached, nil
 	}
 	rows, err := s.ro.QueryContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT ?`, append(args, limit+1)...)
@@ -310,6 +337,9 @@ func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []strin
 	}
 	if err := rows.Err(); err != nil {
 		return nil, dbErr("list tables", err)
+	}
+	if err := s.requireNamespaceIfNone(ctx, bucket, ns, len(names) > 0); err != nil {
+		return nil, err
 	}
 	p := &NamePage{Names: names}
 	if len(names) > limit {

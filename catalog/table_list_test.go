@@ -112,8 +112,25 @@ func TestListTables(t *testing.T) {
 		}
 	})
 	t.Run("missing namespace", func(t *testing.T) {
-		_, _, err := s.ListTables(ctx, "any-b", []string{"zz"}, ListTablesOptions{})
-		wantKind(t, err, fault.NotFound)
+		// Each listing checks the namespace only when it found nothing:
+		// every way of listing still tells a missing one from an empty one.
+		mustNamespace(t, s, "any-b", "empty")
+		for _, opt := range []ListTablesOptions{{}, {IncludeDeclared: true}, {Format: FormatLance}, {NameContains: "x"}} {
+			_, _, err := s.ListTables(ctx, "any-b", []string{"zz"}, opt)
+			wantKind(t, err, fault.NotFound)
+			_, err = s.CountTables(ctx, "any-b", []string{"zz"}, opt)
+			wantKind(t, err, fault.NotFound)
+			_, _, err = s.ListTableNames(ctx, "any-b", []string{"zz"}, opt)
+			wantKind(t, err, fault.NotFound)
+			_, _, err = s.ListTables(ctx, "no-such-bucket", []string{"ns"}, opt)
+			wantKind(t, err, fault.NotFound)
+			if items, _, err := s.ListTables(ctx, "any-b", []string{"empty"}, opt); err != nil || len(items) != 0 {
+				t.Errorf("empty namespace %+v: %v, %v", opt, items, err)
+			}
+			if n, err := s.CountTables(ctx, "any-b", []string{"empty"}, opt); err != nil || n != 0 {
+				t.Errorf("count of an empty namespace %+v: %d, %v", opt, n, err)
+			}
+		}
 	})
 }
 
