@@ -40,6 +40,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestDeleteBucket", Fn: TestDeleteBucket},
 	{Name: "TestTableCountFollowsChanges", Fn: TestTableCountFollowsChanges},
 	{Name: "TestListTableNamesSeesEveryChange", Fn: TestListTableNamesSeesEveryChange},
+	{Name: "TestNamePageCachedUntilAChange", Fn: TestNamePageCachedUntilAChange},
 	{Name: "TestCreateNamespace", Fn: TestCreateNamespace},
 	{Name: "TestListAndUpdateNamespaces", Fn: TestListAndUpdateNamespaces},
 	{Name: "TestDropNamespace", Fn: TestDropNamespace},

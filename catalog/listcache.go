@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // maxCachedListings bounds the name-listing cache: each entry holds at most
@@ -22,6 +23,12 @@ type listCache struct {
 type cachedListing struct {
 	gen  int64
 	page *NamePage
+	// st is the table-entry cache's stamp taken before gen was read
+	// (zero when that cache is off): while the stamp holds, nothing was
+	// written, so the page is served without reading the generation.
+	st      cacheStamp
+	stamped bool
+	at      time.Time
 }
 
 func listKey(where string, args []any, limit int) string {
@@ -43,23 +50,54 @@ func listKey(where string, args []any, limit int) string {
 	return b.String()
 }
 
-func (c *listCache) get(key string, gen int64) (*NamePage, bool) {
+func (c *listCache) get(key string) (cachedListing, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[key]
-	if !ok || e.gen != gen {
-		return nil, false
-	}
-	return e.page, true
+	return e, ok
 }
 
-func (c *listCache) put(key string, gen int64, p *NamePage) {
+func (c *listCache) put(key string, e cachedListing) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedListings {
 		c.m = make(map[string]cachedListing) // drop all: cheap, and rare
 	}
-	c.m[key] = cachedListing{gen: gen, page: p}
+	c.m[key] = e
+}
+
+// cachedListing returns the cached page for key if it still holds. While
+// the table-entry cache's stamp is the one the page was stamped with, no
+// write has happened and no query is needed; otherwise the table
+// generation decides (one query), and a page it confirms is stamped anew.
+// It also returns what a page read now must be cached with: the stamp and
+// the generation, both taken before the caller reads the rows, so a change
+// landing in between makes the entry stale at once rather than wrongly
+// fresh (genErr: the generation could not be read; cache nothing).
+func (s *Store) cachedListing(ctx context.Context, key string) (page *NamePage, hit bool, st listStamp, gen int64, genErr error) {
+	st.st, st.ok = s.tables.begin()
+	st.at = time.Now()
+	e, ok := s.lists.get(key)
+	if ok && st.ok && e.stamped && e.st == st.st && st.at.Sub(e.at) <= maxCachedTableAge {
+		return e.page, true, st, e.gen, nil
+	}
+	gen, genErr = s.tableGeneration(ctx)
+	if genErr != nil || !ok || e.gen != gen {
+		return nil, false, st, gen, genErr
+	}
+	s.lists.put(key, st.entry(gen, e.page))
+	return e.page, true, st, gen, nil
+}
+
+// listStamp is the table-entry cache's stamp as a listing began.
+type listStamp struct {
+	st cacheStamp
+	ok bool // the cache was on and live
+	at time.Time
+}
+
+func (ls listStamp) entry(gen int64, p *NamePage) cachedListing {
+	return cachedListing{gen: gen, page: p, st: ls.st, stamped: ls.ok, at: ls.at}
 }
 
 // tableGeneration reads the current table generation.

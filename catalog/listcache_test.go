@@ -13,9 +13,18 @@ import (
 // outlives a change, whether made through the same Store or through a second
 // one on the same file (the CLI beside floe serve).
 func TestListTableNamesSeesEveryChange(t *testing.T) {
+	for _, stamped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "generation", true: "change stamp"}[stamped], func(t *testing.T) { checkListTableNamesSeesEveryChange(t, stamped) })
+	}
+}
+
+func checkListTableNamesSeesEveryChange(t *testing.T, stamped bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
+	if stamped {
+		a.CacheReads(nil) // as floe serve does on SQLite: served without reading the generation
+	}
 	b := openAt(t, dir)
 	mustBucket(t, a, "vec", FormatLance)
 	mustNamespace(t, a, "vec", "docs")
@@ -62,9 +71,18 @@ func TestListTableNamesSeesEveryChange(t *testing.T) {
 // an empty cached page does not outlive its namespace (only a page with
 // names proves the namespace exists).
 func TestNamePageCachedUntilAChange(t *testing.T) {
+	for _, stamped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "generation", true: "change stamp"}[stamped], func(t *testing.T) { checkNamePageCachedUntilAChange(t, stamped) })
+	}
+}
+
+func checkNamePageCachedUntilAChange(t *testing.T, stamped bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
+	if stamped {
+		a.CacheReads(nil) // as floe serve does on SQLite: served without reading the generation
+	}
 	b := openAt(t, dir)
 	mustBucket(t, a, "vec", FormatLance)
 	mustNamespace(t, a, "vec", "docs")

@@ -308,14 +308,8 @@ func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []strin
 		}
 		return p, nil
 	}
-	// Read the generation before the rows: a change landing in between
-	// makes the cached entry stale at once rather than wrongly fresh.
-	gen, genErr := s.tableGeneration(ctx)
 	key := listKey(where, args, limit)
-	cached, hit := (*NamePage)(nil), false
-	if genErr == nil {
-		cached, hit = s.lists.get(key, gen)
-	}
+	cached, hit, st, gen, genErr := s.cachedListing(ctx, key)
 	if hit {
 		if err := s.requireNamespaceIfNone(ctx, bucket, ns, len(cached.Names) > 0); err != nil {
 			return nil, err
@@ -348,7 +342,7 @@ func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []strin
 	}
 	if genErr == nil {
 		p.memo = &pageMemo{}
-		s.lists.put(key, gen, p)
+		s.lists.put(key, st.entry(gen, p))
 	}
 	return p, nil
 }
