@@ -89,6 +89,10 @@ type Namespace struct {
 	Levels     []string // e.g. ["sales", "eu"]
 	Properties map[string]string
 	CreatedAt  time.Time
+	// TableCount is how many visible (not deregistered) tables lie
+	// directly in the namespace as it was read: CountTables without
+	// filters, at no extra query.
+	TableCount int
 }
 
 // Name joins the levels with "." as the console URL and warehouse do.

@@ -115,7 +115,7 @@ func scanNamespace(sc interface{ Scan(...any) error }) (Namespace, error) {
 	var ns Namespace
 	var name, props string
 	var created int64
-	if err := sc.Scan(&ns.Bucket, &name, &props, &created); err != nil {
+	if err := sc.Scan(&ns.Bucket, &name, &props, &created, &ns.TableCount); err != nil {
 		return Namespace{}, err
 	}
 	ns.Levels = SplitNamespace(name)
@@ -124,7 +124,7 @@ func scanNamespace(sc interface{ Scan(...any) error }) (Namespace, error) {
 	return ns, nil
 }
 
-const namespaceColumns = `bucket, name, properties, created_at`
+const namespaceColumns = `bucket, name, properties, created_at, table_count`
 
 // GetNamespace returns one namespace.
 func (s *Store) GetNamespace(ctx context.Context, bucket string, levels []string) (Namespace, error) {
@@ -167,6 +167,18 @@ func (s *Store) ListNamespaces(ctx context.Context, bucket string, parent []stri
 	} else if _, err := s.getBucket(ctx, s.ro, bucket); err != nil {
 		return nil, "", err
 	}
+	return s.listNamespaces(ctx, bucket, parent, opt)
+}
+
+// ListChildNamespaces is ListNamespaces under a namespace the caller has
+// just read (GetNamespace): it does not look the parent up again, so a
+// page that shows a namespace and its children pays one query for them.
+// A parent dropped since the read lists no children.
+func (s *Store) ListChildNamespaces(ctx context.Context, parent Namespace, opt ListOptions) (items []Namespace, next string, err error) {
+	return s.listNamespaces(ctx, parent.Bucket, parent.Levels, opt)
+}
+
+func (s *Store) listNamespaces(ctx context.Context, bucket string, parent []string, opt ListOptions) (items []Namespace, next string, err error) {
 	// After may be a full name ("a.b") or just the last level ("b").
 	after := opt.After
 	if after != "" && len(parent) > 0 && len(SplitNamespace(after)) == 1 {

@@ -150,6 +150,12 @@ type ListTablesOptions struct {
 	IncludeDeclared bool
 }
 
+// Unfiltered reports whether the options keep every visible table, so the
+// count is the namespace's TableCount.
+func (o ListTablesOptions) Unfiltered() bool {
+	return o.Format == FormatUnset && o.NameContains == "" && o.IncludeDeclared && !o.IncludeDeregistered
+}
+
 // User is a console user: local (a password) or from the identity
 // provider (Issuer and Subject set, no password).
 type User struct {

@@ -110,7 +110,7 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		return 0, err
 	}
 	var n int
-	if opt.Format == FormatUnset && opt.NameContains == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
+	if opt.Unfiltered() {
 		// Every visible table: the trigger-kept count (migration 0004),
 		// read from the namespace's row, so no row is its absence.
 		err := s.ro.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,

@@ -202,6 +202,17 @@ func (s *Store) ListViews(ctx context.Context, bucket string, ns []string, opt L
 	if err := s.checkListTables(ctx, bucket, ns); err != nil {
 		return nil, "", err
 	}
+	return s.listViews(ctx, bucket, ns, opt)
+}
+
+// ListViewsIn is ListViews in a namespace the caller has just read
+// (GetNamespace): it does not look the namespace up again. A namespace
+// dropped since the read lists no views.
+func (s *Store) ListViewsIn(ctx context.Context, ns Namespace, opt ListOptions) (items []View, next string, err error) {
+	return s.listViews(ctx, ns.Bucket, ns.Levels, opt)
+}
+
+func (s *Store) listViews(ctx context.Context, bucket string, ns []string, opt ListOptions) (items []View, next string, err error) {
 	limit := pageLimit(opt.Limit)
 	rows, err := s.ro.QueryContext(ctx, `SELECT `+viewColumns+` FROM views
 		WHERE bucket = ? AND namespace = ? AND name > ? ORDER BY name LIMIT ?`,

@@ -93,12 +93,12 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	case attention:
 		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
 	default:
-		tables, next, v.Total, err = h.tablesPage(r, b.Name, ns.Levels, opt, after)
+		tables, next, v.Total, err = h.tablesPage(r, ns, opt, after)
 	}
 	if err != nil {
 		return views.NamespaceView{}, err
 	}
-	children, _, err := h.store.ListNamespaces(ctx, b.Name, ns.Levels, catalog.ListOptions{Limit: catalog.MaxPageSize})
+	children, _, err := h.store.ListChildNamespaces(ctx, ns, catalog.ListOptions{Limit: catalog.MaxPageSize})
 	if err != nil {
 		return views.NamespaceView{}, err
 	}
@@ -126,7 +126,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 		}
 		v.LiveURL = LiveURL(sub)
 	}
-	if v.Views, err = h.namespaceViews(ctx, b.Name, ns.Levels); err != nil {
+	if v.Views, err = h.namespaceViews(ctx, ns); err != nil {
 		return views.NamespaceView{}, err
 	}
 	return v, nil
@@ -135,12 +135,16 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 // tablesPage is one page of the namespace's tables after the name after
 // (keyset: the index seeks to it, so a deep page costs what the first
 // does), the name the next page starts after ("" on the last) and the
-// count of matching tables. An old ?page=N link still lands on its page.
-func (h *Handlers) tablesPage(r *http.Request, bucket string, ns []string, opt catalog.ListTablesOptions, after string) ([]catalog.Table, string, int, error) {
+// count of matching tables (without a filter, the count read with the
+// namespace). An old ?page=N link still lands on its page.
+func (h *Handlers) tablesPage(r *http.Request, namespace catalog.Namespace, opt catalog.ListTablesOptions, after string) ([]catalog.Table, string, int, error) {
 	ctx := r.Context()
-	total, err := h.store.CountTables(ctx, bucket, ns, opt)
-	if err != nil {
-		return nil, "", 0, err
+	bucket, ns := namespace.Bucket, namespace.Levels
+	total, err := namespace.TableCount, error(nil)
+	if !opt.Unfiltered() {
+		if total, err = h.store.CountTables(ctx, bucket, ns, opt); err != nil {
+			return nil, "", 0, err
+		}
 	}
 	if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page > 1 && after == "" {
 		page = min(page, max((total+tablesPerPage-1)/tablesPerPage, 1))

@@ -19,8 +19,9 @@ const viewsPerNamespacePage = 50
 
 // namespaceViews lists the first views of a namespace with their current
 // dialects and version counts, read from each view's metadata file.
-func (h *Handlers) namespaceViews(ctx context.Context, bucket string, ns []string) ([]views.ViewRow, error) {
-	vs, _, err := h.store.ListViews(ctx, bucket, ns, catalog.ListOptions{Limit: viewsPerNamespacePage})
+func (h *Handlers) namespaceViews(ctx context.Context, namespace catalog.Namespace) ([]views.ViewRow, error) {
+	bucket, ns := namespace.Bucket, namespace.Levels
+	vs, _, err := h.store.ListViewsIn(ctx, namespace, catalog.ListOptions{Limit: viewsPerNamespacePage})
 	if err != nil {
 		return nil, err
 	}
