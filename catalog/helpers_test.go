@@ -41,6 +41,7 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestTableCountFollowsChanges", Fn: TestTableCountFollowsChanges},
 	{Name: "TestListTableNamesSeesEveryChange", Fn: TestListTableNamesSeesEveryChange},
 	{Name: "TestNamePageCachedUntilAChange", Fn: TestNamePageCachedUntilAChange},
+	{Name: "TestBucketTableGenerations", Fn: TestBucketTableGenerations},
 	{Name: "TestCreateNamespace", Fn: TestCreateNamespace},
 	{Name: "TestListAndUpdateNamespaces", Fn: TestListAndUpdateNamespaces},
 	{Name: "TestDropNamespace", Fn: TestDropNamespace},

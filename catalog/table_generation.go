@@ -13,3 +13,28 @@ func (s *Store) TableGeneration(ctx context.Context) (int64, error) {
 	}
 	return gen, nil
 }
+
+// BucketTableGenerations returns, for every bucket, a number that changes
+// whenever any of its tables changes, in this process or another
+// (migration 0029's triggers): a summary kept per bucket rereads only the
+// buckets whose number moved.
+func (s *Store) BucketTableGenerations(ctx context.Context) (map[string]int64, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT name, table_gen FROM buckets`)
+	if err != nil {
+		return nil, dbErr("read bucket table generations", err)
+	}
+	defer rows.Close()
+	gens := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var gen int64
+		if err := rows.Scan(&name, &gen); err != nil {
+			return nil, dbErr("read bucket table generations", err)
+		}
+		gens[name] = gen
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("read bucket table generations", err)
+	}
+	return gens, nil
+}

@@ -3,6 +3,7 @@ package health
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -222,14 +223,24 @@ func (f *fakeObs) Stats(id string, _ catalog.Format) (observe.Stats, bool) {
 func (f *fakeObs) Changes() uint64 { return f.changes }
 
 type fakeTables struct {
-	gen  int64
-	keys []catalog.TableKey
-	read int
+	gen   int64
+	bgen  map[string]int64 // added to gen for one bucket
+	keys  []catalog.TableKey
+	read  int
+	reads []string // the bucket of each TableKeys call ("" every bucket)
 }
 
 func (f *fakeTables) TableGeneration(context.Context) (int64, error) { return f.gen, nil }
+func (f *fakeTables) BucketTableGenerations(context.Context) (map[string]int64, error) {
+	gens := map[string]int64{}
+	for _, k := range f.keys {
+		gens[k.Bucket] = f.gen + f.bgen[k.Bucket]
+	}
+	return gens, nil
+}
 func (f *fakeTables) TableKeys(_ context.Context, bucket string, _ []string) ([]catalog.TableKey, error) {
 	f.read++
+	f.reads = append(f.reads, bucket)
 	var out []catalog.TableKey
 	for _, k := range f.keys {
 		if bucket == "" || k.Bucket == bucket {
@@ -296,6 +307,14 @@ func TestServiceSummariesAndFilter(t *testing.T) {
 	sum, _ = s.Buckets(context.Background())
 	if sum["b1"].Tables != 2 {
 		t.Errorf("after a drop: %+v", sum["b1"])
+	}
+	// A change in one bucket rereads that bucket's tables, not the catalog's.
+	tabs.reads = nil
+	tabs.bgen = map[string]int64{"b2": 1}
+	tabs.keys = append(tabs.keys, catalog.TableKey{ID: "j", Bucket: "b2", Name: "j", Format: catalog.FormatIceberg})
+	sum, _ = s.Buckets(context.Background())
+	if sum["b2"].Tables != 2 || sum["b1"].Tables != 2 || !slices.Equal(tabs.reads, []string{"b2"}) {
+		t.Errorf("after a create in b2: b1 %+v, b2 %+v; tables read for %q, want only b2's", sum["b1"], sum["b2"], tabs.reads)
 	}
 
 	obs.put("b", catalog.FormatLance, map[string]any{"fragments": 5, "small_fragments": 5})

@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ type Observations interface {
 // Tables is the part of catalog.Store the bucket summaries read.
 type Tables interface {
 	TableGeneration(ctx context.Context) (int64, error)
+	BucketTableGenerations(ctx context.Context) (map[string]int64, error)
 	TableKeys(ctx context.Context, bucket string, ns []string) ([]catalog.TableKey, error)
 }
 
@@ -63,14 +65,12 @@ type Service struct {
 	settings SettingsFunc
 	now      func() time.Time
 
-	mu     sync.Mutex
-	th     Thresholds
-	thAt   time.Time
-	cache  map[cacheKey]cached
-	sum    map[string]BucketSummary
-	sumKey summaryKey
-	sumAt  time.Time
-	sumMu  sync.Mutex // one recomputation at a time
+	mu    sync.Mutex
+	th    Thresholds
+	thAt  time.Time
+	cache map[cacheKey]cached
+	sums  *bucketSums
+	sumMu sync.Mutex // one recomputation at a time
 
 	attention map[string]attentionEntry // by bucket + NUL + namespace
 	listings  map[string]*listing       // by bucket + NUL + namespace (listing.go)
@@ -219,15 +219,19 @@ type BucketSummary struct {
 // NeedingAttention is the tables in attention or needing maintenance.
 func (b BucketSummary) NeedingAttention() int { return b.Attention + b.NeedsMaintenance }
 
-// Buckets sums every bucket's tables. The sums are cached and recomputed
-// only when a table entry, an observation or a threshold changed (and, while
-// observations stream in, at most every summaryMinInterval), so the buckets
-// page costs one generation read, not one observation read per table.
+// Buckets sums every bucket's tables. The sums are kept per bucket with
+// the bucket's table generation: a table change rereads only its bucket's
+// tables, an observation or threshold change recomputes them all (and,
+// while observations stream in, at most every summaryMinInterval), so the
+// buckets page costs one read of the buckets' generations, not one read of
+// every table in the catalog.
 func (s *Service) Buckets(ctx context.Context) (map[string]BucketSummary, error) {
 	if s == nil || s.tables == nil {
 		return nil, nil
 	}
-	gen, err := s.tables.TableGeneration(ctx)
+	// Generations before the keys: a change landing in between leaves the
+	// sums stale at once rather than wrongly fresh.
+	gens, err := s.tables.BucketTableGenerations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -235,25 +239,78 @@ func (s *Service) Buckets(ctx context.Context) (map[string]BucketSummary, error)
 	if s.obs != nil {
 		changes = s.obs.Changes()
 	}
-	key := summaryKey{gen: gen, changes: changes, th: s.Thresholds()}
-	if sum, ok := s.freshSummary(key); ok {
-		return sum, nil
+	th := s.Thresholds()
+	if cur := s.currentSums(); cur.fresh(gens, changes, th, s.now()) {
+		return cur.sum, nil
 	}
 	s.sumMu.Lock()
 	defer s.sumMu.Unlock()
-	if sum, ok := s.freshSummary(key); ok { // another caller just did it
-		return sum, nil
-	}
-	keys, err := s.tables.TableKeys(ctx, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	sum := map[string]BucketSummary{}
+	cur := s.currentSums()
 	now := s.now()
+	if cur.fresh(gens, changes, th, now) { // another caller just did it
+		return cur.sum, nil
+	}
+	next := &bucketSums{gens: gens, changes: changes, th: th, at: now, sum: map[string]BucketSummary{}}
+	if cur == nil || cur.th != th || (cur.changes != changes && now.Sub(cur.at) >= summaryMinInterval) {
+		keys, err := s.tables.TableKeys(ctx, "", nil)
+		if err != nil {
+			return nil, err
+		}
+		s.sumKeys(next.sum, keys, th, now)
+	} else {
+		// Only some buckets' tables changed: reread those, keep the rest.
+		// The observations' clock stays the last full pass's.
+		next.changes, next.at = cur.changes, cur.at
+		for b, g := range gens {
+			if old, ok := cur.gens[b]; ok && old == g {
+				if v, ok := cur.sum[b]; ok {
+					next.sum[b] = v
+				}
+				continue
+			}
+			keys, err := s.tables.TableKeys(ctx, b, nil)
+			if err != nil {
+				return nil, err
+			}
+			s.sumKeys(next.sum, keys, th, now)
+		}
+	}
+	s.mu.Lock()
+	s.sums = next
+	s.mu.Unlock()
+	return next.sum, nil
+}
+
+// bucketSums are the buckets page's sums with what they were computed at.
+// A value, once stored, is never changed: callers share its map.
+type bucketSums struct {
+	gens    map[string]int64 // bucket → table generation
+	changes uint64           // observations' change count
+	th      Thresholds
+	at      time.Time // when observations were last taken in for every bucket
+	sum     map[string]BucketSummary
+}
+
+// fresh reports whether the sums still hold: no bucket's tables changed,
+// the thresholds are the same, and observations did not move or moved
+// within summaryMinInterval of the last full pass.
+func (b *bucketSums) fresh(gens map[string]int64, changes uint64, th Thresholds, now time.Time) bool {
+	return b != nil && b.th == th && maps.Equal(b.gens, gens) &&
+		(b.changes == changes || now.Sub(b.at) < summaryMinInterval)
+}
+
+func (s *Service) currentSums() *bucketSums {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sums
+}
+
+// sumKeys adds keys' tables to their buckets' sums.
+func (s *Service) sumKeys(sum map[string]BucketSummary, keys []catalog.TableKey, th Thresholds, now time.Time) {
 	for _, k := range keys {
 		b := sum[k.Bucket]
 		b.Tables++
-		ov := s.table(k.ID, k.Format, k.ModifiedAt, key.th, now)
+		ov := s.table(k.ID, k.Format, k.ModifiedAt, th, now)
 		if !ov.ObservedAt.IsZero() {
 			b.Observed++
 		}
@@ -271,25 +328,6 @@ func (s *Service) Buckets(ctx context.Context) (map[string]BucketSummary, error)
 		}
 		sum[k.Bucket] = b
 	}
-	s.mu.Lock()
-	s.sum, s.sumKey, s.sumAt = sum, key, s.now()
-	s.mu.Unlock()
-	return sum, nil
-}
-
-// freshSummary returns the cached sums when they still hold: same key, or
-// only observations moved and the last recomputation is recent.
-func (s *Service) freshSummary(key summaryKey) (map[string]BucketSummary, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sum == nil {
-		return nil, false
-	}
-	if s.sumKey == key {
-		return s.sum, true
-	}
-	onlyObservations := s.sumKey.gen == key.gen && s.sumKey.th == key.th
-	return s.sum, onlyObservations && s.now().Sub(s.sumAt) < summaryMinInterval
 }
 
 // NeedingAttention returns, in name order, a namespace's tables in
@@ -330,10 +368,11 @@ type attentionEntry struct {
 
 // attentionList is the namespace's tables that need attention, cached.
 func (s *Service) attentionList(ctx context.Context, bucket string, ns []string) ([]catalog.TableKey, error) {
-	gen, err := s.tables.TableGeneration(ctx)
+	gens, err := s.tables.BucketTableGenerations(ctx) // only the bucket's changes make the list stale
 	if err != nil {
 		return nil, err
 	}
+	gen := gens[bucket]
 	var changes uint64
 	if s.obs != nil {
 		changes = s.obs.Changes()
