@@ -27,9 +27,11 @@ const maxWorkerIDLen = 200
 // starts a reader and the session's writer, waits for the session to end,
 // then waits for the writer, so nothing sends after the handler returns.
 func (p *Plugin) Connect(stream pluginpb.PluginService_ConnectServer) error {
-	if p.closed.Load() {
+	done, ok := p.track()
+	if !ok {
 		return errUnavailable()
 	}
+	defer done()
 	tok, err := p.authenticate(stream.Context())
 	if err != nil {
 		return err

@@ -187,6 +187,11 @@ type Plugin struct {
 	rootCancel context.CancelCauseFunc
 	closed     atomic.Bool
 	wg         sync.WaitGroup // writers, readers, lanes, helpers
+	// trackMu orders Shutdown's closing against track: a goroutine counted
+	// in wg from outside it (a stream's handler, Run starting its loops)
+	// is counted before closed is set, so no count starts from zero while
+	// a Wait runs.
+	trackMu sync.Mutex
 
 	reg     *registry
 	pending *pendingTable
@@ -269,7 +274,8 @@ func (p *Plugin) Load(ctx context.Context) error {
 // shuts the channel down and returns once every goroutine the plugin
 // started, its sessions' included, has returned.
 func (p *Plugin) Run(ctx context.Context) error {
-	if p.closed.Load() {
+	started, ok := p.track()
+	if !ok {
 		return nil // shut down before it ran: nothing to do
 	}
 	p.wg.Go(func() { p.observeLoop(p.root) })
@@ -286,6 +292,7 @@ func (p *Plugin) Run(ctx context.Context) error {
 			p.wg.Go(func() { p.jobs.leaseLoop(p.root) })
 		}
 	}
+	started()
 	select {
 	case <-ctx.Done():
 	case <-p.root.Done(): // Shutdown from outside
@@ -317,7 +324,10 @@ func (p *Plugin) newRequestID() string {
 // (gracefully until ctx ends, then forcibly), and every goroutine the plugin
 // started has returned when it does.
 func (p *Plugin) Shutdown(ctx context.Context) error {
-	if !p.closed.CompareAndSwap(false, true) {
+	p.trackMu.Lock()
+	first := p.closed.CompareAndSwap(false, true)
+	p.trackMu.Unlock()
+	if !first {
 		return nil
 	}
 	p.rootCancel(ErrClosed)
@@ -345,6 +355,21 @@ func (p *Plugin) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// track counts the caller in wg until it calls done, unless the plugin is
+// shutting down (ok false). A goroutine the plugin did not start — a
+// stream's handler — takes this before it starts any of its own, so its
+// wg.Go calls never start a count from zero under a running Wait (which
+// the race detector reports, and which could let Wait return early).
+func (p *Plugin) track() (done func(), ok bool) {
+	p.trackMu.Lock()
+	defer p.trackMu.Unlock()
+	if p.closed.Load() {
+		return nil, false
+	}
+	p.wg.Add(1)
+	return p.wg.Done, true
 }
 
 func errUnavailable() error {
