@@ -137,8 +137,11 @@ type CreateTableInput struct {
 // ListTablesOptions filter a table listing.
 type ListTablesOptions struct {
 	ListOptions
-	Format              Format // "" = all formats
-	NameContains        string // case-sensitive substring filter
+	Format Format // "" = all formats
+	// NameFilter is the console's name filter: three or more characters
+	// match anywhere in the name, one or two its start; case-sensitive
+	// (NameFilterMatches). It is answered from an index (table_filter.go).
+	NameFilter          string
 	IncludeDeregistered bool
 	// IncludeDeclared keeps Lance tables still only declared. Without it,
 	// ListTables and ListTableNames check the declared tables their page

@@ -7,14 +7,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
 
-// tableFilter builds the WHERE clause shared by ListTables and CountTables;
-// contains is the dialect's substring test (persist.Dialect.Contains).
-func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
+// tableFilter builds the WHERE clause shared by ListTables, CountTables,
+// SkipTables and ListTableNames; name is the name filter's condition
+// (filterPlan).
+func tableFilter(name nameCond, bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
 	where := []string{"bucket = ?", "namespace = ?"}
 	args := []any{bucket, ns}
 	if after && opt.After != "" {
@@ -25,14 +25,29 @@ func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool)
 		where = append(where, "format = ?")
 		args = append(args, string(opt.Format))
 	}
-	if opt.NameContains != "" {
-		where = append(where, fmt.Sprintf(contains, "name")) // case-sensitive, as LIKE is not
-		args = append(args, opt.NameContains)
+	if name.sql != "" {
+		where = append(where, name.sql)
+		args = append(args, name.args...)
 	}
 	if !opt.IncludeDeregistered {
 		where = append(where, "state <> 'deregistered'")
 	}
 	return strings.Join(where, " AND "), args
+}
+
+// listFilter checks a listing's bucket and namespace and builds its WHERE
+// clause (tableFilter, with the name filter planned).
+func (s *Store) listFilter(ctx context.Context, bucket string, ns []string, opt ListTablesOptions, after bool) (string, []any, error) {
+	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+		return "", nil, err
+	}
+	joined := JoinNamespace(ns)
+	name, err := s.filterPlan(ctx, bucket, joined, opt)
+	if err != nil {
+		return "", nil, err
+	}
+	where, args := tableFilter(name, bucket, joined, opt, after)
+	return where, args, nil
 }
 
 func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string) error {
@@ -51,10 +66,10 @@ func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string)
 // its limit of declared tables on storage (listUndeclared), so it may come
 // back short with a next token.
 func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (items []Table, next string, err error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return nil, "", err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		return s.listUndeclared(ctx, where, args, opt.Format, limit, tableColumns, s.scanRows)
@@ -80,11 +95,11 @@ func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt 
 // CountTables counts tables in a namespace matching the options (for
 // pagination); After and Limit are ignored.
 func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (int, error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
-		return 0, err
-	}
 	var n int
-	if opt.Format == FormatUnset && opt.NameContains == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
+	if opt.Format == FormatUnset && opt.NameFilter == "" && opt.IncludeDeclared && !opt.IncludeDeregistered {
+		if err := s.checkListTables(ctx, bucket, ns); err != nil {
+			return 0, err
+		}
 		// Every visible table: the trigger-kept count (migration 0004).
 		if err := s.ro.QueryRowContext(ctx, `SELECT table_count FROM namespaces WHERE bucket = ? AND name = ?`,
 			bucket, JoinNamespace(ns)).Scan(&n); err != nil {
@@ -92,7 +107,10 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		}
 		return n, nil
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, false)
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, false)
+	if err != nil {
+		return 0, err
+	}
 	if !opt.IncludeDeclared {
 		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
@@ -191,15 +209,15 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 	if n <= 0 {
 		return "", nil
 	}
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return "", err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
 		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
 	var name string
-	err := s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
+	err = s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
 		append(args, n-1)...).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Fewer than n tables: start after the last one, an empty page.
@@ -216,10 +234,10 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 // at most a page's worth, see listUndeclared), so a catalog API can list a
 // thousand tables cheaply.
 func (s *Store) ListTableNames(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (names []string, next string, err error) {
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return nil, "", err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		// Depends on storage, not only on rows: never from the cache.

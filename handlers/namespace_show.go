@@ -82,7 +82,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	v.CanManage = h.canManage(r, safety.NamespaceResource(b.Name, ns.Levels))
 	v.Protection = views.ProtectionView{What: "namespace", Action: views.NamespaceURL(b.Name, ns.Name()) + "/protect",
 		Protected: ns.Protected(), CanManage: v.CanManage}
-	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
+	opt := catalog.ListTablesOptions{NameFilter: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string
 	switch {
