@@ -69,7 +69,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 
 	v := views.NamespaceView{
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
+		Namespace: ns.Name(), Query: q, QueryStart: catalog.NameFilterPrefix(q), After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
 		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
 		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
@@ -161,7 +161,7 @@ func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names [
 	var tables []catalog.Table
 	next, total := "", 0
 	for _, name := range names {
-		if q != "" && !strings.Contains(name, q) {
+		if !catalog.NameFilterMatches(name, q) {
 			continue
 		}
 		t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: ns, Name: name})
