@@ -53,6 +53,7 @@ type Store struct {
 	ro     querier    // reads outside transactions; the same handle as db
 	ownsDB bool       // Open made db, so Close closes it
 	lists  listCache  // name listings, valid while the table generation holds
+	ways   wayCache   // name filters' ways (table_filter.go), the same
 	tables tableCache // table entries by name, on PostgreSQL with a bus (CacheReads)
 	opts   Options
 	wh     *warehouse.Warehouse

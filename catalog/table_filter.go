@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,7 +26,7 @@ import (
 //
 // The trigram index spans the whole catalog, so where a filter's trigrams
 // are common (many tables anywhere hold them), or the namespace is small,
-// scanning the namespace's names costs less; filterPlan chooses by counting
+// scanning the namespace's names costs less; filterWay chooses by counting
 // the index's candidates, up to what the scan would cost.
 
 // filterScanTables is the namespace size up to which a long filter scans
@@ -124,16 +125,65 @@ func (s *Store) filterWay(ctx context.Context, bucket, ns string, opt ListTables
 	if tables <= filterScanTables {
 		return filterScan, nil
 	}
+	// The count costs about what a listing through the index does, and
+	// the namespace page lists twice (the count of matches, then the
+	// page): it is made once per catalog state.
+	gen, genErr := s.tableGeneration(ctx)
+	key := bucket + "\x00" + ns + "\x00" + q
+	if genErr == nil {
+		if way, ok := s.ways.get(key, gen); ok {
+			return way, nil
+		}
+	}
 	limit := tables / filterCandidateShare
+	count := `SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?) c`
+	if s.db.Dialect().Name == "postgres" {
+		count = `SELECT COUNT(*) FROM (SELECT 1 FROM search_docs d WHERE d.name LIKE ? ESCAPE '\' LIMIT ?) c`
+	}
 	var candidates int
-	if err := s.ro.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+s.trigramSource()+` LIMIT ?) c`,
-		s.trigramArg(q), limit+1).Scan(&candidates); err != nil {
+	if err := s.ro.QueryRowContext(ctx, count, s.trigramArg(q), limit+1).Scan(&candidates); err != nil {
 		return 0, dbErr("filter tables", err)
 	}
+	way := filterIndex
 	if candidates > limit {
-		return filterScan, nil
+		way = filterScan
 	}
-	return filterIndex, nil
+	if genErr == nil {
+		s.ways.put(key, gen, way)
+	}
+	return way, nil
+}
+
+// maxCachedWays bounds the remembered filter choices: a few people typing
+// filters on a few namespaces; past it the cache restarts.
+const maxCachedWays = 256
+
+// wayCache remembers the way chosen for a filter in a namespace with the
+// table generation it was chosen at, as listCache does listings.
+type wayCache struct {
+	mu sync.Mutex
+	m  map[string]cachedWay
+}
+
+type cachedWay struct {
+	gen int64
+	way filterWay
+}
+
+func (c *wayCache) get(key string, gen int64) (filterWay, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[key]
+	return e.way, ok && e.gen == gen
+}
+
+func (c *wayCache) put(key string, gen int64, way filterWay) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedWays {
+		c.m = make(map[string]cachedWay)
+	}
+	c.m[key] = cachedWay{gen, way}
 }
 
 // filterCond is the condition of a way to apply the filter q.
