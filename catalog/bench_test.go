@@ -66,7 +66,7 @@ func BenchmarkListTables10k(b *testing.B) {
 	}{
 		{"first page", ListTablesOptions{IncludeDeclared: true}},
 		{"deep page", ListTablesOptions{ListOptions: ListOptions{After: "t09000"}, IncludeDeclared: true}},
-		{"name contains", ListTablesOptions{NameContains: "999", IncludeDeclared: true}},
+		{"name filter", ListTablesOptions{NameFilter: "999", IncludeDeclared: true}},
 		{"without declared", ListTablesOptions{}},
 	}
 	s := benchStore(b)

@@ -73,6 +73,8 @@ var postgresInvariants = []persisttest.Test{
 	{Name: "TestCascadeKeepsForeignData", Fn: TestCascadeKeepsForeignData},
 	{Name: "TestBucketCascadeUndrop", Fn: TestBucketCascadeUndrop},
 	{Name: "TestSearchSkipsDeletedBuckets", Fn: TestSearchSkipsDeletedBuckets},
+	{Name: "TestNameFilterMatchesScan", Fn: TestNameFilterMatchesScan},
+	{Name: "TestFilterChoosesByCandidates", Fn: TestFilterChoosesByCandidates},
 }
 
 func TestPostgres(t *testing.T) { persisttest.Run(t, postgresInvariants) }

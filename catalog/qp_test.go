@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // timed it.
 func TestQueriesUseIndexes(t *testing.T) {
 	s := newTestStore(t)
-	listWhere, listArgs := tableFilter(persist.SQLite().Contains, "b", "ns", ListTablesOptions{ListOptions: ListOptions{After: "x"}, NameContains: "y", Format: FormatLance}, true)
+	contains := nameCond{sql: fmt.Sprintf(persist.SQLite().Contains, "name"), args: []any{"yyy"}}
+	listWhere, listArgs := tableFilter(contains, "b", "ns", ListTablesOptions{ListOptions: ListOptions{After: "x"}, NameFilter: "yyy", Format: FormatLance}, true)
 	cases := []struct {
 		name  string
 		query string

@@ -38,7 +38,7 @@ func fillNamed(b *testing.B, s *Store, n int) {
 }
 
 // BenchmarkSearch100k: console search over 100,000 tables, through the
-// trigram index, beside the substring scan the namespace filter does
+// trigram index, beside the substring scan the namespace filter did
 // (tables' name LIKE '%q%'), query by query, in the same run. It reports
 // the p50 of each and their ratio; the target is p50 ≤ 20 ms.
 func BenchmarkSearch100k(b *testing.B) {

@@ -53,6 +53,7 @@ type Store struct {
 	ro     querier    // reads outside transactions; the same handle as db
 	ownsDB bool       // Open made db, so Close closes it
 	lists  listCache  // name listings, valid while the table generation holds
+	ways   wayCache   // name filters' ways (table_filter.go), the same
 	tables tableCache // table entries by name, on PostgreSQL with a bus (CacheReads)
 	opts   Options
 	wh     *warehouse.Warehouse
@@ -137,8 +138,11 @@ type CreateTableInput struct {
 // ListTablesOptions filter a table listing.
 type ListTablesOptions struct {
 	ListOptions
-	Format              Format // "" = all formats
-	NameContains        string // case-sensitive substring filter
+	Format Format // "" = all formats
+	// NameFilter is the console's name filter: three or more characters
+	// match anywhere in the name, one or two its start; case-sensitive
+	// (NameFilterMatches). It is answered from an index (table_filter.go).
+	NameFilter          string
 	IncludeDeregistered bool
 	// IncludeDeclared keeps Lance tables still only declared. Without it,
 	// ListTables and ListTableNames check the declared tables their page
@@ -153,7 +157,7 @@ type ListTablesOptions struct {
 // Unfiltered reports whether the options keep every visible table, so the
 // count is the namespace's TableCount.
 func (o ListTablesOptions) Unfiltered() bool {
-	return o.Format == FormatUnset && o.NameContains == "" && o.IncludeDeclared && !o.IncludeDeregistered
+	return o.Format == FormatUnset && o.NameFilter == "" && o.IncludeDeclared && !o.IncludeDeregistered
 }
 
 // User is a console user: local (a password) or from the identity

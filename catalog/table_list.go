@@ -7,15 +7,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
 )
 
-// tableFilter builds the WHERE clause shared by ListTables and CountTables;
-// contains is the dialect's substring test (persist.Dialect.Contains).
-func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
+// tableFilter builds the WHERE clause shared by ListTables, CountTables,
+// SkipTables and ListTableNames; name is the name filter's condition
+// (filterPlan).
+func tableFilter(name nameCond, bucket, ns string, opt ListTablesOptions, after bool) (string, []any) {
 	where := []string{"bucket = ?", "namespace = ?"}
 	args := []any{bucket, ns}
 	if after && opt.After != "" {
@@ -26,14 +26,29 @@ func tableFilter(contains, bucket, ns string, opt ListTablesOptions, after bool)
 		where = append(where, "format = ?")
 		args = append(args, string(opt.Format))
 	}
-	if opt.NameContains != "" {
-		where = append(where, fmt.Sprintf(contains, "name")) // case-sensitive, as LIKE is not
-		args = append(args, opt.NameContains)
+	if name.sql != "" {
+		where = append(where, name.sql)
+		args = append(args, name.args...)
 	}
 	if !opt.IncludeDeregistered {
 		where = append(where, "state <> 'deregistered'")
 	}
 	return strings.Join(where, " AND "), args
+}
+
+// listFilter checks a listing's bucket and namespace and builds its WHERE
+// clause (tableFilter, with the name filter planned).
+func (s *Store) listFilter(ctx context.Context, bucket string, ns []string, opt ListTablesOptions, after bool) (string, []any, error) {
+	if err := validListTables(bucket, ns); err != nil {
+		return "", nil, err
+	}
+	joined := JoinNamespace(ns)
+	name, err := s.filterPlan(ctx, bucket, joined, opt)
+	if err != nil {
+		return "", nil, err
+	}
+	where, args := tableFilter(name, bucket, joined, opt, after)
+	return where, args, nil
 }
 
 func (s *Store) checkListTables(ctx context.Context, bucket string, ns []string) error {
@@ -67,10 +82,10 @@ func (s *Store) requireNamespaceIfNone(ctx context.Context, bucket string, ns []
 // its limit of declared tables on storage (listUndeclared), so it may come
 // back short with a next token.
 func (s *Store) ListTables(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (items []Table, next string, err error) {
-	if err := validListTables(bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return nil, "", err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		items, next, err := s.listUndeclared(ctx, where, args, opt.Format, limit, tableColumns, s.scanRows)
@@ -123,7 +138,10 @@ func (s *Store) CountTables(ctx context.Context, bucket string, ns []string, opt
 		}
 		return n, nil
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, false)
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, false)
+	if err != nil {
+		return 0, err
+	}
 	if !opt.IncludeDeclared {
 		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
@@ -225,15 +243,15 @@ func (s *Store) SkipTables(ctx context.Context, bucket string, ns []string, opt 
 	if n <= 0 {
 		return "", nil
 	}
-	if err := s.checkListTables(ctx, bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return "", err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	if !opt.IncludeDeclared {
 		where += " AND state <> 'declared'" // as recorded: see ListTablesOptions
 	}
 	var name string
-	err := s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
+	err = s.ro.QueryRowContext(ctx, `SELECT name FROM tables WHERE `+where+` ORDER BY name LIMIT 1 OFFSET ?`,
 		append(args, n-1)...).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Fewer than n tables: start after the last one, an empty page.
@@ -288,10 +306,10 @@ func (p *NamePage) Memo(build func() []byte) []byte {
 // read. A cached page that has names also proves its namespace exists (a
 // table row needs its namespace's), so only an empty one checks it again.
 func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (*NamePage, error) {
-	if err := validListTables(bucket, ns); err != nil {
+	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
+	if err != nil {
 		return nil, err
 	}
-	where, args := tableFilter(s.db.Dialect().Contains, bucket, JoinNamespace(ns), opt, true)
 	limit := pageLimit(opt.Limit)
 	if !opt.IncludeDeclared {
 		// Depends on storage, not only on rows: never from the cache.

@@ -69,7 +69,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 
 	v := views.NamespaceView{
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
-		Namespace: ns.Name(), Query: q, After: after, Attention: attention, HealthShown: h.health != nil,
+		Namespace: ns.Name(), Query: q, QueryStart: catalog.NameFilterPrefix(q), After: after, Attention: attention, HealthShown: h.health != nil,
 		CanDeclare:    b.Format != catalog.FormatIceberg,
 		Properties:    namespaceProperties(ns, h.mayEditNamespace(r, ns)),
 		AttentionHref: ord.link(listHref(b.Name, ns.Name(), q, "", true)), AllHref: ord.link(listHref(b.Name, ns.Name(), q, "", false)),
@@ -82,7 +82,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	v.CanManage = h.canManage(r, safety.NamespaceResource(b.Name, ns.Levels))
 	v.Protection = views.ProtectionView{What: "namespace", Action: views.NamespaceURL(b.Name, ns.Name()) + "/protect",
 		Protected: ns.Protected(), CanManage: v.CanManage}
-	opt := catalog.ListTablesOptions{NameContains: q, IncludeDeclared: true}
+	opt := catalog.ListTablesOptions{NameFilter: q, IncludeDeclared: true}
 	var tables []catalog.Table
 	var next string
 	switch {
@@ -165,7 +165,7 @@ func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names [
 	var tables []catalog.Table
 	next, total := "", 0
 	for _, name := range names {
-		if q != "" && !strings.Contains(name, q) {
+		if !catalog.NameFilterMatches(name, q) {
 			continue
 		}
 		t, err := h.store.GetTable(r.Context(), catalog.TableRef{Bucket: bucket, Namespace: ns, Name: name})

@@ -119,7 +119,7 @@ func sortHeaders(cur listOrder, sortable bool, base func(listOrder) string) view
 // health.SortedTables). The rows carry the stored state, as the attention
 // filter's do.
 func (h *Handlers) sortedPage(r *http.Request, bucket string, ns []string, o listOrder, q string, attention bool, after string) ([]catalog.Table, string, int, error) {
-	page, next, total, err := h.health.SortedTables(r.Context(), bucket, ns, o.Order, health.ListFilter{Contains: q, Attention: attention}, after, tablesPerPage)
+	page, next, total, err := h.health.SortedTables(r.Context(), bucket, ns, o.Order, health.ListFilter{Name: q, Attention: attention}, after, tablesPerPage)
 	if err != nil {
 		return nil, "", 0, err
 	}

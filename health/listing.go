@@ -49,10 +49,10 @@ type Order struct {
 	Desc bool
 }
 
-// ListFilter narrows a sorted list: a name substring and the "needs
-// attention" filter.
+// ListFilter narrows a sorted list: the console's name filter
+// (catalog.NameFilterMatches) and the "needs attention" filter.
 type ListFilter struct {
-	Contains  string
+	Name      string
 	Attention bool
 }
 
@@ -222,7 +222,7 @@ func (s *Service) SortedTables(ctx context.Context, bucket string, ns []string, 
 		})
 	}
 	page = make([]ListedTable, 0, min(limit, len(idx)))
-	if f.Contains == "" && !f.Attention {
+	if f.Name == "" && !f.Attention {
 		end := min(start+limit, len(idx))
 		for _, i := range idx[start:end] {
 			page = append(page, l.tables[i])
@@ -250,7 +250,7 @@ func (s *Service) SortedTables(ctx context.Context, bucket string, ns []string, 
 }
 
 func (f ListFilter) keeps(t *ListedTable) bool {
-	if f.Contains != "" && !strings.Contains(t.Name, f.Contains) {
+	if !catalog.NameFilterMatches(t.Name, f.Name) {
 		return false
 	}
 	return !f.Attention || t.Overview.NeedsAttention()

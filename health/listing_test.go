@@ -62,7 +62,7 @@ func TestSortedTables(t *testing.T) {
 		{Order{SortName, true}, ListFilter{}, "f,e,d,c,b,a", 6},
 		{Order{SortChanged, true}, ListFilter{}, "e,f,b,d,c,a", 6}, // e changed most recently (in the catalog)
 		{Order{SortHealth, true}, ListFilter{}, "c,a,b,d,f,e", 6},  // needs maintenance first, unknown last
-		{Order{SortRows, true}, ListFilter{Contains: "d"}, "d", 1},
+		{Order{SortRows, true}, ListFilter{Name: "d"}, "d", 1},
 		{Order{SortRows, true}, ListFilter{Attention: true}, "c", 1},
 	}
 	for _, c := range cases {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -331,12 +330,13 @@ func (s *Service) sumKeys(sum map[string]BucketSummary, keys []catalog.TableKey,
 }
 
 // NeedingAttention returns, in name order, a namespace's tables in
-// attention or needing maintenance whose name contains contains ("" =
-// any): the first limit after the name after, and how many match in all.
+// attention or needing maintenance whose name passes the name filter
+// (catalog.NameFilterMatches; "" = any): the first limit after the name
+// after, and how many match in all.
 // The namespace's list of such tables is cached like the bucket sums (one
 // catalog query and a judgement per table when something changed), so a
 // page of the filter costs a scan of that list, not of the namespace.
-func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []string, contains, after string, limit int) (page []catalog.TableKey, total int, err error) {
+func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []string, filter, after string, limit int) (page []catalog.TableKey, total int, err error) {
 	if s == nil || s.tables == nil {
 		return nil, 0, nil
 	}
@@ -345,7 +345,7 @@ func (s *Service) NeedingAttention(ctx context.Context, bucket string, ns []stri
 		return nil, 0, err
 	}
 	for _, k := range all {
-		if contains != "" && !strings.Contains(k.Name, contains) {
+		if !catalog.NameFilterMatches(k.Name, filter) {
 			continue
 		}
 		total++

@@ -83,9 +83,12 @@ type TableListExtra struct {
 }
 
 // queryNote adds the name filter to an empty-state sentence.
-func queryNote(q string) string {
-	if q == "" {
+func queryNote(q string, start bool) string {
+	switch {
+	case q == "":
 		return ""
+	case start:
+		return " among names starting with “" + q + "”"
 	}
 	return " among names containing “" + q + "”"
 }

@@ -191,6 +191,7 @@ type NamespaceView struct {
 	Views        []ViewRow // Iceberg views, first page
 	Total        int
 	Query        string
+	QueryStart   bool // the filter is short enough to match names' starts only
 	Pages        []PageLink
 	// Keyset paging: links that survive a reload and cost the same on
 	// any page. FirstHref is "" on the first page, NextHref on the last.

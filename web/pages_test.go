@@ -205,6 +205,9 @@ func TestTablesPaginationAndFilter(t *testing.T) {
 		{"?q=t11", 10, "t110", "t119", "", false},
 		{"?q=t&after=t049", 50, "t050", "t099", "/buckets/vec/namespaces/prod?after=t099&q=t", true},
 		{"?q=zzz", 0, "", "", "", false},
+		{"?q=t1", 20, "t100", "t119", "", false}, // two characters: names starting with them
+		{"?q=11", 0, "", "", "", false},          // t011, t110…: none starts with 11
+		{"?q=a%2Fb", 0, "", "", "", false},       // no name holds a '/'
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
@@ -233,7 +236,16 @@ func TestTablesPaginationAndFilter(t *testing.T) {
 			}
 		})
 	}
+	if r := e.get(c, "/buckets/vec/namespaces/prod?q=11"); !strings.Contains(r.text("tables-empty"), "No table name starts with “11”") {
+		t.Errorf("a short filter's empty state: %q", r.text("tables-empty"))
+	}
+	if r := e.get(c, "/buckets/vec/namespaces/prod?q=zzz"); !strings.Contains(r.text("tables-empty"), "No table name contains “zzz”") {
+		t.Errorf("a filter's empty state: %q", r.text("tables-empty"))
+	}
 	r := e.get(c, "/buckets/vec/namespaces/prod?q=t")
+	if !strings.Contains(r.text("table-filter-help"), "one or two its start") {
+		t.Errorf("the filter's hint: %q", r.text("table-filter-help"))
+	}
 	first := r.doc.Find(`[data-table="t000"]`)
 	if got := strings.TrimSpace(first.Find(`[data-testid="table-rows"]`).Text()); got != "—" {
 		t.Errorf("unknown rows shown as %q, want a dash", got)
