@@ -3,5 +3,5 @@
 package main
 
 // raceEnabled: the race detector slows the database work of the scale
-// tests about tenfold, so they use smaller catalogs under it.
+// tests some thirtyfold, so they use smaller catalogs under it.
 const raceEnabled = true
