@@ -107,16 +107,18 @@ func (h *HistoryEntry) UnmarshalJSON(b []byte) error {
 
 // attributes parses an entry's attributes once; malformed values leave the
 // affected keys nil rather than failing the page that asked.
-func (e *entry) attributes() *Attributes {
+func (s *Store) attributes(e *entry) *Attributes {
 	if a := e.parsed.Load(); a != nil {
 		return a
 	}
 	a := new(Attributes)
-	raw := unpack(e.packed)
+	raw, ok := s.raw(e)
 	if json.Unmarshal(raw, a) != nil {
 		a = parseLenient(raw)
 	}
-	e.parsed.Store(a)
+	if ok {
+		e.parsed.Store(a)
+	}
 	return a
 }
 
@@ -166,13 +168,11 @@ type Stats struct {
 
 // Stats returns the decoded attributes of an object's last observation.
 func (s *Store) Stats(objectID string, format catalog.Format) (Stats, bool) {
-	s.mu.RLock()
-	e, ok := s.entries[key{objectID, format}]
-	s.mu.RUnlock()
+	e, ok := s.lookup(key{objectID, format})
 	if !ok {
 		return Stats{}, false
 	}
-	return Stats{Attributes: *e.attributes(), ObservedAt: e.meta.ObservedAt, WorkerID: e.meta.WorkerID}, true
+	return Stats{Attributes: *s.attributes(e), ObservedAt: e.meta.ObservedAt, WorkerID: e.meta.WorkerID}, true
 }
 
 // Rows returns the observed row count, when it was observed and by which

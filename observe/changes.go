@@ -9,9 +9,7 @@ import (
 // ObservedAt says when an object was last observed, without decoding its
 // attributes: a cache of something derived from them checks it first.
 func (s *Store) ObservedAt(objectID string, format catalog.Format) (time.Time, bool) {
-	s.mu.RLock()
-	e, ok := s.entries[key{objectID, format}]
-	s.mu.RUnlock()
+	e, ok := s.lookup(key{objectID, format})
 	if !ok {
 		return time.Time{}, false
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // DefaultCap bounds the observations kept; a console rarely shows more than a
-// few thousand tables, and each entry holds its attributes JSON.
+// few thousand tables, and each entry asked for holds its attributes JSON.
 const DefaultCap = 100_000
 
 // maxAttributesBytes refuses attribute blobs larger than this: a worker that
@@ -33,8 +33,8 @@ const maxAttributesBytes = 256 << 10
 // commits.
 const flushInterval = 500 * time.Millisecond
 
-// startupTimeout bounds Load's read of the persisted observations.
-const startupTimeout = 30 * time.Second
+// loadTimeout bounds Load's read of the persisted observations.
+const loadTimeout = 30 * time.Second
 
 // finalFlushTimeout bounds the flush Run makes as it stops, so a database
 // that went away cannot hold up shutdown.
@@ -59,12 +59,17 @@ type key struct {
 	format   catalog.Format
 }
 
-// entry is immutable once stored except for the lazily parsed attributes.
+// entry is immutable once stored except for the attributes read and
+// parsed lazily.
 type entry struct {
 	meta   Observation // Attributes nil: they live in packed
 	packed []byte      // deflated attributes JSON (see packed.go)
-	elem   *list.Element
-	parsed atomic.Pointer[Attributes]
+	// stored marks an entry Load made: packed is nil and the attributes,
+	// until fetched holds them, are only in the database (lazy.go).
+	stored  bool
+	fetched atomic.Pointer[[]byte]
+	elem    *list.Element
+	parsed  atomic.Pointer[Attributes]
 }
 
 // Store is the observation store. Safe for concurrent use.
@@ -91,15 +96,19 @@ type Store struct {
 	prunedAt  time.Time       // the last prune of old points
 
 	totals totalsCache // the bucket page's sums (totals_cache.go)
+
+	loaded     chan struct{} // closed when Load has finished (lazy.go)
+	loadedOnce sync.Once
 }
 
 // ErrTooLarge is returned for attribute blobs over the size cap.
 var ErrTooLarge = errors.New("observe: attributes too large")
 
 // New returns an empty store over db, which the observation migrations
-// (Migrations) have been applied to; it reads nothing and starts nothing.
-// Load reads the persisted observations, Run flushes new ones, Close
-// flushes what is left. cap <= 0 means DefaultCap.
+// (Migrations) have been applied to; it starts nothing, and until Load has
+// run it reads what it does not hold from the database. Load reads the
+// persisted observations, Run flushes new ones, Close flushes what is
+// left. cap <= 0 means DefaultCap.
 func New(db *persist.DB, cap int) (*Store, error) {
 	if db == nil {
 		return nil, errors.New("observe: an open database is required")
@@ -114,19 +123,26 @@ func New(db *persist.DB, cap int) (*Store, error) {
 		order:   list.New(),
 		dirty:   make(map[key]bool),
 		kick:    make(chan struct{}, 1),
+		loaded:  make(chan struct{}),
 
 		retention: DefaultHistoryRetention,
 		lastFig:   map[key]figures{},
 	}, nil
 }
 
-// Load reads the persisted observations, newest first up to the cap, so
-// pages are filled right after a restart. The composition root calls it
-// once, before anything serves.
+// Load reads the persisted observations' keys, newest first up to the
+// cap, and leaves their attributes in the database until asked for
+// (lazy.go). It may run while the store serves, as floe serve has it: the
+// answers before it finished are those after. Call it once.
 func (s *Store) Load(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, startupTimeout)
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 	defer cancel()
-	return s.load(ctx)
+	if err := s.load(ctx); err != nil {
+		return err
+	}
+	s.loadedOnce.Do(func() { close(s.loaded) })
+	s.changes.Add(1) // aggregates made from rows read through see the loaded store
+	return nil
 }
 
 // Run flushes pending writes every flushInterval (sooner once flushBatch
@@ -162,24 +178,20 @@ func (s *Store) Run(ctx context.Context) error {
 }
 
 func (s *Store) load(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT object_id, format, observed_at, worker_id, attributes_json
+	rows, err := s.db.QueryContext(ctx, `SELECT object_id, format, observed_at, worker_id
 		FROM observations ORDER BY observed_at DESC LIMIT ?`, s.cap)
 	if err != nil {
 		return fmt.Errorf("observe: load: %w", err)
 	}
 	defer rows.Close()
-	var loaded []Observation
+	var loaded []*entry
 	for rows.Next() {
-		var o Observation
+		var id, format, worker string
 		var at int64
-		var format, attrs string
-		if err := rows.Scan(&o.ObjectID, &format, &at, &o.WorkerID, &attrs); err != nil {
+		if err := rows.Scan(&id, &format, &at, &worker); err != nil {
 			return fmt.Errorf("observe: load: %w", err)
 		}
-		o.Format = catalog.Format(format)
-		o.ObservedAt = persist.FromMicros(at)
-		o.Attributes = json.RawMessage(attrs)
-		loaded = append(loaded, o)
+		loaded = append(loaded, storedEntry(id, catalog.Format(format), persist.FromMicros(at), worker))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("observe: load: %w", err)
@@ -188,13 +200,11 @@ func (s *Store) load(ctx context.Context) error {
 	// so the newest are evicted last.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range loaded {
-		o := loaded[i]
-		k := key{o.ObjectID, o.Format}
+	for _, e := range loaded {
+		k := key{e.meta.ObjectID, e.meta.Format}
 		if _, held := s.entries[k]; held {
 			continue // put since New: at least as new as the stored row
 		}
-		e := newEntry(o)
 		e.elem = s.order.PushFront(k)
 		s.entries[k] = e
 	}
@@ -278,16 +288,17 @@ func (s *Store) putLocked(e *entry) bool {
 
 // Get returns the last observation of an object in a format.
 func (s *Store) Get(objectID string, format catalog.Format) (Observation, bool) {
-	s.mu.RLock()
-	e, ok := s.entries[key{objectID, format}]
-	s.mu.RUnlock()
+	e, ok := s.lookup(key{objectID, format})
 	if !ok {
 		return Observation{}, false
 	}
-	return e.observation(), true
+	o := e.meta
+	o.Attributes, _ = s.raw(e) // an unread one is empty, as a worker that sent none
+	return o, true
 }
 
-// Len is the number of observations held.
+// Len is the number of observations held (before Load has finished, only
+// those put since New).
 func (s *Store) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -338,6 +349,9 @@ func (s *Store) Flush(ctx context.Context) error {
 			if w.e == nil {
 				_, err = del.ExecContext(ctx, w.k.objectID, string(w.k.format))
 			} else {
+				// Written entries come from Put or another replica, never
+				// from Load, so their attributes are held: nothing here
+				// reads the database beside tx.
 				o := w.e.meta
 				o.Attributes = unpack(w.e.packed)
 				_, err = up.ExecContext(ctx, o.ObjectID, string(o.Format), persist.Micros(o.ObservedAt),

@@ -54,10 +54,3 @@ func newEntry(o Observation) *entry {
 	o.Attributes = nil
 	return &entry{meta: o, packed: packed}
 }
-
-// observation returns the whole observation, attributes inflated.
-func (e *entry) observation() Observation {
-	o := e.meta
-	o.Attributes = unpack(e.packed)
-	return o
-}

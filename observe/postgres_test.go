@@ -16,6 +16,8 @@ func TestPostgres(t *testing.T) {
 		{Name: "TestPutGet", Fn: TestPutGet},
 		{Name: "TestTypedAttributes", Fn: TestTypedAttributes},
 		{Name: "TestEvictionAndPersistence", Fn: TestEvictionAndPersistence},
+		{Name: "TestLoadLeavesAttributesInTheDatabase", Fn: TestLoadLeavesAttributesInTheDatabase},
+		{Name: "TestReadsThroughUntilLoaded", Fn: TestReadsThroughUntilLoaded},
 		{Name: "TestHistoryKeepsChanges", Fn: TestHistoryKeepsChanges},
 		{Name: "TestHistoryRetention", Fn: TestHistoryRetention},
 		{Name: "TestBucketTotals", Fn: TestBucketTotals},

@@ -48,6 +48,8 @@ type DB struct {
 	hooks   []func() // OnCommit
 
 	change changeWatch // ChangeStamp's -shm file
+
+	trace func(Statement) // WithTrace's hook given to Open; nil traces nothing
 }
 
 // ErrPathRequired is returned by Open without a path.
@@ -91,7 +93,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if d.Name == "postgres" {
 		sdb.SetMaxOpenConns(maxOpenPostgres)
 	}
-	db := &DB{sql: sdb, url: opts.Path, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1)}
+	db := &DB{sql: sdb, url: opts.Path, dialect: d, now: opts.Now, writeSlot: make(chan struct{}, 1), trace: traceFrom(ctx)}
 	db.reads = newStmtCache(sdb, d)
 	if err := db.firstPing(ctx); err != nil {
 		sdb.Close()

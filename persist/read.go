@@ -61,6 +61,9 @@ func (c *stmtCache) close() {
 // QueryContext runs a read outside any transaction, through a cached
 // prepared statement.
 func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if db.trace != nil {
+		db.trace(Statement{Query: db.dialect.Rebind(query), Args: args})
+	}
 	if st := db.reads.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -69,6 +72,9 @@ func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql
 
 // QueryRowContext is QueryContext for one row.
 func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if db.trace != nil {
+		db.trace(Statement{Query: db.dialect.Rebind(query), Args: args})
+	}
 	if st := db.reads.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -28,6 +28,7 @@ type Tx struct {
 	tx      *sql.Tx
 	dialect Dialect
 	seen    map[string]*sql.Stmt // nil value: run once, not prepared yet
+	trace   func(Statement)      // the DB's (WithTrace)
 }
 
 // txStmtCap bounds the statements one transaction keeps prepared.
@@ -64,6 +65,7 @@ func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	query = t.dialect.Rebind(query)
+	traceStmt(t.trace, query, args)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -73,6 +75,7 @@ func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 // QueryContext runs a query in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	query = t.dialect.Rebind(query)
+	traceStmt(t.trace, query, args)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -82,6 +85,7 @@ func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 // QueryRowContext runs a one-row query in the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	query = t.dialect.Rebind(query)
+	traceStmt(t.trace, query, args)
 	if st := t.stmt(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
@@ -90,7 +94,9 @@ func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 
 // PrepareContext prepares a statement used several times in the transaction.
 func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
-	return t.tx.PrepareContext(ctx, t.dialect.Rebind(query))
+	query = t.dialect.Rebind(query)
+	traceStmt(t.trace, query, nil) // once, without arguments: the statement's runs are not seen
+	return t.tx.PrepareContext(ctx, query)
 }
 
 // Write runs fn in a write transaction and commits when fn returns nil; an
@@ -133,7 +139,7 @@ func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 		return err
 	}
 	defer stx.Rollback()
-	if err := fn(&Tx{tx: stx, dialect: db.dialect}); err != nil {
+	if err := fn(&Tx{tx: stx, dialect: db.dialect, trace: db.trace}); err != nil {
 		return err
 	}
 	err = stx.Commit()

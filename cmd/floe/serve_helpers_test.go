@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ const serveStartWait = 60 * time.Second
 // startServe runs `floe serve` with args until ctx ends; the test's cleanup
 // waits for it and fails on its error. It fails the test when serve ends
 // before it has started.
-func startServe(t *testing.T, ctx context.Context, args ...string) *served {
+func startServe(t testing.TB, ctx context.Context, args ...string) *served {
 	t.Helper()
 	full := append([]string{"serve", "--log-json"}, args...)
 	for _, name := range []string{"http", "grpc", "lance", "iceberg", "s3tables"} {
@@ -72,7 +73,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) *served {
 			t.Fatalf("serve ended before it started: %v\n%s", err, s.out.String())
 		case <-deadline:
 			t.Fatalf("serve did not start within %s:\n%s", serveStartWait, s.out.String())
-		case <-time.After(20 * time.Millisecond): // polling interval, not an assertion
+		case <-time.After(5 * time.Millisecond): // polling interval, not an assertion
 		}
 		s.addrs = startedAddrs(s.out.String())
 	}
@@ -80,7 +81,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) *served {
 }
 
 // wait returns serve's error once it has ended.
-func (s *served) wait(t *testing.T) error {
+func (s *served) wait(t testing.TB) error {
 	t.Helper()
 	select {
 	case err := <-s.done:
@@ -88,6 +89,50 @@ func (s *served) wait(t *testing.T) error {
 	case <-time.After(serveStartWait):
 		t.Fatalf("serve did not end within %s after its context did:\n%s", serveStartWait, s.out.String())
 		return nil
+	}
+}
+
+// waitReady polls the console's /readyz until it answers 200.
+func (s *served) waitReady(t testing.TB) {
+	t.Helper()
+	deadline := time.After(serveStartWait)
+	for {
+		resp, err := http.Get("http://" + s.addrs["http"] + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case err := <-s.done:
+			t.Fatalf("serve ended before it was ready: %v\n%s", err, s.out.String())
+		case <-deadline:
+			t.Fatalf("/readyz did not answer 200 within %s:\n%s", serveStartWait, s.out.String())
+		case <-time.After(2 * time.Millisecond): // polling interval, not an assertion
+		}
+	}
+}
+
+// waitLog waits up to serveStartWait for serve's JSON log line with msg
+// and returns its fields.
+func (s *served) waitLog(t testing.TB, msg string) map[string]any {
+	t.Helper()
+	deadline := time.After(serveStartWait)
+	for {
+		sc := bufio.NewScanner(strings.NewReader(s.out.String()))
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			var l map[string]any
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l["msg"] == msg {
+				return l
+			}
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("serve logged no %q within %s:\n%s", msg, serveStartWait, s.out.String())
+		case <-time.After(5 * time.Millisecond): // polling interval, not an assertion
+		}
 	}
 }
 

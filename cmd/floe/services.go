@@ -79,10 +79,11 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 	// (PostgreSQL; nothing on SQLite); Run serves their requests.
 	pb.Relay(s.db, s.bus, s.log)
 	// What the parts keep is read here, once, before anything serves;
-	// their Run starts with the server's.
-	if err := obs.Load(ctx); err != nil {
-		return nil, err
-	}
+	// their Run starts with the server's. The observations are the
+	// exception: there is one a table, so reading them would make start-up
+	// grow with the catalog; loadObservations reads them once the server
+	// runs, and until then the store reads what it is asked from the
+	// database.
 	if err := p.Load(ctx); err != nil {
 		return nil, err
 	}
@@ -90,6 +91,21 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 		s.log.Error("floe starts without recovering the tasks a previous run left unfinished", "err", err)
 	}
 	return &services{observe: obs, plugin: p, preview: pb, tasks: ts, sessions: sess}, nil
+}
+
+// loadObservations reads the persisted observations into memory while
+// floe already serves (see newServices). A failed load is logged and
+// leaves the store reading from the database, slower but right, rather
+// than stopping a server that works.
+func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger) {
+	t0 := time.Now()
+	if err := obs.Load(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Error("observations were not loaded into memory; pages read them from the database", "err", err)
+		}
+		return
+	}
+	log.Info("observations loaded", "observations", obs.Len(), "took", time.Since(t0).Round(time.Millisecond).String())
 }
 
 // housekeep deletes expired sessions and API keys until ctx ends.
