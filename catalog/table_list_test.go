@@ -116,7 +116,7 @@ func TestListTables(t *testing.T) {
 		// Each listing checks the namespace only when it found nothing:
 		// every way of listing still tells a missing one from an empty one.
 		mustNamespace(t, s, "any-b", "empty")
-		for _, opt := range []ListTablesOptions{{}, {IncludeDeclared: true}, {Format: FormatLance}, {NameContains: "x"}} {
+		for _, opt := range []ListTablesOptions{{}, {IncludeDeclared: true}, {Format: FormatLance}, {NameFilter: "x"}} {
 			_, _, err := s.ListTables(ctx, "any-b", []string{"zz"}, opt)
 			wantKind(t, err, fault.NotFound)
 			_, err = s.CountTables(ctx, "any-b", []string{"zz"}, opt)
