@@ -160,3 +160,52 @@ func TestReadsThroughUntilLoaded(t *testing.T) {
 	}
 	check("after Load")
 }
+
+// Warm reads every loaded entry's attributes in batches of warmBatch, so
+// later asks read nothing; with more rows than a batch it pages on.
+func TestWarmReadsAttributesInBatches(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	n := warmBatch + 7
+	func() {
+		db := openDB(t, dir)
+		defer db.Close()
+		s, err := New(db, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := s.Put(obs(fmt.Sprintf("t%05d", i), catalog.FormatLance, t0.Add(time.Duration(i)*time.Millisecond), fmt.Sprintf(`{"rows":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	db, statements := tracedDB(t, dir)
+	s, err := New(db, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	statements()
+	if err := s.Warm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(statements()); got != 2 {
+		t.Errorf("warming %d observations took %d reads, want 2 (batches of %d)", n, got, warmBatch)
+	}
+	for _, i := range []int{0, warmBatch - 1, warmBatch, n - 1} {
+		rows, _, _, ok := s.Rows(fmt.Sprintf("t%05d", i), catalog.FormatLance)
+		if !ok || rows != int64(i) {
+			t.Errorf("t%05d after Warm: rows %d, %v; want %d", i, rows, ok, i)
+		}
+	}
+	if q := statements(); len(q) != 0 {
+		t.Errorf("asks after Warm read the database: %q", q)
+	}
+}

@@ -106,6 +106,14 @@ func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger)
 		return
 	}
 	log.Info("observations loaded", "observations", obs.Len(), "took", time.Since(t0).Round(time.Millisecond).String())
+	t1 := time.Now()
+	if err := obs.Warm(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Warn("observations' attributes were not read ahead; each is read when a page first needs it", "err", err)
+		}
+		return
+	}
+	log.Info("observations' attributes read ahead", "took", time.Since(t1).Round(time.Millisecond).String())
 }
 
 // housekeep deletes expired sessions and API keys until ctx ends.
