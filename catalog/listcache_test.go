@@ -9,23 +9,31 @@ import (
 	"github.com/floe/floe/fault"
 )
 
+// inBothListingModes runs check on two Stores of one file, first with the
+// read cache off (the table generation decides what a cached listing is
+// worth), then on as floe serve has it on SQLite (the change stamp does).
+func inBothListingModes(t *testing.T, check func(t *testing.T, a, b *Store)) {
+	for _, stamped := range []bool{false, true} {
+		t.Run(map[bool]string{false: "generation", true: "change stamp"}[stamped], func(t *testing.T) {
+			dir := t.TempDir()
+			a := openAt(t, dir)
+			if stamped {
+				a.CacheReads(nil) // as floe serve does on SQLite: served without reading the generation
+			}
+			check(t, a, openAt(t, dir))
+		})
+	}
+}
+
 // TestListTableNamesSeesEveryChange checks the cached name listing never
 // outlives a change, whether made through the same Store or through a second
 // one on the same file (the CLI beside floe serve).
 func TestListTableNamesSeesEveryChange(t *testing.T) {
-	for _, stamped := range []bool{false, true} {
-		t.Run(map[bool]string{false: "generation", true: "change stamp"}[stamped], func(t *testing.T) { checkListTableNamesSeesEveryChange(t, stamped) })
-	}
+	inBothListingModes(t, checkListTableNamesSeesEveryChange)
 }
 
-func checkListTableNamesSeesEveryChange(t *testing.T, stamped bool) {
+func checkListTableNamesSeesEveryChange(t *testing.T, a, b *Store) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openAt(t, dir)
-	if stamped {
-		a.CacheReads(nil) // as floe serve does on SQLite: served without reading the generation
-	}
-	b := openAt(t, dir)
 	mustBucket(t, a, "vec", FormatLance)
 	mustNamespace(t, a, "vec", "docs")
 	ref := func(n string) TableRef { return TableRef{Bucket: "vec", Namespace: []string{"docs"}, Name: n} }
@@ -71,19 +79,11 @@ func checkListTableNamesSeesEveryChange(t *testing.T, stamped bool) {
 // an empty cached page does not outlive its namespace (only a page with
 // names proves the namespace exists).
 func TestNamePageCachedUntilAChange(t *testing.T) {
-	for _, stamped := range []bool{false, true} {
-		t.Run(map[bool]string{false: "generation", true: "change stamp"}[stamped], func(t *testing.T) { checkNamePageCachedUntilAChange(t, stamped) })
-	}
+	inBothListingModes(t, checkNamePageCachedUntilAChange)
 }
 
-func checkNamePageCachedUntilAChange(t *testing.T, stamped bool) {
+func checkNamePageCachedUntilAChange(t *testing.T, a, b *Store) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openAt(t, dir)
-	if stamped {
-		a.CacheReads(nil) // as floe serve does on SQLite: served without reading the generation
-	}
-	b := openAt(t, dir)
 	mustBucket(t, a, "vec", FormatLance)
 	mustNamespace(t, a, "vec", "docs")
 	mustNamespace(t, a, "vec", "empty")
