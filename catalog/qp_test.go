@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -32,21 +31,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.db.QueryContext(context.Background(), `EXPLAIN QUERY PLAN `+tc.query, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, notused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			joined := strings.Join(plan, "; ")
+			joined := queryPlan(t, s, tc.query, tc.args...)
 			if want := map[string]string{"declared run": "tables_declared", "written run": "tables_written"}[tc.name]; want != "" && !strings.Contains(joined, want) {
 				t.Errorf("plan does not use %s: %s", want, joined)
 			}
