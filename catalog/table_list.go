@@ -302,8 +302,9 @@ func (p *NamePage) Memo(build func() []byte) []byte {
 }
 
 // ListTableNamePage is ListTableNames answering from a listing cache that
-// any change to any table empties: a repeated listing costs one generation
-// read. A cached page that has names also proves its namespace exists (a
+// any change to any table empties: a repeated listing costs no query while
+// nothing was written, one generation read otherwise (cachedListing). A
+// cached page that has names also proves its namespace exists (a
 // table row needs its namespace's), so only an empty one checks it again.
 func (s *Store) ListTableNamePage(ctx context.Context, bucket string, ns []string, opt ListTablesOptions) (*NamePage, error) {
 	where, args, err := s.listFilter(ctx, bucket, ns, opt, true)
