@@ -33,7 +33,7 @@ FUZZ_TARGETS := \
 	./jsonstrict:FuzzCheck \
 	./iceberg:FuzzSchema ./iceberg:FuzzBindFilter ./iceberg:FuzzParseFilter ./icebergrest:FuzzDecodeBody ./icebergrest:FuzzDecodeCommitAndPlan \
 	./lancerest:FuzzDecodeCreateNamespace ./lancerest:FuzzDecodeList ./lancerest:FuzzDecodeRegisterTable \
-	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken \
+	./taskapi:FuzzReadBody ./catalog:FuzzParsePageToken ./catalog:FuzzSearch \
 	./handlers:FuzzSafeNext \
 	./lancemeta:FuzzDecodeManifest ./lancemeta:FuzzFragmentSet ./observe:FuzzReadFigures \
 	./lancerest:FuzzDecodeVersionBodies ./warehouse:FuzzParseObjectPath \

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // SearchKind is what a search hit names.
@@ -50,26 +51,52 @@ const MaxSearchQuery = 255
 // characters; a shorter one would be a scan of every name.
 const shortQuery = 3
 
-// NormalizeSearch lower-cases and trims a search query; ok is false when it
-// holds a character no name can hold (names are [a-z0-9_-], namespace
-// levels joined by '.'), so it cannot match anything.
+// NormalizeSearch trims a search query and cuts it to MaxSearchQuery bytes
+// (at a character's boundary); ok is false when it holds what no name can
+// hold (a '/', a '$', a non-printing character: NameRule), so it cannot
+// match anything. Case is kept for display; Search compares letters A-Z
+// without case.
 func NormalizeSearch(q string) (norm string, ok bool) {
-	q = strings.ToLower(strings.TrimSpace(q))
+	q = strings.TrimSpace(q)
 	if len(q) > MaxSearchQuery {
-		q = q[:MaxSearchQuery]
-	}
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return q, false
+		cut := MaxSearchQuery
+		for cut > 0 && !utf8.RuneStart(q[cut]) {
+			cut--
 		}
+		q = q[:cut]
 	}
-	return q, true
+	return q, filterCanMatch(q)
 }
 
+// foldASCII lower-cases A-Z only, as SQLite's lower() and PostgreSQL's
+// under the "C" collation do, so the query and the index fold alike.
+func foldASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// searchPrefixSQL finds names starting with a folded query: a range of
+// search_docs_by_name_lower, on SQLite and PostgreSQL alike.
+const searchPrefixSQL = `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_docs d
+	WHERE lower(d.name) >= ? AND lower(d.name) < ?`
+
+// afterPrefix is appended to a prefix for the upper end of its range: no
+// UTF-8 text sorts after U+10FFFF, byte by byte.
+const afterPrefix = "\U0010FFFF"
+
 // Search finds buckets, namespaces, tables and views whose names contain
-// query (lower-cased; queries shorter than three characters match name
-// prefixes only). Exact names come first, then names starting with the
+// query, letters A-Z compared without case (queries shorter than three
+// characters match name prefixes only). Exact names come first, then names starting with the
 // query, then the rest; shorter names before longer ones. more reports that
 // there were hits beyond the limit. The lookups go through search_docs'
 // indexes (migration 0023), never a scan of the catalog, so a search costs
@@ -80,7 +107,7 @@ func (s *Store) Search(ctx context.Context, query string, opt SearchOptions) (hi
 		return nil, false, nil
 	}
 	if !ok {
-		return nil, false, Invalid("q", "names hold only lower-case letters, digits, '_' and '-' (namespace levels are joined by '.'), so nothing matches this search")
+		return nil, false, Invalid("q", "no name holds a '/', a '$' or a non-printing character, so nothing matches this search")
 	}
 	if opt.Buckets != nil && len(opt.Buckets) == 0 {
 		return nil, false, nil
@@ -98,28 +125,25 @@ func (s *Store) Search(ctx context.Context, query string, opt SearchOptions) (hi
 	}
 	postgres := s.db.Dialect().Name == "postgres"
 
-	// Names starting with the query: a range of the name index (SQLite's
-	// B-tree; names are ASCII below 0x7f) or a left-anchored LIKE, which
-	// pg_trgm answers from its index.
-	prefixSQL := `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_docs d WHERE d.name >= ? AND d.name < ?` + scope + ` LIMIT ?`
-	prefixArgs := append([]any{q, q + "\x7f"}, scopeArgs...)
-	if postgres {
-		prefixSQL = `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_docs d WHERE d.name LIKE ? ESCAPE '\'` + scope + ` LIMIT ?`
-		prefixArgs = append([]any{likeEscape(q) + "%"}, scopeArgs...)
-	}
+	// Names starting with the query: a range of the folded name index
+	// (migration 0030).
+	fold := foldASCII(q)
+	prefixSQL := searchPrefixSQL + scope + ` LIMIT ?`
+	prefixArgs := append([]any{fold, fold + afterPrefix}, scopeArgs...)
 	found, err := s.searchRows(ctx, prefixSQL, append(prefixArgs, limit+1)...)
 	if err != nil {
 		return nil, false, err
 	}
 	more = len(found) > limit
-	if len(q) >= shortQuery {
+	if utf8.RuneCountInString(q) >= shortQuery {
 		// Anywhere in the name, through the trigram index. A quoted FTS5
-		// string is a phrase of the query's trigrams: a substring match.
+		// string is a phrase of the query's trigrams: a substring match
+		// (the trigram tokenizer folds case); ILIKE is pg_trgm's.
 		subSQL := `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_fts f JOIN search_docs d ON d.id = f.rowid
 			WHERE search_fts MATCH ?` + scope + ` LIMIT ?`
-		subArgs := append([]any{`"` + q + `"`}, scopeArgs...)
+		subArgs := append([]any{`"` + strings.ReplaceAll(q, `"`, `""`) + `"`}, scopeArgs...)
 		if postgres {
-			subSQL = `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_docs d WHERE d.name LIKE ? ESCAPE '\'` + scope + ` LIMIT ?`
+			subSQL = `SELECT d.kind, d.bucket, d.namespace, d.name, d.format FROM search_docs d WHERE d.name ILIKE ? ESCAPE '\'` + scope + ` LIMIT ?`
 			subArgs = append([]any{"%" + likeEscape(q) + "%"}, scopeArgs...)
 		}
 		sub, err := s.searchRows(ctx, subSQL, append(subArgs, 2*limit+1)...)
@@ -141,7 +165,8 @@ func (s *Store) Search(ctx context.Context, query string, opt SearchOptions) (hi
 		if gone[h.Bucket] {
 			continue
 		}
-		h.Prefix, h.Exact = strings.HasPrefix(h.Name, q), h.Name == q
+		name := foldASCII(h.Name)
+		h.Prefix, h.Exact = strings.HasPrefix(name, fold), name == fold
 		key := string(h.Kind) + "\x00" + h.Bucket + "\x00" + JoinNamespace(h.Namespace) + "\x00" + h.Name
 		if seen[key] {
 			continue

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 
 	"github.com/floe/floe/fault"
 	"github.com/floe/floe/persist"
+	"golang.org/x/crypto/bcrypt"
 )
 
 func hitNames(hits []SearchHit) []string {
@@ -81,8 +84,40 @@ func TestSearch(t *testing.T) {
 	if err != nil || len(hits) != 2 || !more {
 		t.Errorf("Search(orders, limit 2) = %d hits, more %v, %v; want 2, true", len(hits), more, err)
 	}
-	if _, _, err := s.Search(ctx, "orders; drop", SearchOptions{}); !errors.Is(err, fault.Invalid) {
-		t.Errorf("Search with a space = %v, want invalid", err)
+	if _, _, err := s.Search(ctx, "orders/drop", SearchOptions{}); !errors.Is(err, fault.Invalid) {
+		t.Errorf("Search with a / = %v, want invalid", err)
+	}
+	if got := search("orders; drop", SearchOptions{}); len(got) != 0 {
+		t.Errorf("Search(orders; drop) = %q, want nothing", got)
+	}
+
+	// Names keep their case and may hold spaces and any script; search
+	// compares A-Z without case and finds such names by any part.
+	mustBucket(t, s, "mixed", FormatLance)
+	mustNamespace(t, s, "mixed", "Finance")
+	for _, n := range []string{"DailySales", "Q3 Report", "Übersicht \"alt\"", "dailysales"} {
+		mustTable(t, s, TableRef{Bucket: "mixed", Namespace: []string{"Finance"}, Name: n}, FormatLance)
+	}
+	in := SearchOptions{Buckets: []string{"mixed"}}
+	for q, want := range map[string][]string{
+		"DAILYSALES": {"table mixed/Finance/DailySales", "table mixed/Finance/dailysales"},
+		"da":         {"table mixed/Finance/DailySales", "table mixed/Finance/dailysales"},
+		"ySal":       {"table mixed/Finance/DailySales", "table mixed/Finance/dailysales"},
+		"q3 r":       {"table mixed/Finance/Q3 Report"},
+		"Q":          {"table mixed/Finance/Q3 Report"},
+		"fin":        {"namespace mixed/Finance/Finance"},
+		"Über":       {"table mixed/Finance/Übersicht \"alt\""},
+		`t "alt"`:    {"table mixed/Finance/Übersicht \"alt\""},
+	} {
+		got := search(q, in)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("Search(%q) = %q, want %q", q, got, want)
+		}
+	}
+	hits, _, err = s.Search(ctx, "dailySALES", in)
+	if err != nil || len(hits) != 2 || !hits[0].Exact || !hits[1].Exact {
+		t.Errorf("Search(dailySALES) = %+v, %v; want two exact hits", hits, err)
 	}
 
 	// Every change reaches the index.
@@ -113,6 +148,19 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// The case-folded prefix lookup is a range of its index, not a scan of
+// every name.
+func TestSearchPrefixUsesTheFoldedIndex(t *testing.T) {
+	s := newTestStore(t)
+	if s.db.Dialect().Name != "sqlite" {
+		t.Skip("the plan checked is SQLite's")
+	}
+	plan := queryPlan(t, s, searchPrefixSQL+` LIMIT 10`, "da", "da"+afterPrefix)
+	if !strings.Contains(plan, "USING INDEX search_docs_by_name_lower") || strings.Contains(plan, "SCAN") {
+		t.Errorf("prefix plan = %q, want a search of search_docs_by_name_lower", plan)
+	}
+}
+
 // An upgraded catalog's index holds what the catalog held before
 // migration 0023: the migration fills it.
 func TestSearchIndexesExistingEntries(t *testing.T) {
@@ -125,7 +173,7 @@ func TestSearchIndexesExistingEntries(t *testing.T) {
 	defer db.Close()
 	before := fstest.MapFS{}
 	err = fs.WalkDir(migrations, "migrations", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.Contains(p, "0023_") {
+		if err != nil || d.IsDir() || path.Base(p) >= "0023_" { // the catalog as it was before 0023
 			return err
 		}
 		body, err := migrations.ReadFile(p)
@@ -159,4 +207,36 @@ func TestSearchIndexesExistingEntries(t *testing.T) {
 	if got := hitNames(hits); !slices.Equal(got, []string{"table legacy/ns/old_table"}) {
 		t.Errorf("Search(d_tab) = %q", got)
 	}
+}
+
+// Any query the search box sends is answered or refused as invalid: never
+// a database error (an FTS5 syntax error, a bad range) nor a panic.
+func FuzzSearch(f *testing.F) {
+	for _, q := range []string{"orders", "OR", `"`, `a"b"c`, "q3 r", "Über", "é", "a*b", "x OR y", "NEAR(a b)", "%_\\", "\x00", "a/b", "\xff\xfe", strings.Repeat("z", 300)} {
+		f.Add(q)
+	}
+	dir := f.TempDir()
+	s, err := Open(context.Background(), Options{Path: filepath.Join(dir, "catalog.db"), Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.CreateBucket(ctx, CreateBucketInput{Name: "fuzz", Format: FormatLance}); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		hits, _, err := s.Search(ctx, q, SearchOptions{})
+		if err != nil && !errors.Is(err, fault.Invalid) {
+			t.Fatalf("Search(%q): %v", q, err)
+		}
+		if norm, _ := NormalizeSearch(q); len(norm) > MaxSearchQuery || !utf8.ValidString(norm) && utf8.ValidString(q) {
+			t.Fatalf("NormalizeSearch(%q) = %q", q, norm)
+		}
+		for _, h := range hits {
+			if h.Bucket != "fuzz" {
+				t.Fatalf("Search(%q) found %+v", q, h)
+			}
+		}
+	})
 }

@@ -54,7 +54,7 @@ func (h *Handlers) Search(w http.ResponseWriter, r *http.Request) {
 		var fe *fault.Error
 		switch {
 		case errors.As(err, &fe) && fe.Kind == fault.Invalid:
-			v.Note = "Names hold only lower-case letters, digits, _ and - (namespace levels are joined by .), so nothing matches “" + q + "”."
+			v.Note = "No name holds a /, a $ or a non-printing character, so nothing matches “" + q + "”."
 		case err != nil:
 			h.fail(w, r, err)
 			return

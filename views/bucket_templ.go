@@ -331,7 +331,7 @@ func BucketPage(v BucketView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\" data-testid=\"namespace-input\"> <span class=\"help\" id=\"namespace-help\">Levels joined by a dot, e.g. <code>sales.eu</code>; a child needs its parent to exist. Each level: lower-case letters, digits, _ and -.</span>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "\" data-testid=\"namespace-input\"> <span class=\"help\" id=\"namespace-help\">Levels joined by a dot, e.g. <code>sales.eu</code>; a child needs its parent to exist. Each level: 1–255 characters of any case and script, spaces inside; no /, $ or dot.</span>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

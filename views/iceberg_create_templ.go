@@ -112,7 +112,7 @@ func IcebergCreatePage(v IcebergCreateView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-testid=\"iceberg-name-input\"> <span class=\"help\" id=\"iceberg-name-help\">1–255 lower-case letters, digits, _ and -, starting and ending with a letter or digit.</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" data-testid=\"iceberg-name-input\"> <span class=\"help\" id=\"iceberg-name-help\">1–255 characters of any case and script, spaces inside; no / or $.</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -796,7 +796,7 @@ func NamespacePage(v NamespaceView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "\" data-testid=\"table-name-input\"> <span class=\"help\" id=\"table-help\">Reserves the name and its location in the warehouse; a Lance client then writes the data there. 1–255 lower-case letters, digits, _ and -.</span>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "\" data-testid=\"table-name-input\"> <span class=\"help\" id=\"table-help\">Reserves the name and its location in the warehouse; a Lance client then writes the data there. 1–255 characters of any case and script, spaces inside; no / or $.</span>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -63,9 +63,13 @@ func TestSearch(t *testing.T) {
 	if !none.has("search-none") {
 		t.Errorf("no hits: %s", none.text("search-page-results"))
 	}
-	odd := e.do(e.admin(), "GET", "/search?q=my+table", nil, map[string]string{"HX-Request": "true", "HX-Target": "search-results"})
-	if odd.status != http.StatusOK || !strings.Contains(odd.text("search-note"), "lower-case letters") {
-		t.Errorf("a space in the query: %d %q", odd.status, odd.text("search-note"))
+	odd := e.do(e.admin(), "GET", "/search?q=my%2Ftable", nil, map[string]string{"HX-Request": "true", "HX-Target": "search-results"})
+	if odd.status != http.StatusOK || !strings.Contains(odd.text("search-note"), "No name holds a /") {
+		t.Errorf("a / in the query: %d %q", odd.status, odd.text("search-note"))
+	}
+	// Case and spaces are a name's own: "EU" finds eu.
+	if upper := e.get(e.admin(), "/search?q=EU"); !slices.Contains(hitLinks(upper), "/buckets/sales/namespaces/eu") {
+		t.Errorf("an upper-case query: links %q", hitLinks(upper))
 	}
 	if empty := e.do(e.admin(), "GET", "/search?q=", nil, map[string]string{"HX-Request": "true", "HX-Target": "search-results"}); strings.TrimSpace(empty.body) != "" {
 		t.Errorf("an empty query renders %q", empty.body)

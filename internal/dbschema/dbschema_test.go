@@ -214,7 +214,13 @@ func sqliteShape(t *testing.T, db *persist.DB) []string {
 	}
 	rows.Close()
 	for _, i := range idx {
-		cols := strings1(t, db, `SELECT name FROM pragma_index_info(?) ORDER BY seqno`, i.name)
+		// An index on an expression has no column name; its line shows the
+		// expression as written (as PostgreSQL's pg_get_expr does).
+		cols := strings1(t, db, `SELECT COALESCE(name, '') FROM pragma_index_info(?) ORDER BY seqno`, i.name)
+		if slices.Contains(cols, "") {
+			sql := strings1(t, db, `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`, i.name)[0]
+			cols = []string{strings.TrimSpace(sql[strings.Index(sql, "(")+1 : strings.LastIndex(sql, ")")])}
+		}
 		out = append(out, indexLine(i.name, i.table, cols, i.unique))
 	}
 	slices.Sort(out)
@@ -234,8 +240,8 @@ func postgresShape(t *testing.T, db *persist.DB) []string {
 	// Indexes that back a constraint (primary key, UNIQUE) are left out,
 	// as SQLite's automatic ones are.
 	rows, err := db.QueryContext(context.Background(), `SELECT i.relname, c.relname, x.indisunique,
-			(SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(x.indkey) WITH ORDINALITY k(attnum, ord)
-				JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum)
+			COALESCE((SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(x.indkey) WITH ORDINALITY k(attnum, ord)
+				JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum), pg_get_expr(x.indexprs, x.indrelid))
 		FROM pg_index x
 		JOIN pg_class i ON i.oid = x.indexrelid
 		JOIN pg_class c ON c.oid = x.indrelid
