@@ -80,9 +80,12 @@ func TestJourneyHealthFix(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(shots, "health-table-before.png"), png, 0o644)
 		}
 	}
-	step("mark the page so a reload would show, then press Fix",
+	// Fix swaps the panel out; a socket closed while still connecting makes
+	// the browser report an error event, so the press waits for the open.
+	step("mark the page so a reload would show, then press Fix once the panel is live",
 		chromedp.Evaluate[chromedp.Void](`window.floeNoReload = "kept"; undefined`),
 		chromedp.WaitVisible(tid("health-fix-button")),
+		chromedp.WaitReady(chromedp.CSS(`#health-fix[data-live="open"]`)),
 		chromedp.Click(tid("health-fix-button")),
 		chromedp.WaitVisible(chromedp.CSS(`#health-fix [data-testid="job-progress"]`)),
 	)

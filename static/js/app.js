@@ -64,6 +64,12 @@
     }
   });
 
+  // A live panel (htmx's ws extension) says whether its socket is open, so
+  // a reader, and a journey, can tell a live panel from one still
+  // connecting.
+  document.addEventListener("htmx:wsOpen", function (ev) { ev.target.setAttribute("data-live", "open"); });
+  document.addEventListener("htmx:wsClose", function (ev) { ev.target.setAttribute("data-live", "closed"); });
+
   // Forms marked data-confirm ask once; data-confirm-again asks a second time
   // (used where a cascade deletes data). The server checks its own rules too.
   document.addEventListener("submit", function (ev) {
