@@ -71,18 +71,12 @@ func NormalizeSearch(q string) (norm string, ok bool) {
 // foldASCII lower-cases A-Z only, as SQLite's lower() and PostgreSQL's
 // under the "C" collation do, so the query and the index fold alike.
 func foldASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + ('a' - 'A')
 		}
-	}
-	return s
+		return r
+	}, s)
 }
 
 // searchPrefixSQL finds names starting with a folded query: a range of
