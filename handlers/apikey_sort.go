@@ -20,7 +20,7 @@ func sortKeyRows(r *http.Request, v *views.APIKeysView) {
 	base := func(o listOrder) string { return o.link("/api-keys") }
 	cur := ord
 	if !chosen {
-		cur = listOrder{health.Order{Key: "-"}} // no header is current
+		cur = listOrder{Order: health.Order{Key: "-"}} // no header is current
 	}
 	v.Sort = views.SortHeaders{Name: columnHeader(cur, health.SortName, "Name", base),
 		Created: columnHeader(cur, health.SortCreated, "Created", base), Used: columnHeader(cur, health.SortUsed, "Last used", base)}

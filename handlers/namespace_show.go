@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,10 +20,32 @@ import (
 // small enough that a page with observations stays quick.
 const tablesPerPage = 50
 
+// tablePageSizes are the page sizes the namespace page offers (?per=):
+// its own 50, and longer pages for reading a big namespace through.
+var tablePageSizes = []int{tablesPerPage, 200, 1000}
+
+// parsePer reads ?per=; anything but an offered size is the default (0).
+func parsePer(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("per"))
+	if err != nil || n == tablesPerPage || !slices.Contains(tablePageSizes, n) {
+		return 0
+	}
+	return n
+}
+
+// perPage is the rows a page of the list shows.
+func (o listOrder) perPage() int {
+	if o.Per > 0 {
+		return o.Per
+	}
+	return tablesPerPage
+}
+
 // maxFilterLen bounds the ?q= filter; table names are at most 255 characters.
 const maxFilterLen = 255
 
-// ShowNamespace renders a namespace's tables, 50 a page (keyset: ?after=NAME),
+// ShowNamespace renders a namespace's tables, 50 a page or ?per=200 or 1000
+// (keyset: ?after=NAME),
 // with a name filter and a "needs attention" filter (?health=attention).
 func (h *Handlers) ShowNamespace(w http.ResponseWriter, r *http.Request) {
 	v, err := h.namespaceView(r)
@@ -63,9 +86,11 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	// name (each read on its own); the sorted listings cover every table.
 	allTables, grantedNames := rt.Tables(identity.Resource{Bucket: b.Name, Namespace: ns.Levels})
 	ord := parseListOrder(r)
+	ord.Per = parsePer(r)
 	if h.health == nil || !allTables {
-		ord = listOrder{health.Order{Key: health.SortName}} // figures and health are not judged here: the catalog's order only
+		ord.Order = health.Order{Key: health.SortName} // figures and health are not judged here: the catalog's order only
 	}
+	per := ord.perPage()
 
 	v := views.NamespaceView{
 		Page: h.page(r, ns.Name(), "buckets"), Bucket: b.Name, BucketFormat: string(b.Format),
@@ -79,6 +104,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	if !ord.byName() {
 		_, v.After, _ = strings.Cut(after, "~") // the page says after which name, not the cursor
 	}
+	v.Per = ord.Per
 	v.CanManage = h.canManage(r, safety.NamespaceResource(b.Name, ns.Levels))
 	v.Protection = views.ProtectionView{What: "namespace", Action: views.NamespaceURL(b.Name, ns.Name()) + "/protect",
 		Protected: ns.Protected(), CanManage: v.CanManage}
@@ -87,13 +113,13 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	var next string
 	switch {
 	case !allTables:
-		tables, next, v.Total, err = h.grantedTablesPage(r, b.Name, ns.Levels, grantedNames, q, after, attention)
+		tables, next, v.Total, err = h.grantedTablesPage(r, b.Name, ns.Levels, grantedNames, q, after, attention, per)
 	case !ord.byName():
 		tables, next, v.Total, err = h.sortedPage(r, b.Name, ns.Levels, ord, q, attention, after)
 	case attention:
-		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after)
+		tables, next, v.Total, err = h.attentionPage(r, b.Name, ns.Levels, q, after, per)
 	default:
-		tables, next, v.Total, err = h.tablesPage(r, ns, opt, after)
+		tables, next, v.Total, err = h.tablesPage(r, ns, opt, after, per)
 	}
 	if err != nil {
 		return views.NamespaceView{}, err
@@ -119,7 +145,18 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 	if h.Can(ctx, identity.Maintain, identity.Resource{Bucket: b.Name, Namespace: ns.Levels}) {
 		v.BulkURL, v.Here = views.NamespaceURL(b.Name, ns.Name())+"/bulk", r.URL.RequestURI()
 	}
-	if h.plugin != nil && h.health != nil && len(tables) > 0 {
+	for _, n := range tablePageSizes {
+		o := ord
+		o.Per = n
+		if n == tablesPerPage {
+			o.Per = 0
+		}
+		v.PageSizes = append(v.PageSizes, views.PageSizeLink{Rows: n, Current: n == per, Href: o.link(listHref(b.Name, ns.Name(), q, after, attention))})
+	}
+	// A live list follows each of its tables by id; a longer page than the
+	// default is a snapshot, and the page says so.
+	v.Snapshot = per > tablesPerPage && h.plugin != nil && h.health != nil && len(tables) > 0
+	if h.plugin != nil && h.health != nil && len(tables) > 0 && !v.Snapshot {
 		sub := LiveSub{List: r.URL.RequestURI(), Since: since}
 		for _, t := range tables {
 			sub.Tables = append(sub.Tables, t.ID)
@@ -137,7 +174,7 @@ func (h *Handlers) namespaceView(r *http.Request) (views.NamespaceView, error) {
 // does), the name the next page starts after ("" on the last) and the
 // count of matching tables (without a filter, the count read with the
 // namespace). An old ?page=N link still lands on its page.
-func (h *Handlers) tablesPage(r *http.Request, namespace catalog.Namespace, opt catalog.ListTablesOptions, after string) ([]catalog.Table, string, int, error) {
+func (h *Handlers) tablesPage(r *http.Request, namespace catalog.Namespace, opt catalog.ListTablesOptions, after string, per int) ([]catalog.Table, string, int, error) {
 	ctx := r.Context()
 	bucket, ns := namespace.Bucket, namespace.Levels
 	total, err := namespace.TableCount, error(nil)
@@ -147,12 +184,12 @@ func (h *Handlers) tablesPage(r *http.Request, namespace catalog.Namespace, opt 
 		}
 	}
 	if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page > 1 && after == "" {
-		page = min(page, max((total+tablesPerPage-1)/tablesPerPage, 1))
-		if after, err = h.skipTables(r, bucket, ns, opt, (page-1)*tablesPerPage); err != nil {
+		page = min(page, max((total+per-1)/per, 1))
+		if after, err = h.skipTables(r, bucket, ns, opt, (page-1)*per); err != nil {
 			return nil, "", 0, err
 		}
 	}
-	opt.ListOptions = catalog.ListOptions{After: after, Limit: tablesPerPage}
+	opt.ListOptions = catalog.ListOptions{After: after, Limit: per}
 	tables, next, err := h.store.ListTables(ctx, bucket, ns, opt)
 	return tables, next, total, err
 }
@@ -161,7 +198,7 @@ func (h *Handlers) tablesPage(r *http.Request, namespace catalog.Namespace, opt 
 // namespace's tables: those its grants name (names, sorted), each read,
 // filtered by name and health as the page asks; the total counts only
 // them, so the page says nothing of the others.
-func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names []string, q, after string, attention bool) ([]catalog.Table, string, int, error) {
+func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names []string, q, after string, attention bool, per int) ([]catalog.Table, string, int, error) {
 	var tables []catalog.Table
 	next, total := "", 0
 	for _, name := range names {
@@ -182,7 +219,7 @@ func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names [
 		if name <= after {
 			continue
 		}
-		if len(tables) == tablesPerPage {
+		if len(tables) == per {
 			next = tables[len(tables)-1].Name
 			continue
 		}
@@ -195,14 +232,14 @@ func (h *Handlers) grantedTablesPage(r *http.Request, bucket string, ns, names [
 // keeps each namespace's list of such tables (cached like the bucket sums),
 // and the page's rows come from it without a read per table (the State
 // shown is the stored one).
-func (h *Handlers) attentionPage(r *http.Request, bucket string, ns []string, q, after string) ([]catalog.Table, string, int, error) {
-	keys, total, err := h.health.NeedingAttention(r.Context(), bucket, ns, q, after, tablesPerPage+1)
+func (h *Handlers) attentionPage(r *http.Request, bucket string, ns []string, q, after string, per int) ([]catalog.Table, string, int, error) {
+	keys, total, err := h.health.NeedingAttention(r.Context(), bucket, ns, q, after, per+1)
 	if err != nil {
 		return nil, "", 0, err
 	}
 	var next string
-	if len(keys) > tablesPerPage {
-		keys = keys[:tablesPerPage]
+	if len(keys) > per {
+		keys = keys[:per]
 		next = keys[len(keys)-1].Name
 	}
 	tables := make([]catalog.Table, 0, len(keys))

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/floe/floe/catalog"
@@ -15,6 +16,9 @@ import (
 // (?sort=rows&dir=desc), so a sorted page survives a reload and a link.
 type listOrder struct {
 	health.Order
+	// Per is the rows a page shows when the list lets one choose (the
+	// namespace page's ?per=); 0 is the list's own size, left out of links.
+	Per int
 }
 
 // parseListOrder reads ?sort= and ?dir= of a table list; anything unknown
@@ -29,7 +33,7 @@ func parseOrderOf(r *http.Request, keys []health.SortKey) listOrder {
 	if !slices.Contains(keys, k) {
 		k = health.SortName
 	}
-	return listOrder{health.Order{Key: k, Desc: q.Get("dir") == "desc"}}
+	return listOrder{Order: health.Order{Key: k, Desc: q.Get("dir") == "desc"}}
 }
 
 // columnHeader is one sortable header of any list: a link to its order,
@@ -38,7 +42,7 @@ func parseOrderOf(r *http.Request, keys []health.SortKey) listOrder {
 // sorts to find).
 func columnHeader(cur listOrder, k health.SortKey, label string, base func(listOrder) string) views.SortHeader {
 	h := views.SortHeader{Key: string(k), Label: label}
-	next := listOrder{health.Order{Key: k, Desc: k != health.SortName}}
+	next := listOrder{Order: health.Order{Key: k, Desc: k != health.SortName}, Per: cur.Per}
 	if cur.Key == k {
 		h.Current, h.Desc = true, cur.Desc
 		next.Desc = !cur.Desc
@@ -85,6 +89,9 @@ func (o listOrder) set(vals url.Values) {
 	if o.Desc {
 		vals.Set("dir", "desc")
 	}
+	if o.Per > 0 {
+		vals.Set("per", strconv.Itoa(o.Per))
+	}
 }
 
 // link adds the order to a list link built without it.
@@ -119,7 +126,7 @@ func sortHeaders(cur listOrder, sortable bool, base func(listOrder) string) view
 // health.SortedTables). The rows carry the stored state, as the attention
 // filter's do.
 func (h *Handlers) sortedPage(r *http.Request, bucket string, ns []string, o listOrder, q string, attention bool, after string) ([]catalog.Table, string, int, error) {
-	page, next, total, err := h.health.SortedTables(r.Context(), bucket, ns, o.Order, health.ListFilter{Name: q, Attention: attention}, after, tablesPerPage)
+	page, next, total, err := h.health.SortedTables(r.Context(), bucket, ns, o.Order, health.ListFilter{Name: q, Attention: attention}, after, o.perPage())
 	if err != nil {
 		return nil, "", 0, err
 	}

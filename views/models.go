@@ -180,6 +180,13 @@ type PageLink struct {
 	Current bool
 }
 
+// PageSizeLink is one choice of a list's rows a page.
+type PageSizeLink struct {
+	Rows    int
+	Href    string
+	Current bool
+}
+
 // NamespaceView is /buckets/{bucket}/namespaces/{ns}.
 type NamespaceView struct {
 	Page
@@ -214,7 +221,13 @@ type NamespaceView struct {
 	Here       string // this list page's own link (the bulk action returns to it)
 	// LiveURL is the list's live socket: it reloads the list when a job
 	// on a listed table finishes ("" without workers or health).
-	LiveURL    string
+	LiveURL string
+	// PageSizes offer the list's page sizes (?per=); Per is the current one
+	// when it is not the default, kept by the filter form. Snapshot says a
+	// longer page than the default does not update live.
+	PageSizes  []PageSizeLink
+	Per        int
+	Snapshot   bool
 	NewTable   string
 	Errors     FieldErrors
 	Notice     string
