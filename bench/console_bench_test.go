@@ -56,6 +56,7 @@ func consolePages(b *testing.B, dbPath string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
+	st.CacheReads(nil) // as floe serve does (on PostgreSQL the cache needs the bus, so it stays off here)
 	if _, err := st.CreateUser(ctx, "bench", "bench-password", catalog.RoleAdmin); err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 const maxBucketTags = 50
 
 func (s *Store) bucketARN(name string) string {
-	return fmt.Sprintf("arn:floe:s3tables:%s:%s:bucket/%s", s.opts.Region, s.opts.Account, name)
+	return "arn:floe:s3tables:" + s.opts.Region + ":" + s.opts.Account + ":bucket/" + name // every listed row has one: no fmt
 }
 
 // CreateBucket creates a bucket and its warehouse directory.

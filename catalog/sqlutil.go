@@ -85,7 +85,7 @@ func encodeMap(m map[string]string) string {
 
 func decodeMap(s string) map[string]string {
 	m := map[string]string{}
-	if s == "" {
+	if s == "" || s == "{}" { // most rows: no parse
 		return m
 	}
 	_ = json.Unmarshal([]byte(s), &m) // written by encodeMap; a damaged row reads as empty
