@@ -145,12 +145,34 @@ func (s *Store) ReviewProposal(ctx context.Context, jobType, objectID string, pa
 	if err != nil {
 		return params, false, err
 	}
+	out, enabled, err := s.applyMaintenance(ctx, jobType, kind, t, params)
+	if err != nil || !enabled {
+		return params, false, err
+	}
+	return out, true, nil
+}
+
+// MaintenanceParams is params with table t's configured settings for
+// jobType applied, as ReviewProposal applies them to a detected proposal,
+// whether or not the kind is on for automatic maintenance: an operator's
+// Fix is not automatic, but it keeps what the table says to keep (its
+// versions and snapshots, its target size). A job type no kind governs
+// passes as is.
+func (s *Store) MaintenanceParams(ctx context.Context, jobType string, t Table, params map[string]string) (map[string]string, error) {
+	kind, ok := MaintenanceKindOfJob(jobType)
+	if !ok {
+		return params, nil
+	}
+	out, _, err := s.applyMaintenance(ctx, jobType, kind, t, params)
+	return out, err
+}
+
+// applyMaintenance resolves t's configuration of kind and applies its
+// settings to a copy of params; enabled is the kind's switch.
+func (s *Store) applyMaintenance(ctx context.Context, jobType string, kind MaintenanceKind, t Table, params map[string]string) (map[string]string, bool, error) {
 	c, err := s.ResolveMaintenance(ctx, t, kind)
 	if err != nil {
 		return params, false, err
-	}
-	if !c.Enabled {
-		return params, false, nil
 	}
 	out := make(map[string]string, len(params))
 	for k, v := range params {
@@ -169,5 +191,5 @@ func (s *Store) ReviewProposal(ctx context.Context, jobType, objectID string, pa
 			}
 		}
 	}
-	return out, true, nil
+	return out, c.Enabled, nil
 }

@@ -112,8 +112,13 @@ func (h *Handlers) submitFix(ctx context.Context, t catalog.Table) (int, error) 
 		if active[job.Job] {
 			continue // e.g. a Compact now or a task API compaction already runs: follow it, do not race it
 		}
-		_, err := h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: job.Params,
-			DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
+		// The table's own maintenance settings apply, as they do to what
+		// detection schedules: a Fix keeps the versions the table keeps.
+		params, err := h.store.MaintenanceParams(ctx, job.Job, t, job.Params)
+		if err == nil {
+			_, err = h.plugin.SubmitJob(ctx, plugin.JobSpec{Type: job.Job, ObjectID: t.ID, Parameters: params,
+				DedupeKey: job.Job + ":" + t.ID, Summary: "Fix: " + job.Sentence(), By: principalOf(ctx)})
+		}
 		switch {
 		case err == nil:
 			n++
