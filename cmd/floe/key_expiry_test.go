@@ -139,4 +139,26 @@ func TestServeRefusesExpiredKeys(t *testing.T) {
 			t.Errorf("%s after expiry does not say the key expired, and when: %d %s", c.name, code, body)
 		}
 	}
+	// token list shows the live keys; --expired adds the refused one, marked.
+	if out, code := run(t, "token", "list", data); code != 0 || strings.Contains(out, pair[1]) {
+		t.Errorf("token list after expiry (code %d) still lists the key:\n%s", code, out)
+	}
+	out, code := run(t, "token", "list", "--expired", "--json", data)
+	var listed []struct {
+		AccessKeyID string `json:"access_key_id"`
+		Expired     bool   `json:"expired"`
+	}
+	if i := strings.Index(out, "["); code != 0 || i < 0 || json.Unmarshal([]byte(out[i:]), &listed) != nil {
+		t.Fatalf("token list --expired --json (code %d):\n%s", code, out)
+	}
+	marked := false
+	for _, k := range listed {
+		marked = marked || k.AccessKeyID == pair[1] && k.Expired
+	}
+	if !marked {
+		t.Errorf("token list --expired --json does not mark the key expired: %s", out)
+	}
+	if out, _ := run(t, "token", "list", "--expired", data); !strings.Contains(out, "(expired)") {
+		t.Errorf("token list --expired does not say which key expired:\n%s", out)
+	}
 }

@@ -80,6 +80,9 @@ type keyJSON struct {
 	Expires     *time.Time `json:"expires,omitempty"`
 	// System is what floe made the key for itself ("" = a person made it).
 	System string `json:"system,omitempty"`
+	// Expired marks a person's key past its expiry, kept so its holder
+	// learns why they are refused (listed with --expired).
+	Expired bool `json:"expired,omitempty"`
 }
 
 func timeOrNil(t time.Time) *time.Time {
@@ -97,10 +100,10 @@ func timeOr(t time.Time, none string) string {
 }
 
 func newTokenListCmd() *cobra.Command {
-	var asJSON, system bool
+	var asJSON, system, expired bool
 	cmd := &cobra.Command{
-		Use:   "list [--system] [--json]",
-		Short: "List API keys (never their secrets); keys floe made for itself only with --system",
+		Use:   "list [--system] [--expired] [--json]",
+		Short: "List API keys (never their secrets); keys floe made for itself only with --system, expired ones only with --expired",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(cmd, func(st *catalog.Store) error {
@@ -108,20 +111,33 @@ func newTokenListCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				live := len(keys)
+				if expired {
+					old, err := st.ListExpiredAPIKeys(cmd.Context())
+					if err != nil {
+						return err
+					}
+					keys = append(keys, old...)
+				}
 				out := []keyJSON{}
 				var rows [][]string
-				for _, k := range keys {
+				for i, k := range keys {
 					if k.System != "" && !system {
 						continue
 					}
+					gone := i >= live
 					out = append(out, keyJSON{k.ID, k.Name, string(k.Role), k.Bucket, k.AccessKeyID, k.CreatedAt,
-						timeOrNil(k.LastUsedAt), timeOrNil(k.ExpiresAt), string(k.System)})
+						timeOrNil(k.LastUsedAt), timeOrNil(k.ExpiresAt), string(k.System), gone})
 					scope := k.Bucket
 					if scope == "" {
 						scope = "every bucket"
 					}
+					expires := timeOr(k.ExpiresAt, "never")
+					if gone {
+						expires += " (expired)"
+					}
 					rows = append(rows, []string{k.ID, k.Name, string(k.Role), scope, k.CreatedAt.Format(time.RFC3339),
-						timeOr(k.LastUsedAt, "never"), timeOr(k.ExpiresAt, "never"), orDash(string(k.System))})
+						timeOr(k.LastUsedAt, "never"), expires, orDash(string(k.System))})
 				}
 				return printList(cmd.OutOrStdout(), asJSON, out, []string{"ID", "NAME", "ROLE", "BUCKET", "CREATED", "LAST USED", "EXPIRES", "SYSTEM"}, rows)
 			})
@@ -129,6 +145,7 @@ func newTokenListCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&system, "system", false, "also list the keys floe made for itself (bundled workers, the demo seeder, keys minted for jobs)")
+	cmd.Flags().BoolVar(&expired, "expired", false, "also list people's keys past their expiry (refused, kept so their holders learn why; revoke removes one)")
 	return cmd
 }
 
