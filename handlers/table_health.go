@@ -215,3 +215,15 @@ func (h *Handlers) canExecute(jobType string) bool {
 	}
 	return false
 }
+
+// WarmBucketSums computes the buckets page's sums ahead of its first view
+// (floe serve calls it once the observations are loaded): on a large
+// catalog the first pass reads every bucket's tables, which the first
+// operator to open /buckets would otherwise wait for.
+func (h *Handlers) WarmBucketSums(ctx context.Context) error {
+	if h.health == nil {
+		return nil
+	}
+	_, err := h.health.Buckets(ctx)
+	return err
+}

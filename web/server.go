@@ -175,6 +175,10 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
+// WarmBucketSums computes the buckets page's sums before anyone asks
+// (handlers.WarmBucketSums).
+func (s *Server) WarmBucketSums(ctx context.Context) error { return s.h.WarmBucketSums(ctx) }
+
 // Close closes every open /live websocket and refuses new ones; Run does
 // it as it stops. It is safe to call more than once.
 func (s *Server) Close() {

@@ -97,7 +97,7 @@ func newServices(ctx context.Context, s *server, lanceURL, icebergURL string) (*
 // floe already serves (see newServices). A failed load is logged and
 // leaves the store reading from the database, slower but right, rather
 // than stopping a server that works.
-func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger) {
+func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger, warm func(context.Context) error) {
 	t0 := time.Now()
 	if err := obs.Load(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -114,6 +114,17 @@ func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger)
 		return
 	}
 	log.Info("observations' attributes read ahead", "took", time.Since(t1).Round(time.Millisecond).String())
+	if warm == nil {
+		return
+	}
+	t2 := time.Now()
+	if err := warm(ctx); err != nil {
+		if ctx.Err() == nil {
+			log.Warn("the buckets page's sums were not computed ahead; its first view computes them", "err", err)
+		}
+		return
+	}
+	log.Info("bucket sums computed", "took", time.Since(t2).Round(time.Millisecond).String())
 }
 
 // housekeep deletes expired sessions and API keys until ctx ends.
