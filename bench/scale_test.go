@@ -181,6 +181,7 @@ func (r *scaleRun) stage(b *testing.B, n int) scaleStage {
 	b.Helper()
 	before := r.seed.took
 	r.seed.grow(b, n)
+	r.seed.settle(b)
 	st := scaleStage{tables: r.seed.total(), seeded: r.seed.took - before, p50: map[string]time.Duration{}}
 
 	srv := serveOn(b, r.bin, r.seed.data, r.seed.dsn, fmt.Sprintf("serve-%d.log", n))
