@@ -249,7 +249,10 @@ func (s *server) Run(ctx context.Context) error {
 	parts := []namedPart{
 		{"event bus", s.bus.Run},
 		{"observations", s.svc.observe.Run},
-		{"observations load", func(ctx context.Context) error { loadObservations(ctx, s.svc.observe, s.log, s.console.WarmBucketSums); return nil }},
+		{"observations load", func(ctx context.Context) error {
+			loadObservations(ctx, s.svc.observe, s.log, s.console.WarmBucketSums)
+			return nil
+		}},
 		{"plugin channel", s.svc.plugin.Run},
 		{"preview relay", s.svc.preview.Run},
 		{"console live updates", s.console.Run},
