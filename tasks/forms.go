@@ -28,7 +28,7 @@ type Form struct {
 // queueing a job the worker fails with the same reason. The task API keeps
 // the contract's full parameter set (a client written for it sends these),
 // so there the worker's refusal is the answer. The sentences mirror
-// workers/lance/lib/jobs.mjs refusals (TestEngineFixedMatchesWorker keeps
+// workers/lance/lib/job_*.mjs refusals (TestEngineFixedMatchesWorker keeps
 // the two lists equal).
 var engineFixed = map[Type]map[string]string{
 	TypeCompact: {
