@@ -8,8 +8,6 @@ import (
 
 	"github.com/floe/floe/catalog"
 	"github.com/floe/floe/plugin"
-	"github.com/floe/floe/plugin/pluginpb"
-	"github.com/floe/floe/plugin/plugintest"
 )
 
 // TestTableHealthFixKeepsTheTableSettings: a Fix submits its cleanup with
@@ -17,19 +15,7 @@ import (
 // does, also while the table's automatic maintenance is off; before, it
 // used health's thresholds and could delete versions the table said to keep.
 func TestTableHealthFixKeepsTheTableSettings(t *testing.T) {
-	e := newWorkerEnv(t, plugin.Options{})
-	e.worker(plugintest.Config{WorkerID: "w-lance",
-		Capabilities: []*pluginpb.Capability{
-			{JobType: "lance_compact", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
-			{JobType: "lance_cleanup", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
-		}})
-	tb := e.lanceTable("vec", "prod", "kept")
-	old := time.Now().Add(-60 * 24 * time.Hour)
-	var hist []map[string]any
-	for v := 1; v <= 20; v++ {
-		hist = append(hist, map[string]any{"version": v, "timestamp": old.Add(time.Duration(v) * time.Minute).Format(time.RFC3339)})
-	}
-	e.observeTable(tb, map[string]any{"rows": 12, "fragments": 1, "small_fragments": 0, "version": 20, "versions": 20, "history": hist})
+	e, tb, _ := fixableLanceTable(t, "kept", 60*24*time.Hour, map[string]any{"rows": 12, "fragments": 1, "small_fragments": 0})
 	ctx := context.Background()
 	if err := e.store.PutTableMaintenance(ctx, tb.ID, catalog.MaintenanceSnapshots, false,
 		catalog.MaintenanceSettings{MinSnapshotsToKeep: 15, MaxSnapshotAgeHours: 900}); err != nil {

@@ -115,20 +115,30 @@ func TestTableHealthInLists(t *testing.T) {
 	}
 }
 
-func TestTableHealthFix(t *testing.T) {
+// fixableLanceTable is a console with a Lance worker that compacts and
+// cleans up, and table vec/prod/name observed with attrs and 20 versions
+// made age ago (returned as the observed history), so cleanup is one of
+// its reasons.
+func fixableLanceTable(t *testing.T, name string, age time.Duration, attrs map[string]any) (*workerEnv, catalog.Table, []map[string]any) {
 	e := newWorkerEnv(t, plugin.Options{})
 	e.worker(plugintest.Config{WorkerID: "w-lance",
 		Capabilities: []*pluginpb.Capability{
 			{JobType: "lance_compact", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
 			{JobType: "lance_cleanup", Lane: "lance", CanExecute: true, MaxExecuteSlots: 2},
 		}})
-	tb := e.lanceTable("vec", "prod", "small")
-	old := time.Now().Add(-30 * 24 * time.Hour)
+	tb := e.lanceTable("vec", "prod", name)
+	old := time.Now().Add(-age)
 	var hist []map[string]any
 	for v := 1; v <= 20; v++ {
 		hist = append(hist, map[string]any{"version": v, "timestamp": old.Add(time.Duration(v) * time.Minute).Format(time.RFC3339)})
 	}
-	e.observeTable(tb, map[string]any{"rows": 12, "fragments": 12, "small_fragments": 12, "version": 20, "versions": 20, "history": hist})
+	attrs["version"], attrs["versions"], attrs["history"] = 20, 20, hist
+	e.observeTable(tb, attrs)
+	return e, tb, hist
+}
+
+func TestTableHealthFix(t *testing.T) {
+	e, tb, hist := fixableLanceTable(t, "small", 30*24*time.Hour, map[string]any{"rows": 12, "fragments": 12, "small_fragments": 12})
 	url := "/buckets/vec/namespaces/prod/tables/small"
 	admin := e.admin()
 

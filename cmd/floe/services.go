@@ -114,9 +114,6 @@ func loadObservations(ctx context.Context, obs *observe.Store, log *slog.Logger,
 		return
 	}
 	log.Info("observations' attributes read ahead", "took", time.Since(t1).Round(time.Millisecond).String())
-	if warm == nil {
-		return
-	}
 	t2 := time.Now()
 	if err := warm(ctx); err != nil {
 		if ctx.Err() == nil {
