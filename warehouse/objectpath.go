@@ -17,8 +17,8 @@ func (l Location) ObjectPath() string {
 	return l.path
 }
 
-// ParseObjectPath reads raw as a path in the same store as l: a full URI or
-// absolute path is parsed as Parse does; anything else is an object-store
+// ParseObjectPath reads raw as a path in the same store as l: a full URI
+// (scheme://…) or absolute path is parsed as Parse does; anything else is an object-store
 // path (see ObjectPath) inside l's S3 bucket or local file system. The
 // result is canonical; whether it lies where the caller needs it is the
 // caller's check (Within), and every storage call checks the warehouse.
@@ -26,7 +26,9 @@ func (l Location) ParseObjectPath(raw string) (Location, error) {
 	if l.IsZero() {
 		return Location{}, errorf(ErrBadLocation, "cannot place %q: no store to resolve it in", raw)
 	}
-	if _, _, ok := splitScheme(raw); ok || strings.HasPrefix(raw, "/") || raw == "" {
+	// A URI names its authority ("s3://", "file:///"); "A:" or "x:y"
+	// without one is a file or key of that name, as ObjectPath writes it.
+	if _, rest, ok := splitScheme(raw); ok && strings.HasPrefix(rest, "//") || strings.HasPrefix(raw, "/") || raw == "" {
 		return Parse(raw)
 	}
 	switch l.scheme {
