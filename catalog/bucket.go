@@ -114,12 +114,23 @@ func scanBucket(sc interface{ Scan(...any) error }) (Bucket, error) {
 	return b, nil
 }
 
-// GetBucket returns one bucket with its TableCount.
+// GetBucket returns one bucket with its TableCount; with CacheReads on, from
+// the read cache while nothing has changed since it was read (see
+// tableCache).
 func (s *Store) GetBucket(ctx context.Context, name string) (Bucket, error) {
 	if err := validateBucket("bucket", name); err != nil {
 		return Bucket{}, err
 	}
-	return s.getBucket(ctx, s.ro, name)
+	now := time.Now()
+	if b, ok := s.tables.getBucket(name, now); ok {
+		return b, nil
+	}
+	st, cacheable := s.tables.begin()
+	b, err := s.getBucket(ctx, s.ro, name)
+	if err == nil && cacheable {
+		s.tables.putBucket(b, st, now)
+	}
+	return b, err
 }
 
 func (s *Store) getBucket(ctx context.Context, q querier, name string) (Bucket, error) {

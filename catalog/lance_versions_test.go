@@ -238,14 +238,19 @@ func TestManagedVersioningAcrossReplicas(t *testing.T) {
 	heard := make(chan struct{}, 16)
 	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} })
 	ctx := context.Background()
+	waitHeard := func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("B never heard %s", what)
+		}
+	}
 	mustBucket(t, a, "mvb", FormatLance)
+	waitHeard("the bucket's create") // a bucket's row notifies (migration 0032)
 	mustNamespace(t, a, "mvb", "ns")
 	mustTable(t, a, TableRef{Bucket: "mvb", Namespace: []string{"ns"}, Name: "t"}, FormatLance)
-	select {
-	case <-heard:
-	case <-time.After(30 * time.Second):
-		t.Fatal("B never heard the create")
-	}
+	waitHeard("the table's create")
 	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || on {
 		t.Fatalf("B reads %v, %v; want off", on, err)
 	}
@@ -255,11 +260,7 @@ func TestManagedVersioningAcrossReplicas(t *testing.T) {
 	if err := a.SetManagedVersioning(ctx, "mvb", true); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-heard:
-	case <-time.After(30 * time.Second):
-		t.Fatal("B never heard A's change of the setting")
-	}
+	waitHeard("A's change of the setting")
 	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || !on {
 		t.Fatalf("after A's change B reads %v, %v; want on", on, err)
 	}

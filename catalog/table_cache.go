@@ -63,6 +63,10 @@ type tableCache struct {
 	mu    sync.Mutex
 	m     map[tableKey]cachedTable
 	flags map[string]cachedFlag // bucket → managed versioning, stamped like m
+	// buckets are live bucket rows by name (GetBucket: every Iceberg
+	// request resolves its bucket), stamped like m; a bucket's row changes
+	// with its tables, and on PostgreSQL notifies (migration 0032).
+	buckets map[string]cachedBucket
 	// checked is when a declared table (by id) was last found without
 	// data on storage; see declaredRecheck.
 	checked map[string]time.Time
@@ -83,6 +87,13 @@ type cachedTable struct {
 	session uint64
 	stamp   persist.ChangeStamp
 	at      time.Time
+}
+
+// cachedBucket is a bucket row as read under a stamp.
+type cachedBucket struct {
+	b  Bucket
+	st cacheStamp
+	at time.Time
 }
 
 // cacheStamp is what a read must carry to be cached and an entry must
@@ -187,6 +198,32 @@ func (c *tableCache) putFlag(bucket string, on bool, st cacheStamp, now time.Tim
 		c.flags = make(map[string]cachedFlag)
 	}
 	c.flags[bucket] = cachedFlag{on: on, st: st, at: now}
+}
+
+func (c *tableCache) getBucket(name string, now time.Time) (Bucket, bool) {
+	st, live := c.begin()
+	if !live {
+		return Bucket{}, false
+	}
+	c.mu.Lock()
+	e, hit := c.buckets[name]
+	c.mu.Unlock()
+	if !hit || e.st != st || now.Sub(e.at) > maxCachedTableAge {
+		return Bucket{}, false
+	}
+	b := e.b
+	b.Tags = maps.Clone(b.Tags)
+	return b, true
+}
+
+func (c *tableCache) putBucket(b Bucket, st cacheStamp, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.buckets == nil || len(c.buckets) >= maxCachedTables {
+		c.buckets = make(map[string]cachedBucket)
+	}
+	b.Tags = maps.Clone(b.Tags)
+	c.buckets[b.Name] = cachedBucket{b: b, st: st, at: now}
 }
 
 func (t Table) declared() bool { return t.Format == FormatLance && t.State == StateDeclared }

@@ -63,8 +63,6 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 	heard := make(chan struct{}, 16)
 	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} }) // after the cache's own handler
 	ctx := context.Background()
-	mustBucket(t, a, "bkt", FormatIceberg)
-	mustNamespace(t, a, "bkt", "ns")
 	waitHeard := func(what string) {
 		t.Helper()
 		select {
@@ -73,6 +71,9 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 			t.Fatalf("B never heard %s", what)
 		}
 	}
+	mustBucket(t, a, "bkt", FormatIceberg)
+	waitHeard("the bucket's create") // a bucket's row notifies too (migration 0032)
+	mustNamespace(t, a, "bkt", "ns")
 
 	cases := []struct {
 		name   string
@@ -116,6 +117,7 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 		// Cached like any entry, and dropped by the notification of A
 		// recording the data it saw (declared → created).
 		mustBucket(t, a, "lnc", FormatLance)
+		waitHeard("the bucket's create")
 		mustNamespace(t, a, "lnc", "ns")
 		ref := TableRef{Bucket: "lnc", Namespace: []string{"ns"}, Name: "vectors"}
 		tb := mustTable(t, a, ref, FormatLance)
@@ -130,6 +132,32 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 		if got, err := b.GetTable(ctx, ref); err != nil || got.State != StateCreated {
 			t.Fatalf("after A recorded the data B reads %q, %v", got.State, err)
 		}
+	})
+
+	t.Run("bucket row", func(t *testing.T) {
+		// GetBucket is cached beside the entries (every Iceberg request
+		// resolves its bucket); a change to the bucket's row alone, which
+		// touches no table, still reaches B (migration 0032's trigger).
+		if got, err := b.GetBucket(ctx, "bkt"); err != nil || got.Protected {
+			t.Fatalf("B reads %+v, %v", got, err)
+		}
+		if _, ok := b.tables.getBucket("bkt", b.now()); !ok {
+			t.Fatal("B did not cache a bucket it read")
+		}
+		if _, err := a.SetBucketProtected(ctx, "bkt", true); err != nil {
+			t.Fatal(err)
+		}
+		waitHeard("the protection")
+		if got, err := b.GetBucket(ctx, "bkt"); err != nil || !got.Protected {
+			t.Fatalf("after A protected the bucket B reads protected=%v, %v", got.Protected, err)
+		}
+		if _, err := b.SetBucketProtected(ctx, "bkt", false); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.GetBucket(ctx, "bkt"); err != nil || got.Protected { // no wait: B's own commit
+			t.Fatalf("after B's own change B reads protected=%v, %v", got.Protected, err)
+		}
+		waitHeard("B's own change")
 	})
 
 	t.Run("own write", func(t *testing.T) {

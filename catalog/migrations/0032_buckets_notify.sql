@@ -1,0 +1,5 @@
+-- PostgreSQL replicas hear of every change to a bucket's row through
+-- NOTIFY, as they do of table entries: postgres/0032_buckets_notify.sql
+-- overrides this file there. On SQLite every process's commit moves the
+-- change stamp the read cache checks, so the step records its version and
+-- runs nothing.
