@@ -240,6 +240,16 @@ func (s *Store) maintenanceRowRaw(ctx context.Context, bucket, tableID string, k
 	if err != nil {
 		return c, dbErr("read maintenance configuration", err)
 	}
+	d, err := decodeMaintenanceRow(bucket, tableID, kind, status, body)
+	if err != nil {
+		return c, err
+	}
+	return d, nil
+}
+
+// decodeMaintenanceRow makes a stored row's configuration of its columns.
+func decodeMaintenanceRow(bucket, tableID string, kind MaintenanceKind, status, body string) (MaintenanceConfig, error) {
+	c := MaintenanceConfig{Kind: kind, Enabled: !kind.Destructive()}
 	var set MaintenanceSettings
 	if err := json.Unmarshal([]byte(body), &set); err != nil {
 		return c, fmt.Errorf("catalog: stored maintenance settings of %s/%s are not JSON: %w", bucket, kind, err)
@@ -318,16 +328,14 @@ func (s *Store) SetDestructiveMaintenance(ctx context.Context, bucket string, on
 func (s *Store) DestructiveMaintenance(ctx context.Context, bucket string) (on, own bool, err error) {
 	on = true
 	for _, k := range DestructiveKinds {
-		c, err := s.EffectiveMaintenance(ctx, Table{Bucket: bucket}, k)
+		r, err := s.ResolveMaintenance(ctx, Table{Bucket: bucket}, k)
 		if err != nil {
 			return false, false, err
 		}
-		on = on && c.Enabled
-		b, err := s.maintenanceRow(ctx, bucket, "", k)
-		if err != nil {
-			return false, false, err
-		}
-		own = own || b.Stored
+		// The switch comes from the first level with a row: the bucket's
+		// own exactly when it has one.
+		on = on && r.Enabled
+		own = own || r.EnabledFrom == FromBucket
 	}
 	return on, own, nil
 }

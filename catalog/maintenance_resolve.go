@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/floe/floe/persist"
 )
@@ -91,25 +92,66 @@ type ResolvedMaintenance struct {
 	OwnStored  bool
 }
 
+// level is one place a maintenance configuration may be stored.
+type level struct {
+	bucket, table string
+	from          MaintenanceSource
+}
+
+// maintenanceLevels reads kind's row at each level in one statement (one
+// round trip however many levels: a point lookup of the key each), as
+// maintenanceRowRaw would read them one by one, in the levels' order.
+func (s *Store) maintenanceLevels(ctx context.Context, kind MaintenanceKind, levels ...level) ([]MaintenanceConfig, error) {
+	out := make([]MaintenanceConfig, len(levels))
+	parts := make([]string, len(levels))
+	args := make([]any, 0, 3*len(levels))
+	for i, l := range levels {
+		out[i] = MaintenanceConfig{Kind: kind, Enabled: !kind.Destructive()}
+		parts[i] = fmt.Sprintf(`SELECT %d AS lvl, status, settings FROM maintenance_configs WHERE bucket = ? AND table_id = ? AND kind = ?`, i)
+		args = append(args, l.bucket, l.table, string(kind))
+	}
+	rows, err := s.ro.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, dbErr("read maintenance configuration", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var status, body string
+		if err := rows.Scan(&i, &status, &body); err != nil {
+			return nil, dbErr("read maintenance configuration", err)
+		}
+		if i < 0 || i >= len(levels) {
+			continue
+		}
+		c, err := decodeMaintenanceRow(levels[i].bucket, levels[i].table, kind, status, body)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("read maintenance configuration", err)
+	}
+	return out, nil
+}
+
 // ResolveMaintenance resolves kind for table t (a Table with only Bucket
 // set resolves the bucket's). A bucket-level kind never reads a table row.
 func (s *Store) ResolveMaintenance(ctx context.Context, t Table, kind MaintenanceKind) (ResolvedMaintenance, error) {
 	r := ResolvedMaintenance{Kind: kind, Enabled: !kind.Destructive(), EnabledFrom: FromDefault, From: map[string]MaintenanceSource{}}
-	type level struct {
-		bucket, table string
-		from          MaintenanceSource
-	}
 	var levels []level
 	if t.ID != "" && kindAllowed(kind, TableMaintenanceKinds) {
 		levels = append(levels, level{t.Bucket, t.ID, FromTable})
 	}
 	levels = append(levels, level{t.Bucket, "", FromBucket}, level{globalMaintenance, "", FromAllBuckets})
+	rows, err := s.maintenanceLevels(ctx, kind, levels...)
+	if err != nil {
+		return r, err
+	}
 	switched := false
-	for _, l := range levels {
-		row, err := s.maintenanceRowRaw(ctx, l.bucket, l.table, kind)
-		if err != nil {
-			return r, err
-		}
+	for i, l := range levels {
+		row := rows[i]
 		if !row.Stored {
 			continue
 		}
