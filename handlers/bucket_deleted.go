@@ -33,13 +33,13 @@ func (h *Handlers) bucketSafetyViews(r *http.Request, b catalog.Bucket, v *views
 	if err != nil {
 		return err
 	}
-	hold, err := h.store.EffectiveHold(ctx, b)
-	if err != nil {
-		return err
-	}
 	def, err := h.store.DefaultHold(ctx)
 	if err != nil {
 		return err
+	}
+	hold := def // what EffectiveHold answers, without reading the default twice
+	if b.SoftDeleteHold >= 0 {
+		hold = b.SoftDeleteHold
 	}
 	v.Deleted = views.RecentlyDeletedView{Hold: holdSentence(hold), CanManage: manage}
 	if next != "" {
