@@ -164,7 +164,7 @@ func (s *Store) ListNamespaces(ctx context.Context, bucket string, parent []stri
 		if err := s.requireNamespace(ctx, s.ro, bucket, JoinNamespace(parent)); err != nil {
 			return nil, "", err
 		}
-	} else if _, err := s.getBucket(ctx, s.ro, bucket); err != nil {
+	} else if _, err := s.GetBucket(ctx, bucket); err != nil { // the read cache's, when on: a page that showed the bucket has it
 		return nil, "", err
 	}
 	return s.listNamespaces(ctx, bucket, parent, opt)
@@ -215,7 +215,7 @@ func (s *Store) ListAllNamespaces(ctx context.Context, bucket string) ([]Namespa
 	if err := validateBucket("bucket", bucket); err != nil {
 		return nil, err
 	}
-	if _, err := s.getBucket(ctx, s.ro, bucket); err != nil {
+	if _, err := s.GetBucket(ctx, bucket); err != nil { // from the read cache, when on
 		return nil, err
 	}
 	rows, err := s.ro.QueryContext(ctx, `SELECT `+namespaceColumns+` FROM namespaces WHERE bucket = ? ORDER BY name`, bucket)
