@@ -117,6 +117,12 @@ func TestBucketCascadeUndrop(t *testing.T) {
 	if _, err := s.UndropTable(ctx, a.ID, TableRef{}); err == nil || !strings.Contains(err.Error(), "undrop the bucket first") {
 		t.Fatalf("undrop of a table of a deleted bucket: %v", err)
 	}
+	if n, err := s.CountDeletedTables(ctx, "lance-b"); err != nil || n != 1 {
+		t.Fatalf("CountDeletedTables = %d, %v; want 1", n, err)
+	}
+	if counts, err := s.CountDeletedTablesOfDeletedBuckets(ctx); err != nil || len(counts) != 1 || counts["lance-b"] != 1 {
+		t.Fatalf("CountDeletedTablesOfDeletedBuckets = %v, %v; want lance-b: 1 (live buckets' drops are not counted)", counts, err)
+	}
 	b, back, err := s.UndropBucket(ctx, "lance-b")
 	if err != nil || len(back) != 1 || b.Format != FormatLance {
 		t.Fatalf("UndropBucket = %+v, %v, %v", b, names(back), err)

@@ -52,14 +52,16 @@ func (h *Handlers) bucketsView(r *http.Request, form views.CreateBucketForm) (vi
 	if err != nil {
 		return views.BucketsView{}, err
 	}
-	for _, b := range deleted {
-		n, err := h.store.CountDeletedTables(r.Context(), b.Name)
-		if err != nil {
+	var counts map[string]int
+	if len(deleted) > 0 {
+		if counts, err = h.store.CountDeletedTablesOfDeletedBuckets(r.Context()); err != nil {
 			return views.BucketsView{}, err
 		}
+	}
+	for _, b := range deleted {
 		base := views.BucketURL(b.Name)
 		v.DeletedBuckets = append(v.DeletedBuckets, views.DeletedBucketRow{Name: b.Name, Format: string(b.Format), DeletedAt: b.DeletedAt,
-			Tables: n, UndropURL: base + "/undrop", PurgeURL: base + "/purge"})
+			Tables: counts[b.Name], UndropURL: base + "/undrop", PurgeURL: base + "/purge"})
 	}
 	for _, b := range items {
 		row := views.BucketRow{
