@@ -95,17 +95,25 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newEnv starts a console; opts adjust its Config (an injected clock, trusted proxies).
-func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
+// templateCopy copies the migrated template catalog into a new temporary
+// directory and returns it (the catalog is catalog.db there).
+func templateCopy(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := os.ReadFile(templateDB)
+	raw, err := os.ReadFile(templateDB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// newEnv starts a console; opts adjust its Config (an injected clock, trusted proxies).
+func newEnv(t testing.TB, surfaces Surfaces, opts ...func(*Config)) *env {
+	t.Helper()
+	dir := templateCopy(t)
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse"), BcryptCost: bcrypt.MinCost})
 	if err != nil {

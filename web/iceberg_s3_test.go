@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,14 +59,7 @@ func newS3Env(t *testing.T, mode warehouse.VendMode) (*env, *warehouse.S3) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	raw, err := os.ReadFile(templateDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := templateCopy(t)
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	st, err := catalog.New(pdb, catalog.Options{Warehouse: root.String(), Backend: b, BcryptCost: bcrypt.MinCost})
 	if err != nil {

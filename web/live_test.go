@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,14 +60,7 @@ func (r pluginRunner) SubmitJob(ctx context.Context, typ, obj string, params map
 
 func newLiveEnv(t testing.TB) *liveEnv {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := os.ReadFile(templateDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := templateCopy(t)
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	return newLiveEnvOn(t, pdb, filepath.Join(dir, "warehouse"), nil)
 }

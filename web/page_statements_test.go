@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,14 +30,7 @@ import (
 // a change that adds a statement per page shows here, by name, before any
 // benchmark sees it.
 func TestPageStatements(t *testing.T) {
-	dir := t.TempDir()
-	raw, err := os.ReadFile(templateDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := templateCopy(t)
 	var mu sync.Mutex
 	var on bool
 	var stmts []string

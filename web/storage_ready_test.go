@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -33,14 +32,7 @@ func (f *fakeStorage) Status() warehouse.HealthStatus {
 
 func newEnvWithStorage(t *testing.T, st StorageHealth) *env {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := os.ReadFile(templateDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := templateCopy(t)
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -42,15 +41,8 @@ type workerEnv struct {
 
 func newWorkerEnv(t testing.TB, opts plugin.Options) *workerEnv {
 	t.Helper()
-	dir := t.TempDir()
+	dir := templateCopy(t)
 	ctx := context.Background()
-	db, err := os.ReadFile(templateDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "catalog.db"), db, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	pdb := persisttest.OpenAt(t, filepath.Join(dir, "catalog.db"), dbschema.All()...)
 	store, err := catalog.New(pdb, catalog.Options{Warehouse: filepath.Join(dir, "warehouse")})
 	if err != nil {
