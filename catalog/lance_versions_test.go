@@ -238,14 +238,7 @@ func TestManagedVersioningAcrossReplicas(t *testing.T) {
 	heard := make(chan struct{}, 16)
 	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} })
 	ctx := context.Background()
-	waitHeard := func(what string) {
-		t.Helper()
-		select {
-		case <-heard:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("B never heard %s", what)
-		}
-	}
+	waitHeard := heardOn(t, heard)
 	mustBucket(t, a, "mvb", FormatLance)
 	waitHeard("the bucket's create") // a bucket's row notifies (migration 0032)
 	mustNamespace(t, a, "mvb", "ns")

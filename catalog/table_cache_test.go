@@ -46,6 +46,19 @@ func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bu
 	return s, bus
 }
 
+// heardOn returns a wait for the next message on heard (a handler of B's
+// bus sends one per notification), failing t after 30 seconds.
+func heardOn(t *testing.T, heard <-chan struct{}) func(what string) {
+	return func(what string) {
+		t.Helper()
+		select {
+		case <-heard:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("B never heard %s", what)
+		}
+	}
+}
+
 func (s *Store) cached(ref TableRef) bool {
 	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, s.now())
 	return ok
@@ -63,14 +76,7 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 	heard := make(chan struct{}, 16)
 	busB.Handle(busTopicTables, func(notify.Message) { heard <- struct{}{} }) // after the cache's own handler
 	ctx := context.Background()
-	waitHeard := func(what string) {
-		t.Helper()
-		select {
-		case <-heard:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("B never heard %s", what)
-		}
-	}
+	waitHeard := heardOn(t, heard)
 	mustBucket(t, a, "bkt", FormatIceberg)
 	waitHeard("the bucket's create") // a bucket's row notifies too (migration 0032)
 	mustNamespace(t, a, "bkt", "ns")
