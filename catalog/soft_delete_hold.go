@@ -86,6 +86,15 @@ func (s *Store) holdOf(ctx context.Context, q querier, b Bucket) (time.Duration,
 	return s.defaultHold(ctx, q)
 }
 
+// HoldOr is the bucket's hold given the default one (DefaultHold): its
+// own when set. A caller that shows both reads the default once.
+func (b Bucket) HoldOr(def time.Duration) time.Duration {
+	if b.SoftDeleteHold >= 0 {
+		return b.SoftDeleteHold
+	}
+	return def
+}
+
 // SetBucketHold sets a bucket's own hold; a negative d returns it to the
 // default.
 func (s *Store) SetBucketHold(ctx context.Context, name string, d time.Duration) (Bucket, error) {

@@ -37,10 +37,7 @@ func (h *Handlers) bucketSafetyViews(r *http.Request, b catalog.Bucket, v *views
 	if err != nil {
 		return err
 	}
-	hold := def // what EffectiveHold answers, without reading the default twice
-	if b.SoftDeleteHold >= 0 {
-		hold = b.SoftDeleteHold
-	}
+	hold := b.HoldOr(def)
 	v.Deleted = views.RecentlyDeletedView{Hold: holdSentence(hold), CanManage: manage}
 	if next != "" {
 		v.Deleted.NextHref = views.BucketURL(b.Name) + "?deleted_after=" + url.QueryEscape(next) + "#recently-deleted"
