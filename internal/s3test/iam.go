@@ -21,7 +21,7 @@ func NewWithSTS(t testing.TB) *Store {
 	t.Helper()
 	_, err := weedPath()
 	unavailable(t, err)
-	s, err := start(t.TempDir(), true)
+	s, err := start(t.TempDir(), true, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,9 @@ type Store struct {
 	// RoleARN is the role floe may assume through the store's STS to vend
 	// scoped keys; empty unless the store was started by NewWithSTS.
 	RoleARN string
+	// Admin is weed's admin UI (http://127.0.0.1:PORT, no password, so no
+	// login); empty unless the store was started by NewWithAdminUI.
+	Admin string
 
 	dir  string
 	bin  string
@@ -71,8 +75,9 @@ var portFlags = []string{
 // start launches weed in dir and waits until its S3 endpoint answers a
 // signed request. dir must exist and is the store's only state. withSTS
 // also hands weed an advanced IAM file, which turns on its STS service
-// with one role (see writeIAM).
-func start(dir string, withSTS bool) (*Store, error) {
+// with one role (see writeIAM); adminUI turns on weed's admin UI and
+// also waits for it to answer.
+func start(dir string, withSTS, adminUI bool) (*Store, error) {
 	bin, err := weedPath()
 	if err != nil {
 		return nil, err
@@ -97,7 +102,7 @@ func start(dir string, withSTS bool) (*Store, error) {
 		"-master.telemetry=false",
 		"-s3.config=" + cfg,
 		"-s3.port.iceberg=0", "-s3.port.lance=0",
-		"-admin.ui=false", "-admin.port.legacy=0",
+		"-admin.ui=" + strconv.FormatBool(adminUI), "-admin.port.legacy=0",
 		"-webdav=false",
 	}
 	if withSTS {
@@ -119,6 +124,9 @@ func start(dir string, withSTS bool) (*Store, error) {
 			s.args = append(s.args, fmt.Sprintf("-%s=%d", f, ports[i]))
 			if f == "s3.port" {
 				s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", ports[i])
+			}
+			if f == "admin.port" && adminUI {
+				s.Admin = fmt.Sprintf("http://127.0.0.1:%d", ports[i])
 			}
 		}
 		err = s.Start()
@@ -173,8 +181,8 @@ func (s *Store) Start() error {
 	return nil
 }
 
-// waitReady polls a signed ListBuckets until it succeeds, the process
-// dies or readyTimeout passes.
+// waitReady polls a signed ListBuckets (and the admin UI's /health, when
+// it is on) until it succeeds, the process dies or readyTimeout passes.
 func (s *Store) waitReady(exited <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
@@ -183,6 +191,9 @@ func (s *Store) waitReady(exited <-chan struct{}) error {
 	for {
 		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := c.ListBuckets(rctx, &s3.ListBucketsInput{})
+		if err == nil && s.Admin != "" {
+			err = adminHealthy(rctx, s.Admin)
+		}
 		rcancel()
 		if err == nil {
 			return nil
@@ -196,6 +207,23 @@ func (s *Store) waitReady(exited <-chan struct{}) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// adminHealthy asks weed's admin UI for /health.
+func adminHealthy(ctx context.Context, admin string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, admin+"/health", nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("s3test: admin UI /health: %s", res.Status)
+	}
+	return nil
 }
 
 // Stop ends the store process (SIGTERM, then SIGKILL after stopTimeout).

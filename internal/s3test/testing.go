@@ -43,7 +43,7 @@ func Require(t testing.TB) *Store {
 		if shared.err != nil {
 			return
 		}
-		shared.store, shared.err = start(shared.dir, false)
+		shared.store, shared.err = start(shared.dir, false, false)
 	})
 	unavailable(t, shared.err)
 	return shared.store
@@ -55,7 +55,23 @@ func New(t testing.TB) *Store {
 	t.Helper()
 	_, err := weedPath()
 	unavailable(t, err)
-	s, err := start(t.TempDir(), false)
+	s, err := start(t.TempDir(), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// NewWithAdminUI starts a store of the test's own with weed's admin UI on
+// (at Store.Admin, loopback, no password), stopped at cleanup: for
+// benchmarks that measure the admin's pages. The other stores run without
+// it, which saves their start-up the admin and its worker.
+func NewWithAdminUI(t testing.TB) *Store {
+	t.Helper()
+	_, err := weedPath()
+	unavailable(t, err)
+	s, err := start(t.TempDir(), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
