@@ -103,7 +103,7 @@ func openAt(t *testing.T, dir string) *Store {
 	return s
 }
 
-func mustBucket(t *testing.T, s *Store, name string, f Format) Bucket {
+func mustBucket(t testing.TB, s *Store, name string, f Format) Bucket {
 	t.Helper()
 	b, err := s.CreateBucket(context.Background(), CreateBucketInput{Name: name, Format: f, Owner: "tester"})
 	if err != nil {
@@ -112,7 +112,7 @@ func mustBucket(t *testing.T, s *Store, name string, f Format) Bucket {
 	return b
 }
 
-func mustNamespace(t *testing.T, s *Store, bucket string, levels ...string) Namespace {
+func mustNamespace(t testing.TB, s *Store, bucket string, levels ...string) Namespace {
 	t.Helper()
 	ns, err := s.CreateNamespace(context.Background(), bucket, levels, nil)
 	if err != nil {

@@ -102,10 +102,14 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	}
 	k := tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}
 	now := s.now()
-	if t, ok := s.tables.get(k, now); ok {
+	if t, ok := s.tables.get(ctx, k, now); ok {
 		return t, nil
 	}
 	stamp, cacheable := s.tables.begin() // before the read: see tableCache
+	var gen int64
+	if cacheable {
+		gen, cacheable = s.tables.generation(ctx, stamp)
+	}
 	t, err := s.getTable(ctx, s.ro, ref)
 	if err != nil {
 		return Table{}, err
@@ -116,7 +120,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	// A declared Lance table becomes created when storage, not the
 	// database, changes: its entry is served for declaredRecheck only.
 	if cacheable {
-		s.tables.put(k, t, stamp, now)
+		s.tables.put(k, t, stamp, gen, now)
 	}
 	return t, nil
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"sync"
@@ -52,12 +53,17 @@ const busTopicTables = "catalog.tables"
 //     commit never returns the old entry; the epoch moves on local commits
 //     too.
 //
-// Either way any write to the database drops every entry's validity: the
-// cache serves tables between writes, which is when describes come in
-// bulk.
+// Either way a write to the database moves the stamp, and most writes
+// change no table entry (the audit trail, observations, console sessions,
+// a bucket's tags): an entry whose stamp has moved is served once the
+// table generation (table_generation, bumped by every change to a table
+// row, from any process) is found where it was when the entry was read,
+// and is stamped anew. That costs one query per stamp, shared by every
+// entry, instead of one per entry.
 type tableCache struct {
-	bus   *notify.Bus                        // PostgreSQL: invalidated by notifications
-	stamp func() (persist.ChangeStamp, bool) // SQLite: validated by the change stamp
+	bus   *notify.Bus                          // PostgreSQL: invalidated by notifications
+	stamp func() (persist.ChangeStamp, bool)   // SQLite: validated by the change stamp
+	gen   func(context.Context) (int64, error) // reads the table generation
 	epoch atomic.Uint64
 
 	mu    sync.Mutex
@@ -70,6 +76,16 @@ type tableCache struct {
 	// checked is when a declared table (by id) was last found without
 	// data on storage; see declaredRecheck.
 	checked map[string]time.Time
+	// conf is the table generation last read and the stamp taken before
+	// the read: while the stamp holds, so does the generation.
+	conf confirmedGen
+}
+
+// confirmedGen is a table generation read under a stamp.
+type confirmedGen struct {
+	st  cacheStamp
+	gen int64
+	ok  bool
 }
 
 // cachedFlag is a bucket's managed-versioning setting as read at an epoch.
@@ -82,11 +98,10 @@ type cachedFlag struct {
 type tableKey struct{ bucket, namespace, name string }
 
 type cachedTable struct {
-	t       Table
-	epoch   uint64
-	session uint64
-	stamp   persist.ChangeStamp
-	at      time.Time
+	t   Table
+	st  cacheStamp // taken before gen was read
+	gen int64      // the table generation before the row was read
+	at  time.Time  // when the row was read
 }
 
 // cachedBucket is a bucket row as read under a stamp.
@@ -108,6 +123,7 @@ type cacheStamp struct {
 // change stamp every process's commit moves. Call it once, before serving.
 func (s *Store) CacheReads(bus *notify.Bus) {
 	c := &s.tables
+	c.gen = s.tableGeneration
 	switch {
 	case bus.Remote():
 		c.bus = bus
@@ -141,7 +157,11 @@ func (c *tableCache) begin() (cacheStamp, bool) {
 	return cacheStamp{}, false
 }
 
-func (c *tableCache) get(k tableKey, now time.Time) (Table, bool) {
+// get returns the entry of k if it is still true: read under the current
+// stamp, or under an older one with the table generation unchanged since
+// (one query per stamp, see generation), in which case the entry is
+// stamped anew so the next get reads nothing.
+func (c *tableCache) get(ctx context.Context, k tableKey, now time.Time) (Table, bool) {
 	st, ok := c.begin()
 	if !ok {
 		return Table{}, false
@@ -149,13 +169,45 @@ func (c *tableCache) get(k tableKey, now time.Time) (Table, bool) {
 	c.mu.Lock()
 	e, hit := c.m[k]
 	c.mu.Unlock()
-	if !hit || e.epoch != st.epoch || e.session != st.session || e.stamp != st.change || now.Sub(e.at) > maxCachedTableAge {
+	if !hit || now.Sub(e.at) > maxCachedTableAge {
 		return Table{}, false
 	}
 	if e.t.declared() && now.Sub(e.at) > declaredRecheck {
 		return Table{}, false // storage may have data by now
 	}
+	if e.st != st {
+		gen, ok := c.generation(ctx, st)
+		if !ok || gen != e.gen {
+			return Table{}, false
+		}
+		c.mu.Lock()
+		if cur, ok := c.m[k]; ok && cur.gen == e.gen && cur.at == e.at {
+			cur.st = st
+			c.m[k] = cur
+		}
+		c.mu.Unlock()
+	}
 	return e.t.clone(), true
+}
+
+// generation returns the table generation as of st (a stamp begin gave):
+// the one confirmed under st, or read now. ok is false when it cannot be
+// read; nothing is then served or cached.
+func (c *tableCache) generation(ctx context.Context, st cacheStamp) (gen int64, ok bool) {
+	c.mu.Lock()
+	conf := c.conf
+	c.mu.Unlock()
+	if conf.ok && conf.st == st {
+		return conf.gen, true
+	}
+	gen, err := c.gen(ctx)
+	if err != nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	c.conf = confirmedGen{st: st, gen: gen, ok: true}
+	c.mu.Unlock()
+	return gen, true
 }
 
 // clone copies what a caller could change in place, so no caller edits the
@@ -166,15 +218,16 @@ func (t Table) clone() Table {
 	return t
 }
 
-// put stores t read under the stamp begin gave before the read; an entry
-// whose stamp has already moved on is never served (get compares).
-func (c *tableCache) put(k tableKey, t Table, st cacheStamp, now time.Time) {
+// put stores t read under the stamp begin gave and the generation as of
+// that stamp, both taken before the read; an entry whose stamp has moved
+// on is served only while the generation has not (get compares).
+func (c *tableCache) put(k tableKey, t Table, st cacheStamp, gen int64, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedTables {
 		c.m = make(map[tableKey]cachedTable) // drop all: cheap, and rare
 	}
-	c.m[k] = cachedTable{t: t.clone(), epoch: st.epoch, session: st.session, stamp: st.change, at: now}
+	c.m[k] = cachedTable{t: t.clone(), st: st, gen: gen, at: now}
 }
 
 func (c *tableCache) getFlag(bucket string, now time.Time) (on, ok bool) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,9 +22,15 @@ import (
 
 // replicaStore opens one replica's catalog on the shared database with its
 // own bus and the read cache on, as `floe serve --catalog postgres://…` does.
-func replicaStore(t *testing.T, dsn, warehouse, name string) (*Store, *notify.Bus) {
+func replicaStore(t testing.TB, dsn, warehouse, name string) (*Store, *notify.Bus) {
 	t.Helper()
-	ctx := context.Background()
+	return openReplica(t, context.Background(), dsn, warehouse, name)
+}
+
+// openReplica is replicaStore with the context Open is given (a trace:
+// persist.WithTrace).
+func openReplica(t testing.TB, ctx context.Context, dsn, warehouse, name string) (*Store, *notify.Bus) {
+	t.Helper()
 	db, err := persist.Open(ctx, persist.Options{Path: dsn})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +68,7 @@ func heardOn(t *testing.T, heard <-chan struct{}) func(what string) {
 }
 
 func (s *Store) cached(ref TableRef) bool {
-	_, ok := s.tables.get(tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, s.now())
+	_, ok := s.tables.get(context.Background(), tableKey{ref.Bucket, JoinNamespace(ref.Namespace), ref.Name}, s.now())
 	return ok
 }
 
@@ -270,4 +278,78 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 			t.Fatalf("without a listener: %v, cached %v", err, s.cached(ref))
 		}
 	})
+}
+
+// TestTableCacheBesideOtherWrites: a write that changes no table entry (a
+// bucket's tags here; the audit trail, observations and sessions in floe
+// serve) moves the cache's stamp, and a cached table is then served after
+// one read of the table generation, not of its row; a change to a table
+// entry still drops it. On SQLite and on PostgreSQL.
+func TestTableCacheBesideOtherWrites(t *testing.T) {
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		t.Run(dialect, func(t *testing.T) {
+			dir := t.TempDir()
+			dsn := filepath.Join(dir, "c.db")
+			if dialect == "postgres" {
+				dsn = pgtest.DSN(t)
+			}
+			var mu sync.Mutex
+			var rows, gens int
+			trace := persist.WithTrace(context.Background(), func(st persist.Statement) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case strings.Contains(st.Query, "FROM tables WHERE bucket ="):
+					rows++
+				case strings.Contains(st.Query, "FROM table_generation"):
+					gens++
+				}
+			})
+			count := func() (int, int) {
+				mu.Lock()
+				defer mu.Unlock()
+				r, g := rows, gens
+				rows, gens = 0, 0
+				return r, g
+			}
+			s, _ := openReplica(t, trace, dsn, filepath.Join(dir, "wh"), "A")
+			ctx := context.Background()
+			mustBucket(t, s, "bkt", FormatIceberg)
+			mustNamespace(t, s, "bkt", "ns")
+			ref := TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "t"}
+			tb := mustTable(t, s, ref, FormatIceberg)
+			if _, err := s.GetTable(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			count()
+			for i := range 3 {
+				if _, err := s.UpdateBucketTags(ctx, "bkt", map[string]string{"n": fmt.Sprint(i)}, nil); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.GetTable(ctx, ref); err != nil {
+					t.Fatal(err)
+				}
+				if r, g := count(); r != 0 || g == 0 {
+					t.Fatalf("after a write to a bucket's tags, a describe read the table's row %d times and the generation %d times; want the generation only", r, g)
+				}
+			}
+			if _, err := s.GetTable(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			if r, g := count(); r != 0 || g > 1 {
+				t.Fatalf("a describe with nothing written since the last read %d rows and %d generations", r, g)
+			}
+			meta := tb.Location + "/metadata/00001.metadata.json"
+			if _, err := s.CommitTable(ctx, tb.ID, tb.VersionToken, meta, nil); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.GetTable(ctx, ref)
+			if err != nil || got.MetadataLocation != meta {
+				t.Fatalf("after the table's commit the cache answers metadata %q, %v", got.MetadataLocation, err)
+			}
+			if r, _ := count(); r != 1 {
+				t.Fatalf("after the table's own change a describe read its row %d times; want once", r)
+			}
+		})
+	}
 }
