@@ -54,7 +54,7 @@ const busTopicTables = "catalog.tables"
 //     too.
 //
 // Either way a write to the database moves the stamp, and most writes
-// change no table entry (the audit trail, observations, console sessions,
+// change no table entry (observations, console sessions, maintenance jobs,
 // a bucket's tags): an entry whose stamp has moved is served once the
 // table generation (table_generation, bumped by every change to a table
 // row, from any process) is found where it was when the entry was read,

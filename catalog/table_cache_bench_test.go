@@ -13,8 +13,8 @@ import (
 
 // BenchmarkGetTableBesideWrites: GetTable over a hot set of 1,000 tables
 // with the read cache on, alone ("quiet") and beside a writer that changes
-// no table entry, 100 times a second ("writes": a bucket's tags, as the
-// audit trail, observations and console sessions write beside describes
+// no table entry, 100 times a second ("writes": a bucket's tags, as
+// observations, console sessions and maintenance jobs write beside describes
 // in floe serve), on SQLite and on PostgreSQL.
 //
 //	go test -run '^$' -bench BenchmarkGetTableBesideWrites ./catalog/

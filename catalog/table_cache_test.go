@@ -281,7 +281,7 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 }
 
 // TestTableCacheBesideOtherWrites: a write that changes no table entry (a
-// bucket's tags here; the audit trail, observations and sessions in floe
+// bucket's tags here; observations, sessions and jobs in floe
 // serve) moves the cache's stamp, and a cached table is then served after
 // one read of the table generation, not of its row; a change to a table
 // entry still drops it. On SQLite and on PostgreSQL.
