@@ -122,13 +122,13 @@ func (s *Store) GetBucket(ctx context.Context, name string) (Bucket, error) {
 		return Bucket{}, err
 	}
 	now := time.Now()
-	if b, ok := s.tables.getBucket(name, now); ok {
+	if b, ok := s.tables.getBucket(ctx, name, now); ok {
 		return b, nil
 	}
-	st, cacheable := s.tables.begin()
+	st, g, cacheable := s.tables.stamped(ctx)
 	b, err := s.getBucket(ctx, s.ro, name)
 	if err == nil && cacheable {
-		s.tables.putBucket(b, st, now)
+		s.tables.putBucket(b, st, g, now)
 	}
 	return b, err
 }

@@ -108,13 +108,13 @@ func (s *Store) SetManagedVersioning(ctx context.Context, bucket string, on bool
 // ManagedVersioning reports whether the bucket's Lance tables commit
 // through floe (Bucket.ManagedVersioning). Every DescribeTable asks, so on
 // PostgreSQL with a bus the answer is cached beside the table entries and
-// dropped with them (see tableCache).
+// dropped when the buckets change (see tableCache).
 func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, error) {
 	now := time.Now()
-	if on, ok := s.tables.getFlag(bucket, now); ok {
+	if on, ok := s.tables.getFlag(ctx, bucket, now); ok {
 		return on, nil
 	}
-	st, cacheable := s.tables.begin()
+	st, g, cacheable := s.tables.stamped(ctx)
 	var on int64
 	err := s.ro.QueryRowContext(ctx, `SELECT lance_managed_versioning FROM buckets WHERE name = ?`, bucket).Scan(&on)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -124,7 +124,7 @@ func (s *Store) ManagedVersioning(ctx context.Context, bucket string) (bool, err
 		return false, dbErr("get bucket", err)
 	}
 	if cacheable {
-		s.tables.putFlag(bucket, on != 0, st, now)
+		s.tables.putFlag(bucket, on != 0, st, g, now)
 	}
 	return on != 0, nil
 }

@@ -247,7 +247,7 @@ func TestManagedVersioningAcrossReplicas(t *testing.T) {
 	if on, err := b.ManagedVersioning(ctx, "mvb"); err != nil || on {
 		t.Fatalf("B reads %v, %v; want off", on, err)
 	}
-	if _, ok := b.tables.getFlag("mvb", time.Now()); !ok {
+	if _, ok := b.tables.getFlag(ctx, "mvb", time.Now()); !ok {
 		t.Fatal("B did not cache the setting it read")
 	}
 	if err := a.SetManagedVersioning(ctx, "mvb", true); err != nil {

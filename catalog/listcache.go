@@ -81,7 +81,7 @@ func (s *Store) cachedListing(ctx context.Context, key string) (page *NamePage, 
 	if ok && st.ok && e.stamped && e.st == st.st && st.at.Sub(e.at) <= maxCachedTableAge {
 		return e.page, true, st, e.gen, nil
 	}
-	gen, genErr = s.tableGeneration(ctx)
+	gen, genErr = s.listGeneration(ctx, st)
 	if genErr != nil || !ok || e.gen != gen {
 		return nil, false, st, gen, genErr
 	}
@@ -98,6 +98,26 @@ type listStamp struct {
 
 func (ls listStamp) entry(gen int64, p *NamePage) cachedListing {
 	return cachedListing{gen: gen, page: p, st: ls.st, stamped: ls.ok, at: ls.at}
+}
+
+// listGeneration is the table generation as of st: while the read cache
+// is live, the one it confirmed under that stamp (shared with the table
+// entries: one read per stamp for both), else read now.
+func (s *Store) listGeneration(ctx context.Context, st listStamp) (int64, error) {
+	if st.ok {
+		if g, ok := s.tables.generations(ctx, st.st); ok {
+			return g.tables, nil
+		}
+	}
+	return s.tableGeneration(ctx)
+}
+
+// generations reads the table and the bucket generation in one query.
+func (s *Store) generations(ctx context.Context) (gens, error) {
+	var g gens
+	err := s.ro.QueryRowContext(ctx, `SELECT t.gen, b.gen FROM table_generation t, bucket_generation b WHERE t.id = 1 AND b.id = 1`).
+		Scan(&g.tables, &g.buckets)
+	return g, err
 }
 
 // tableGeneration reads the current table generation.

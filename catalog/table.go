@@ -105,11 +105,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	if t, ok := s.tables.get(ctx, k, now); ok {
 		return t, nil
 	}
-	stamp, cacheable := s.tables.begin() // before the read: see tableCache
-	var gen int64
-	if cacheable {
-		gen, cacheable = s.tables.generation(ctx, stamp)
-	}
+	stamp, g, cacheable := s.tables.stamped(ctx) // before the read: see tableCache
 	t, err := s.getTable(ctx, s.ro, ref)
 	if err != nil {
 		return Table{}, err
@@ -120,7 +116,7 @@ func (s *Store) GetTable(ctx context.Context, ref TableRef) (Table, error) {
 	// A declared Lance table becomes created when storage, not the
 	// database, changes: its entry is served for declaredRecheck only.
 	if cacheable {
-		s.tables.put(k, t, stamp, gen, now)
+		s.tables.put(k, t, stamp, g, now)
 	}
 	return t, nil
 }

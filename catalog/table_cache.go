@@ -54,16 +54,19 @@ const busTopicTables = "catalog.tables"
 //     too.
 //
 // Either way a write to the database moves the stamp, and most writes
-// change no table entry (observations, console sessions, maintenance jobs,
-// a bucket's tags): an entry whose stamp has moved is served once the
-// table generation (table_generation, bumped by every change to a table
-// row, from any process) is found where it was when the entry was read,
-// and is stamped anew. That costs one query per stamp, shared by every
-// entry, instead of one per entry.
+// change no table entry and no bucket (observations, console sessions,
+// maintenance jobs): an entry whose stamp has moved is served once its
+// generations are found where they were when the entry was read — the
+// table generation for a table entry (table_generation, bumped by every
+// change to a table row, from any process), and for a bucket row or flag
+// that and the bucket generation (bucket_generation, bumped by every
+// other change to a bucket row: a table change rewrites its bucket's
+// counters) — and is stamped anew. That costs one query per stamp, reading
+// both, shared by every entry, instead of one per entry.
 type tableCache struct {
-	bus   *notify.Bus                          // PostgreSQL: invalidated by notifications
-	stamp func() (persist.ChangeStamp, bool)   // SQLite: validated by the change stamp
-	gen   func(context.Context) (int64, error) // reads the table generation
+	bus   *notify.Bus                         // PostgreSQL: invalidated by notifications
+	stamp func() (persist.ChangeStamp, bool)  // SQLite: validated by the change stamp
+	gens  func(context.Context) (gens, error) // reads both generations
 	epoch atomic.Uint64
 
 	mu    sync.Mutex
@@ -76,39 +79,46 @@ type tableCache struct {
 	// checked is when a declared table (by id) was last found without
 	// data on storage; see declaredRecheck.
 	checked map[string]time.Time
-	// conf is the table generation last read and the stamp taken before
-	// the read: while the stamp holds, so does the generation.
-	conf confirmedGen
+	// conf is the generations last read and the stamp taken before the
+	// read: while the stamp holds, so do they.
+	conf confirmedGens
 }
 
-// confirmedGen is a table generation read under a stamp.
-type confirmedGen struct {
-	st  cacheStamp
-	gen int64
-	ok  bool
+// gens are the table and the bucket generation.
+type gens struct{ tables, buckets int64 }
+
+// confirmedGens are generations read under a stamp.
+type confirmedGens struct {
+	st cacheStamp
+	g  gens
+	ok bool
 }
 
-// cachedFlag is a bucket's managed-versioning setting as read at an epoch.
+// mark is what a cached entry was read under: the stamp and the
+// generations as of it, both taken before the read, and when.
+type mark struct {
+	st cacheStamp
+	g  gens
+	at time.Time
+}
+
+// cachedFlag is a bucket's managed-versioning setting.
 type cachedFlag struct {
 	on bool
-	st cacheStamp
-	at time.Time
+	mark
 }
 
 type tableKey struct{ bucket, namespace, name string }
 
 type cachedTable struct {
-	t   Table
-	st  cacheStamp // taken before gen was read
-	gen int64      // the table generation before the row was read
-	at  time.Time  // when the row was read
+	t Table
+	mark
 }
 
-// cachedBucket is a bucket row as read under a stamp.
+// cachedBucket is a bucket row.
 type cachedBucket struct {
-	b  Bucket
-	st cacheStamp
-	at time.Time
+	b Bucket
+	mark
 }
 
 // cacheStamp is what a read must carry to be cached and an entry must
@@ -123,7 +133,7 @@ type cacheStamp struct {
 // change stamp every process's commit moves. Call it once, before serving.
 func (s *Store) CacheReads(bus *notify.Bus) {
 	c := &s.tables
-	c.gen = s.tableGeneration
+	c.gens = s.generations
 	switch {
 	case bus.Remote():
 		c.bus = bus
@@ -157,57 +167,86 @@ func (c *tableCache) begin() (cacheStamp, bool) {
 	return cacheStamp{}, false
 }
 
-// get returns the entry of k if it is still true: read under the current
-// stamp, or under an older one with the table generation unchanged since
-// (one query per stamp, see generation), in which case the entry is
-// stamped anew so the next get reads nothing.
+// get returns the entry of k if it still holds (see holds); a table entry
+// depends on the table generation only.
 func (c *tableCache) get(ctx context.Context, k tableKey, now time.Time) (Table, bool) {
-	st, ok := c.begin()
-	if !ok {
-		return Table{}, false
-	}
 	c.mu.Lock()
 	e, hit := c.m[k]
 	c.mu.Unlock()
-	if !hit || now.Sub(e.at) > maxCachedTableAge {
+	if !hit || e.t.declared() && now.Sub(e.at) > declaredRecheck {
+		return Table{}, false // declared: storage may have data by now
+	}
+	st, ok := c.holds(ctx, e.mark, now, false)
+	if !ok {
 		return Table{}, false
 	}
-	if e.t.declared() && now.Sub(e.at) > declaredRecheck {
-		return Table{}, false // storage may have data by now
-	}
-	if e.st != st {
-		gen, ok := c.generation(ctx, st)
-		if !ok || gen != e.gen {
-			return Table{}, false
-		}
-		c.mu.Lock()
-		if cur, ok := c.m[k]; ok && cur.gen == e.gen && cur.at == e.at {
-			cur.st = st
-			c.m[k] = cur
-		}
-		c.mu.Unlock()
+	if st != e.st {
+		restamp(c, &c.m, k, e.mark, st, func(e *cachedTable) *mark { return &e.mark })
 	}
 	return e.t.clone(), true
 }
 
-// generation returns the table generation as of st (a stamp begin gave):
-// the one confirmed under st, or read now. ok is false when it cannot be
+// holds reports whether an entry read under was still holds, and the
+// stamp it holds under now: read under the current stamp, or under an
+// older one with the generations it depends on unchanged since (one query
+// per stamp, see generations), when the caller stamps it anew (restamp)
+// so the next lookup reads nothing. A table entry depends on the table
+// generation; what comes from a bucket row (bucketRow) on both, since a
+// table change rewrites its bucket's counters and on PostgreSQL moves
+// only the table generation.
+func (c *tableCache) holds(ctx context.Context, was mark, now time.Time, bucketRow bool) (cacheStamp, bool) {
+	if now.Sub(was.at) > maxCachedTableAge {
+		return cacheStamp{}, false
+	}
+	st, ok := c.begin()
+	if !ok || st == was.st {
+		return st, ok
+	}
+	g, ok := c.generations(ctx, st)
+	return st, ok && g.tables == was.g.tables && (!bucketRow || g.buckets == was.g.buckets)
+}
+
+// restamp moves the entry of k in one of the cache's maps (*m, guarded
+// by c.mu: a full map is replaced) to the stamp st, unless it was
+// replaced since it was found under was.
+func restamp[K comparable, V any](c *tableCache, m *map[K]V, k K, was mark, st cacheStamp, mk func(*V) *mark) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := (*m)[k]; ok && *mk(&cur) == was {
+		mk(&cur).st = st
+		(*m)[k] = cur
+	}
+}
+
+// generations returns the generations as of st (a stamp begin gave): the
+// ones confirmed under st, or read now. ok is false when they cannot be
 // read; nothing is then served or cached.
-func (c *tableCache) generation(ctx context.Context, st cacheStamp) (gen int64, ok bool) {
+func (c *tableCache) generations(ctx context.Context, st cacheStamp) (g gens, ok bool) {
 	c.mu.Lock()
 	conf := c.conf
 	c.mu.Unlock()
 	if conf.ok && conf.st == st {
-		return conf.gen, true
+		return conf.g, true
 	}
-	gen, err := c.gen(ctx)
+	g, err := c.gens(ctx)
 	if err != nil {
-		return 0, false
+		return gens{}, false
 	}
 	c.mu.Lock()
-	c.conf = confirmedGen{st: st, gen: gen, ok: true}
+	c.conf = confirmedGens{st: st, g: g, ok: true}
 	c.mu.Unlock()
-	return gen, true
+	return g, true
+}
+
+// stamped is begin followed by generations: what a read must carry to be
+// cached, taken before the read.
+func (c *tableCache) stamped(ctx context.Context) (cacheStamp, gens, bool) {
+	st, ok := c.begin()
+	if !ok {
+		return st, gens{}, false
+	}
+	g, ok := c.generations(ctx, st)
+	return st, g, ok
 }
 
 // clone copies what a caller could change in place, so no caller edits the
@@ -221,62 +260,68 @@ func (t Table) clone() Table {
 // put stores t read under the stamp begin gave and the generation as of
 // that stamp, both taken before the read; an entry whose stamp has moved
 // on is served only while the generation has not (get compares).
-func (c *tableCache) put(k tableKey, t Table, st cacheStamp, gen int64, now time.Time) {
+func (c *tableCache) put(k tableKey, t Table, st cacheStamp, g gens, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedTables {
 		c.m = make(map[tableKey]cachedTable) // drop all: cheap, and rare
 	}
-	c.m[k] = cachedTable{t: t.clone(), st: st, gen: gen, at: now}
+	c.m[k] = cachedTable{t: t.clone(), mark: mark{st: st, g: g, at: now}}
 }
 
-func (c *tableCache) getFlag(bucket string, now time.Time) (on, ok bool) {
-	st, live := c.begin()
-	if !live {
-		return false, false
-	}
+// getFlag returns bucket's managed-versioning setting if it still holds;
+// it depends on the bucket row, so on both generations.
+func (c *tableCache) getFlag(ctx context.Context, bucket string, now time.Time) (on, ok bool) {
 	c.mu.Lock()
 	e, hit := c.flags[bucket]
 	c.mu.Unlock()
-	if !hit || e.st != st || now.Sub(e.at) > maxCachedTableAge {
+	if !hit {
 		return false, false
 	}
-	return e.on, true
+	st, ok := c.holds(ctx, e.mark, now, true)
+	if ok && st != e.st {
+		restamp(c, &c.flags, bucket, e.mark, st, func(e *cachedFlag) *mark { return &e.mark })
+	}
+	return e.on, ok
 }
 
-func (c *tableCache) putFlag(bucket string, on bool, st cacheStamp, now time.Time) {
+func (c *tableCache) putFlag(bucket string, on bool, st cacheStamp, g gens, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.flags == nil || len(c.flags) >= maxCachedTables {
 		c.flags = make(map[string]cachedFlag)
 	}
-	c.flags[bucket] = cachedFlag{on: on, st: st, at: now}
+	c.flags[bucket] = cachedFlag{on: on, mark: mark{st: st, g: g, at: now}}
 }
 
-func (c *tableCache) getBucket(name string, now time.Time) (Bucket, bool) {
-	st, live := c.begin()
-	if !live {
-		return Bucket{}, false
-	}
+// getBucket returns the live bucket row of name if it still holds.
+func (c *tableCache) getBucket(ctx context.Context, name string, now time.Time) (Bucket, bool) {
 	c.mu.Lock()
 	e, hit := c.buckets[name]
 	c.mu.Unlock()
-	if !hit || e.st != st || now.Sub(e.at) > maxCachedTableAge {
+	if !hit {
 		return Bucket{}, false
+	}
+	st, ok := c.holds(ctx, e.mark, now, true)
+	if !ok {
+		return Bucket{}, false
+	}
+	if st != e.st {
+		restamp(c, &c.buckets, name, e.mark, st, func(e *cachedBucket) *mark { return &e.mark })
 	}
 	b := e.b
 	b.Tags = maps.Clone(b.Tags)
 	return b, true
 }
 
-func (c *tableCache) putBucket(b Bucket, st cacheStamp, now time.Time) {
+func (c *tableCache) putBucket(b Bucket, st cacheStamp, g gens, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.buckets == nil || len(c.buckets) >= maxCachedTables {
 		c.buckets = make(map[string]cachedBucket)
 	}
 	b.Tags = maps.Clone(b.Tags)
-	c.buckets[b.Name] = cachedBucket{b: b, st: st, at: now}
+	c.buckets[b.Name] = cachedBucket{b: b, mark: mark{st: st, g: g, at: now}}
 }
 
 func (t Table) declared() bool { return t.Format == FormatLance && t.State == StateDeclared }

@@ -12,10 +12,12 @@ import (
 )
 
 // BenchmarkGetTableBesideWrites: GetTable over a hot set of 1,000 tables
-// with the read cache on, alone ("quiet") and beside a writer that changes
-// no table entry, 100 times a second ("writes": a bucket's tags, as
-// observations, console sessions and maintenance jobs write beside describes
-// in floe serve), on SQLite and on PostgreSQL.
+// and GetBucket over 100 buckets (every Iceberg request resolves its
+// bucket) with the read cache on,
+// alone ("quiet") and beside a writer that changes no table and no bucket,
+// 100 times a second ("writes": a namespace's properties, as observations,
+// console sessions and maintenance jobs write beside describes in floe
+// serve), on SQLite and on PostgreSQL.
 //
 //	go test -run '^$' -bench BenchmarkGetTableBesideWrites ./catalog/
 func BenchmarkGetTableBesideWrites(b *testing.B) {
@@ -42,6 +44,11 @@ func BenchmarkGetTableBesideWrites(b *testing.B) {
 			if _, err := s.CreateTables(ctx, ins); err != nil {
 				b.Fatal(err)
 			}
+			buckets := make([]string, 100)
+			for i := range buckets {
+				buckets[i] = fmt.Sprintf("b%03d", i)
+				mustBucket(b, s, buckets[i], FormatIceberg)
+			}
 			for _, mode := range []string{"quiet", "writes"} {
 				b.Run(mode, func(b *testing.B) {
 					done := make(chan struct{})
@@ -59,19 +66,30 @@ func BenchmarkGetTableBesideWrites(b *testing.B) {
 								return
 							case <-tick.C:
 							}
-							if _, err := s.UpdateBucketTags(ctx, "bkt", map[string]string{"n": strconv.Itoa(n)}, nil); err != nil {
+							if _, err := s.UpdateNamespaceProperties(ctx, "bkt", []string{"ns"}, nil, map[string]string{"n": strconv.Itoa(n)}); err != nil {
 								b.Error(err)
 								return
 							}
 						}
 					}()
-					i := 0
-					for b.Loop() {
-						i++
-						if _, err := s.GetTable(ctx, refs[i%len(refs)]); err != nil {
-							b.Fatal(err)
+					b.Run("GetTable", func(b *testing.B) {
+						i := 0
+						for b.Loop() {
+							i++
+							if _, err := s.GetTable(ctx, refs[i%len(refs)]); err != nil {
+								b.Fatal(err)
+							}
 						}
-					}
+					})
+					b.Run("GetBucket", func(b *testing.B) {
+						i := 0
+						for b.Loop() {
+							i++
+							if _, err := s.GetBucket(ctx, buckets[i%len(buckets)]); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
 					close(done)
 					<-stopped
 				})

@@ -155,7 +155,7 @@ func TestTableCacheAcrossReplicas(t *testing.T) {
 		if got, err := b.GetBucket(ctx, "bkt"); err != nil || got.Protected {
 			t.Fatalf("B reads %+v, %v", got, err)
 		}
-		if _, ok := b.tables.getBucket("bkt", b.now()); !ok {
+		if _, ok := b.tables.getBucket(ctx, "bkt", b.now()); !ok {
 			t.Fatal("B did not cache a bucket it read")
 		}
 		if _, err := a.SetBucketProtected(ctx, "bkt", true); err != nil {
@@ -281,10 +281,11 @@ func TestTableCacheOffWithoutListener(t *testing.T) {
 }
 
 // TestTableCacheBesideOtherWrites: a write that changes no table entry (a
-// bucket's tags here; observations, sessions and jobs in floe
-// serve) moves the cache's stamp, and a cached table is then served after
-// one read of the table generation, not of its row; a change to a table
-// entry still drops it. On SQLite and on PostgreSQL.
+// bucket's tags here; observations, sessions and jobs in floe serve) moves
+// the cache's stamp, and a cached table is then served after one read of
+// the generations, not of its row; a change to a table entry still drops
+// it. Likewise a bucket row beside a write that changes no bucket and no
+// table. On SQLite and on PostgreSQL.
 func TestTableCacheBesideOtherWrites(t *testing.T) {
 	for _, dialect := range []string{"sqlite", "postgres"} {
 		t.Run(dialect, func(t *testing.T) {
@@ -294,13 +295,15 @@ func TestTableCacheBesideOtherWrites(t *testing.T) {
 				dsn = pgtest.DSN(t)
 			}
 			var mu sync.Mutex
-			var rows, gens int
+			var rows, bucketRows, gens int
 			trace := persist.WithTrace(context.Background(), func(st persist.Statement) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
 				case strings.Contains(st.Query, "FROM tables WHERE bucket ="):
 					rows++
+				case strings.Contains(st.Query, "FROM buckets b WHERE b.name ="):
+					bucketRows++
 				case strings.Contains(st.Query, "FROM table_generation"):
 					gens++
 				}
@@ -311,6 +314,13 @@ func TestTableCacheBesideOtherWrites(t *testing.T) {
 				r, g := rows, gens
 				rows, gens = 0, 0
 				return r, g
+			}
+			countBuckets := func() int {
+				mu.Lock()
+				defer mu.Unlock()
+				n := bucketRows
+				bucketRows = 0
+				return n
 			}
 			s, _ := openReplica(t, trace, dsn, filepath.Join(dir, "wh"), "A")
 			ctx := context.Background()
@@ -349,6 +359,33 @@ func TestTableCacheBesideOtherWrites(t *testing.T) {
 			}
 			if r, _ := count(); r != 1 {
 				t.Fatalf("after the table's own change a describe read its row %d times; want once", r)
+			}
+
+			// The bucket row: served beside a write that changes no bucket
+			// and no table (an API key here), read again after its own
+			// change and after a table change (its count).
+			if _, err := s.GetBucket(ctx, "bkt"); err != nil {
+				t.Fatal(err)
+			}
+			countBuckets()
+			if _, _, err := s.CreateAPIKey(ctx, "beside", RoleReadonly, "", 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.GetBucket(ctx, "bkt"); err != nil {
+				t.Fatal(err)
+			}
+			if n := countBuckets(); n != 0 {
+				t.Fatalf("after a write to API keys GetBucket read the bucket's row %d times; want none", n)
+			}
+			if _, err := s.UpdateBucketTags(ctx, "bkt", map[string]string{"team": "ops"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := s.GetBucket(ctx, "bkt"); err != nil || b.Tags["team"] != "ops" {
+				t.Fatalf("after the bucket's own change GetBucket answers tags %v, %v", b.Tags, err)
+			}
+			mustTable(t, s, TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: "u"}, FormatIceberg)
+			if b, err := s.GetBucket(ctx, "bkt"); err != nil || b.TableCount != 2 {
+				t.Fatalf("after a second table GetBucket answers %d tables, %v; want 2", b.TableCount, err)
 			}
 		})
 	}

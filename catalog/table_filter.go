@@ -128,7 +128,7 @@ func (s *Store) filterWay(ctx context.Context, bucket, ns string, opt ListTables
 	// The count costs about what a listing through the index does, and
 	// the namespace page lists twice (the count of matches, then the
 	// page): it is made once per catalog state.
-	gen, genErr := s.tableGeneration(ctx)
+	gen, genErr := s.tableGen(ctx)
 	key := bucket + "\x00" + ns + "\x00" + q
 	if genErr == nil {
 		if way, ok := s.ways.get(key, gen); ok {

@@ -6,12 +6,25 @@ import "context"
 // in this process or another (table_generation triggers). A surface that
 // caches something derived from table rows compares it to know the cache
 // still holds.
+//
+// With the read cache on it is the generation the cache confirmed under
+// its current stamp, so it costs no query while nothing was written; a
+// change on another replica moves it once its notification has arrived,
+// the read cache's own bound (see tableCache).
 func (s *Store) TableGeneration(ctx context.Context) (int64, error) {
-	gen, err := s.tableGeneration(ctx)
+	gen, err := s.tableGen(ctx)
 	if err != nil {
 		return 0, dbErr("read table generation", err)
 	}
 	return gen, nil
+}
+
+// tableGen is TableGeneration without the error's wording.
+func (s *Store) tableGen(ctx context.Context) (int64, error) {
+	if _, g, ok := s.tables.stamped(ctx); ok {
+		return g.tables, nil
+	}
+	return s.tableGeneration(ctx)
 }
 
 // BucketTableGenerations returns, for every bucket, a number that changes
