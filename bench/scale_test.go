@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -311,18 +310,7 @@ const (
 
 func (r *scaleRun) measure(b *testing.B, st *scaleStage, c *http.Client, console, lance, ice string) {
 	b.Helper()
-	jar, _ := cookiejar.New(nil)
-	web := &http.Client{Jar: jar, Timeout: time.Minute}
-	form := url.Values{"username": {"admin"}, "password": {"bench-admin-password"}}
-	req, _ := http.NewRequest(http.MethodPost, "http://"+console+"/login", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", "http://"+console)
-	res, err := web.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	io.Copy(io.Discard, res.Body)
-	res.Body.Close()
+	web := floeLogin(b, &http.Client{Jar: newJar(), Timeout: time.Minute}, console)
 
 	rng := rand.New(rand.NewPCG(27, uint64(st.tables)))
 	all := r.seed.lance

@@ -90,7 +90,7 @@ func BenchmarkConsoleRowsBesideSeaweedFS(b *testing.B) {
 				}
 				return d
 			}},
-		{name: "floe", client: floeLogin(b, srv.console),
+		{name: "floe", client: floeLogin(b, rowsClient(newJar()), srv.console),
 			url: "http://" + srv.console + "/buckets/" + rowsBucket + "/namespaces/" + rowsNS + "?per=1000",
 			cpu: func() time.Duration { return floeChild.cpu(b) }},
 	}
@@ -290,12 +290,10 @@ func seedFloeRows(b *testing.B, s *seeder, names []string) time.Duration {
 	return time.Since(t0)
 }
 
-// floeLogin logs in to floe's console as its admin (serveOn's
-// FLOE_ADMIN_PASSWORD) and returns a client holding the session.
-func floeLogin(b *testing.B, console string) *http.Client {
+// floeLogin logs c in to floe's console as its admin (serveOn's
+// FLOE_ADMIN_PASSWORD); c must hold a cookie jar, which keeps the session.
+func floeLogin(b *testing.B, c *http.Client, console string) *http.Client {
 	b.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := rowsClient(jar)
 	form := url.Values{"username": {"admin"}, "password": {"bench-admin-password"}}
 	req, _ := http.NewRequest(http.MethodPost, "http://"+console+"/login", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -307,7 +305,7 @@ func floeLogin(b *testing.B, console string) *http.Client {
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	u, _ := url.Parse("http://" + console + "/")
-	if len(jar.Cookies(u)) == 0 {
+	if len(c.Jar.Cookies(u)) == 0 {
 		b.Fatalf("floe login: %s and no session cookie", res.Status)
 	}
 	return c
@@ -332,4 +330,9 @@ func loadAvg(b *testing.B) string {
 	}
 	f := strings.Fields(string(raw))
 	return strings.Join(f[:min(len(f), 3)], " ")
+}
+
+func newJar() http.CookieJar {
+	jar, _ := cookiejar.New(nil)
+	return jar
 }
