@@ -70,7 +70,7 @@ type tableCache struct {
 	epoch atomic.Uint64
 
 	mu    sync.Mutex
-	m     map[tableKey]cachedTable
+	m     map[tableKey]*cachedTable
 	flags map[string]cachedFlag // bucket → managed versioning, stamped like m
 	// buckets are live bucket rows by name (GetBucket: every Iceberg
 	// request resolves its bucket), stamped like m; a bucket's row changes
@@ -110,9 +110,12 @@ type cachedFlag struct {
 
 type tableKey struct{ bucket, namespace, name string }
 
+// cachedTable is a table entry; once in the map only used changes (a
+// restamp replaces the entry).
 type cachedTable struct {
 	t Table
 	mark
+	used atomic.Bool // served since the last eviction (see evict)
 }
 
 // cachedBucket is a bucket row.
@@ -171,17 +174,27 @@ func (c *tableCache) begin() (cacheStamp, bool) {
 // depends on the table generation only.
 func (c *tableCache) get(ctx context.Context, k tableKey, now time.Time) (Table, bool) {
 	c.mu.Lock()
-	e, hit := c.m[k]
+	e := c.m[k]
 	c.mu.Unlock()
-	if !hit || e.t.declared() && now.Sub(e.at) > declaredRecheck {
+	if e == nil || e.t.declared() && now.Sub(e.at) > declaredRecheck {
 		return Table{}, false // declared: storage may have data by now
 	}
 	st, ok := c.holds(ctx, e.mark, now, false)
 	if !ok {
 		return Table{}, false
 	}
+	if !e.used.Load() { // read first: a hot entry's line stays shared between cores
+		e.used.Store(true)
+	}
 	if st != e.st {
-		restamp(c, &c.m, k, e.mark, st, func(e *cachedTable) *mark { return &e.mark })
+		c.mu.Lock()
+		if c.m[k] == e {
+			n := &cachedTable{t: e.t, mark: e.mark}
+			n.st = st
+			n.used.Store(true)
+			c.m[k] = n
+		}
+		c.mu.Unlock()
 	}
 	return e.t.clone(), true
 }
@@ -263,10 +276,35 @@ func (t Table) clone() Table {
 func (c *tableCache) put(k tableKey, t Table, st cacheStamp, g gens, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCachedTables {
-		c.m = make(map[tableKey]cachedTable) // drop all: cheap, and rare
+	if c.m == nil {
+		c.m = make(map[tableKey]*cachedTable)
 	}
-	c.m[k] = cachedTable{t: t.clone(), mark: mark{st: st, g: g, at: now}}
+	if len(c.m) >= maxCachedTables {
+		c.evict()
+	}
+	c.m[k] = &cachedTable{t: t.clone(), mark: mark{st: st, g: g, at: now}}
+}
+
+// evict makes room in a full cache (c.mu held): the entries served since
+// the last eviction stay, their mark cleared, and the rest go, so a pass
+// over more tables than the cache holds (a crawler describing every
+// table, a sweep) costs the entries it read once, not the hot set. When
+// more than three quarters were served, entries go at random until half
+// remain.
+func (c *tableCache) evict() {
+	for k, e := range c.m {
+		if !e.used.Swap(false) {
+			delete(c.m, k)
+		}
+	}
+	if len(c.m) > maxCachedTables*3/4 {
+		for k := range c.m {
+			if len(c.m) <= maxCachedTables/2 {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
 }
 
 // getFlag returns bucket's managed-versioning setting if it still holds;

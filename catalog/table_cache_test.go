@@ -390,3 +390,49 @@ func TestTableCacheBesideOtherWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestTableCacheKeepsServedEntriesPastAPass: a pass over more tables than
+// the cache holds (a crawler describing every table) fills it and forces
+// an eviction; a table served from the cache before the pass is still
+// served after it, and the cache stays within its bound.
+func TestTableCacheKeepsServedEntriesPastAPass(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := replicaStore(t, filepath.Join(dir, "c.db"), filepath.Join(dir, "wh"), "A")
+	ctx := context.Background()
+	mustBucket(t, s, "bkt", FormatIceberg)
+	mustNamespace(t, s, "bkt", "ns")
+	refs := make([]TableRef, maxCachedTables+maxCachedTables/20)
+	for from := 0; from < len(refs); from += MaxCreateTables {
+		var ins []CreateTableInput
+		for i := from; i < min(from+MaxCreateTables, len(refs)); i++ {
+			refs[i] = TableRef{Bucket: "bkt", Namespace: []string{"ns"}, Name: fmt.Sprintf("t%05d", i)}
+			ins = append(ins, CreateTableInput{TableRef: refs[i], Format: FormatIceberg})
+		}
+		if _, err := s.CreateTables(ctx, ins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hot := refs[0]
+	for range 2 { // read, then served from the cache
+		if _, err := s.GetTable(ctx, hot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ref := range refs[1:] {
+		if _, err := s.GetTable(ctx, ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.tables.mu.Lock()
+	n := len(s.tables.m)
+	s.tables.mu.Unlock()
+	if n > maxCachedTables {
+		t.Fatalf("the cache holds %d entries; its bound is %d", n, maxCachedTables)
+	}
+	if !s.cached(hot) {
+		t.Fatal("a pass over every table evicted the table served before it")
+	}
+	if s.cached(refs[1]) {
+		t.Fatal("the pass's first table, read once, outlived the eviction; want it gone")
+	}
+}
