@@ -112,3 +112,26 @@ func pageLimit(n int) int {
 	}
 	return n
 }
+
+// namedNumbers reads a query's rows of (name, number) into a map; what
+// names the read in its error.
+func namedNumbers[N int | int64](ctx context.Context, q querier, what, query string, args ...any) (map[string]N, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbErr(what, err)
+	}
+	defer rows.Close()
+	out := map[string]N{}
+	for rows.Next() {
+		var name string
+		var n N
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, dbErr(what, err)
+		}
+		out[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(what, err)
+	}
+	return out, nil
+}

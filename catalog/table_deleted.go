@@ -261,25 +261,8 @@ func (s *Store) CountDeletedTables(ctx context.Context, bucket string) (int, err
 // each recently deleted bucket, in one statement (the buckets page lists
 // them all).
 func (s *Store) CountDeletedTablesOfDeletedBuckets(ctx context.Context) (map[string]int, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT d.bucket, COUNT(*) FROM buckets b JOIN deleted_tables d ON d.bucket = b.name
+	return namedNumbers[int](ctx, s.ro, "count deleted tables", `SELECT d.bucket, COUNT(*) FROM buckets b JOIN deleted_tables d ON d.bucket = b.name
 		WHERE b.deleted_at <> 0 GROUP BY d.bucket`)
-	if err != nil {
-		return nil, dbErr("count deleted tables", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			return nil, dbErr("count deleted tables", err)
-		}
-		out[name] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, dbErr("count deleted tables", err)
-	}
-	return out, nil
 }
 
 // deletedLocationUsers lists the recently deleted tables whose data

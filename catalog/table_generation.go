@@ -38,22 +38,5 @@ func (s *Store) tableGen(ctx context.Context) (int64, error) {
 // can span 2,000 pages, which a sequential scan reads in full (0.4 ms at
 // 100,000 tables; the index reads the hundred live rows, 0.05 ms).
 func (s *Store) BucketTableGenerations(ctx context.Context) (map[string]int64, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT name, table_gen FROM buckets ORDER BY name`)
-	if err != nil {
-		return nil, dbErr("read bucket table generations", err)
-	}
-	defer rows.Close()
-	gens := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var gen int64
-		if err := rows.Scan(&name, &gen); err != nil {
-			return nil, dbErr("read bucket table generations", err)
-		}
-		gens[name] = gen
-	}
-	if err := rows.Err(); err != nil {
-		return nil, dbErr("read bucket table generations", err)
-	}
-	return gens, nil
+	return namedNumbers[int64](ctx, s.ro, "read bucket table generations", `SELECT name, table_gen FROM buckets ORDER BY name`)
 }

@@ -53,14 +53,7 @@ func Require(t testing.TB) *Store {
 // stop and restart it.
 func New(t testing.TB) *Store {
 	t.Helper()
-	_, err := weedPath()
-	unavailable(t, err)
-	s, err := start(t.TempDir(), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	return s
+	return own(t, false)
 }
 
 // NewWithAdminUI starts a store of the test's own with weed's admin UI on
@@ -69,9 +62,16 @@ func New(t testing.TB) *Store {
 // it, which saves their start-up the admin and its worker.
 func NewWithAdminUI(t testing.TB) *Store {
 	t.Helper()
+	return own(t, true)
+}
+
+// own starts a store of the test's own (adminUI: with weed's admin UI),
+// stopped at cleanup.
+func own(t testing.TB, adminUI bool) *Store {
+	t.Helper()
 	_, err := weedPath()
 	unavailable(t, err)
-	s, err := start(t.TempDir(), false, true)
+	s, err := start(t.TempDir(), false, adminUI)
 	if err != nil {
 		t.Fatal(err)
 	}
